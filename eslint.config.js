@@ -1,0 +1,33 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", "node_modules/", "bench/results/", "coverage/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { process: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", Buffer: "readonly", URL: "readonly", AbortController: "readonly", performance: "readonly", setImmediate: "readonly" },
+    },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-console": "error",
+    },
+  },
+  {
+    files: ["src/plan/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["node:*", "fs", "undici", "pino", "../service/client*", "../apply/*", "../emulator/*"], message: "The planner is pure: no I/O, no clock, no logging." }] },
+      ],
+      "no-restricted-globals": ["error", { name: "Date", message: "The planner takes no clock." }],
+      "no-restricted-properties": ["error", { object: "Math", property: "random", message: "The planner takes no randomness." }],
+    },
+  },
+  {
+    files: ["test/**/*.ts", "bench/**/*.{ts,mjs}", "scripts/**/*.mjs", "src/cli/**/*.ts"],
+    rules: { "no-console": "off" },
+  },
+);

@@ -1,0 +1,45 @@
+/** The normalised desired state, whatever file format it was read from. */
+
+export type Identity = "builtin" | "external";
+export type DesiredStateValue = "present" | "absent";
+
+export interface SourceRef {
+  file: string;
+  /** 1-based line of the row (CSV) or of the list item (YAML). */
+  line: number;
+}
+
+export interface DesiredUser {
+  /** Trimmed, as given (case preserved: it is sent as given). */
+  email: string;
+  /** Organization user id: explicit, or derived from the email (see `deriveUserId`). */
+  id: string;
+  idDerived: boolean;
+  displayName?: string;
+  firstname?: string;
+  lastname?: string;
+  /** `undefined`: the field was absent, keep the groups the user has. `[]`: no groups. Sorted, unique. */
+  groups?: string[];
+  identity: Identity;
+  /** Only for `external` users: the `sub` of the external IdP. */
+  authenticationId?: string;
+  /** Initial password for a new built-in user (column policy). Never logged, never in a plan. */
+  password?: string;
+  state: DesiredStateValue;
+  source: SourceRef;
+}
+
+export interface DesiredGroup {
+  id: string;
+  name?: string;
+  /** `undefined`: keep the parents the group has. Sorted, unique. */
+  parents?: string[];
+  source: SourceRef;
+}
+
+export interface DesiredState {
+  users: DesiredUser[];
+  groups: DesiredGroup[];
+  /** The files this state was read from (for messages and plan fingerprints). */
+  files: string[];
+}

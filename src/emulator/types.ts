@@ -1,0 +1,122 @@
+/** Options of the local service emulator (DESIGN section 8). */
+import type { ApiProfile } from "../service/types.js";
+
+export interface EmulatorFaults {
+  /** Fixed latency added to every answer, ms. */
+  latencyMs?: number;
+  /** Extra random latency, 0..jitterMs ms. */
+  jitterMs?: number;
+  /** Share (0..1) of requests answered 500. */
+  error500?: number;
+  /** Share (0..1) of requests answered 503. */
+  error503?: number;
+  /** Share (0..1) of requests answered 429 with `Retry-After` and an `{error, message}` body. */
+  throttle429?: number;
+  /** Seconds sent in `Retry-After` with injected 429s (default 1). */
+  retryAfterSeconds?: number;
+  /** Share (0..1) of requests whose socket is destroyed before any answer (nothing stored). */
+  dropConnection?: number;
+  /** Share (0..1) of writes (POST/PUT/PATCH/DELETE) that are carried out but whose answer is lost (socket destroyed). */
+  loseAnswer?: number;
+  /** Fixed-window rate limit: at most `limit` requests per `windowSeconds`, with `X-RateLimit-*` headers; over it, 429. */
+  rateLimit?: { limit: number; windowSeconds: number };
+  /** A duplicate IdP create answers 400 "user already exists" instead of 409. */
+  duplicateIdpAs400?: boolean;
+  /** Only inject faults on requests whose path matches (default: all API paths). */
+  pathPattern?: RegExp;
+  /** Seed of the fault PRNG, so a run is repeatable. */
+  seed?: number;
+}
+
+export interface SeedIdpUser {
+  email: string;
+  displayName: string;
+  authenticationId?: string;
+  password?: string;
+}
+
+export interface SeedMapping {
+  id: string;
+  authenticationId?: string;
+  firstname?: string;
+  lastname?: string;
+  email?: string;
+  groups?: string[];
+}
+
+export interface SeedGroup {
+  id: string;
+  name?: string;
+  parents?: string[];
+}
+
+/** The emulator's store, as seeded, persisted and read back by tests. */
+export interface EmulatorSeed {
+  idpUsers?: SeedIdpUser[];
+  mappings?: SeedMapping[];
+  groups?: SeedGroup[];
+}
+
+export interface EmulatorOptions {
+  /** 0 = a free port. Always listens on 127.0.0.1. */
+  port?: number;
+  host?: "127.0.0.1";
+  /** Which profile `auto` detection will see; both path sets are always served. Default `v1`. */
+  profile?: ApiProfile;
+  /** Bearer tokens accepted, each mapped to the user id `/api/v1/profile` returns. Default `{ "dev-token": "admin" }`. */
+  tokens?: Record<string, string>;
+  seed?: EmulatorSeed;
+  faults?: EmulatorFaults;
+  /** JSON file the store is loaded from (if it exists) and written to, atomically, after each write. */
+  persistPath?: string;
+  /** Keep the last N requests in the request log (default 100000). */
+  requestLogLimit?: number;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** Path and query string. */
+  url: string;
+  status: number;
+  /** The fault injected, if any. */
+  fault?: "500" | "503" | "429" | "drop" | "lose" | "rateLimit";
+  /** Parsed JSON body, with any `password` member replaced by "***". */
+  body?: unknown;
+  time: number;
+}
+
+export interface EmulatorCounters {
+  requests: number;
+  byMethod: Record<string, number>;
+  byStatus: Record<string, number>;
+  faults: Record<string, number>;
+}
+
+export interface StoredIdpUser {
+  email: string;
+  displayName: string;
+  authenticationId: string;
+  /** Present for tests that check a password was set; never served. */
+  password?: string;
+}
+
+export interface EmulatorState {
+  idpUsers: StoredIdpUser[];
+  mappings: Array<SeedMapping & { groups: string[] }>;
+  groups: Array<SeedGroup & { parents: string[] }>;
+}
+
+export interface EmulatorHandle {
+  /** e.g. `http://127.0.0.1:41234` */
+  url: string;
+  port: number;
+  /** A deep copy of the store, sorted by key. */
+  state(): EmulatorState;
+  counters(): EmulatorCounters;
+  requestLog(): RequestLogEntry[];
+  /** Clears the request log and counters. */
+  resetLog(): void;
+  /** Changes fault injection at run time (e.g. to stop faults before a verification run). */
+  setFaults(faults: EmulatorFaults): void;
+  close(): Promise<void>;
+}

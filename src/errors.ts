@@ -1,0 +1,150 @@
+/**
+ * The error family of usersync. Every error a person may see carries a stable `code` and
+ * enough context to act on (file/row/field, method/path/status). None of them may carry a
+ * secret: constructors take already-redacted values only.
+ *
+ * The top-level CLI handler maps them to exit codes (see `exitCodeFor`).
+ */
+
+export type ErrorCode =
+  | "CONFIG_INVALID"
+  | "INPUT_INVALID"
+  | "HTTP_ERROR"
+  | "NETWORK_ERROR"
+  | "SAFETY_REFUSAL"
+  | "INTERNAL";
+
+export abstract class UsersyncError extends Error {
+  abstract readonly code: ErrorCode;
+}
+
+/** One problem found in a desired-state or config file. `line` is 1-based. */
+export interface Problem {
+  file: string;
+  line?: number;
+  /** CSV column name or YAML path such as `users[3].email`. */
+  field?: string;
+  /** Short stable name of the rule broken, e.g. `duplicate-email`. */
+  rule: string;
+  message: string;
+  severity?: "error" | "warning";
+}
+
+export function formatProblem(p: Problem): string {
+  const where = [p.file, p.line !== undefined ? String(p.line) : undefined].filter(Boolean).join(":");
+  const field = p.field ? ` ${p.field}:` : "";
+  return `${where}:${field} ${p.message} [${p.rule}]`;
+}
+
+export class ConfigError extends UsersyncError {
+  readonly code = "CONFIG_INVALID" as const;
+  constructor(
+    message: string,
+    readonly problems: Problem[] = [],
+  ) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export class InputError extends UsersyncError {
+  readonly code = "INPUT_INVALID" as const;
+  constructor(
+    message: string,
+    readonly problems: Problem[],
+  ) {
+    super(message);
+    this.name = "InputError";
+  }
+}
+
+export interface HttpErrorInit {
+  method: string;
+  path: string;
+  status: number;
+  detail?: string | undefined;
+  title?: string | undefined;
+  traceId?: string | undefined;
+  retryable: boolean;
+  /** Seconds or absolute ms the server asked us to wait (from Retry-After), if any. */
+  retryAfterMs?: number | undefined;
+  /** True for 400 "user already exists" / 409 on a create. */
+  exists?: boolean | undefined;
+}
+
+export class HttpError extends UsersyncError {
+  readonly code = "HTTP_ERROR" as const;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly traceId: string | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly exists: boolean;
+  constructor(init: HttpErrorInit) {
+    const detail = init.detail ?? init.title;
+    super(
+      `${init.method} ${init.path} answered ${init.status}${detail ? `: ${detail}` : ""}${init.traceId ? ` (traceId ${init.traceId})` : ""}`,
+    );
+    this.name = "HttpError";
+    this.method = init.method;
+    this.path = init.path;
+    this.status = init.status;
+    this.detail = detail;
+    this.traceId = init.traceId;
+    this.retryable = init.retryable;
+    this.retryAfterMs = init.retryAfterMs;
+    this.exists = init.exists ?? false;
+  }
+  /** 401 and 403 stop the whole run. */
+  get fatal(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
+}
+
+export class NetworkError extends UsersyncError {
+  readonly code = "NETWORK_ERROR" as const;
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    /** e.g. ECONNRESET, UND_ERR_HEADERS_TIMEOUT */
+    readonly cause_code: string,
+    message: string,
+  ) {
+    super(`${method} ${path} failed: ${message} (${cause_code})`);
+    this.name = "NetworkError";
+  }
+  readonly retryable = true;
+}
+
+export class SafetyRefusal extends UsersyncError {
+  readonly code = "SAFETY_REFUSAL" as const;
+  constructor(message: string) {
+    super(message);
+    this.name = "SafetyRefusal";
+  }
+}
+
+export class InternalError extends UsersyncError {
+  readonly code = "INTERNAL" as const;
+  constructor(message: string) {
+    super(message);
+    this.name = "InternalError";
+  }
+}
+
+/** Exit codes, stable and documented in the README. */
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  changes: 2,
+  refused: 3,
+  invalid: 4,
+} as const;
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof ConfigError || err instanceof InputError) return ExitCode.invalid;
+  if (err instanceof SafetyRefusal) return ExitCode.refused;
+  return ExitCode.failed;
+}

@@ -1,0 +1,54 @@
+/** The policy the planner applies: the `policy` section of the config, normalised. */
+
+export type Mode = "incremental" | "full";
+export type Membership = "exact" | "additive";
+export type Deletions = "none" | "revoke" | "remove";
+export type PasswordSource = "generate" | "column" | "file" | "none";
+
+export interface Scope {
+  /** Lower-case email domains; a user is in scope when its email's domain is one of them. */
+  emailDomains?: string[];
+  /** Globs (`*`, `?`) over user ids. */
+  idPatterns?: string[];
+  /** Members of any of these groups are in scope. */
+  groups?: string[];
+}
+
+export interface Policy {
+  mode: Mode;
+  membership: Membership;
+  deletions: Deletions;
+  /** What to do with built-in IdP users that no mapping of this organization points at. */
+  unlinkedCredentials: "ignore" | "delete";
+  /** Deletions allowed before they are held back: a count or a percentage of managed users. */
+  maxDeletes: { count: number } | { percent: number };
+  /** `--allow-deletes N` for this run: raises the threshold to N deletions. */
+  allowDeletes?: number;
+  /** Empty = everything is in scope. Several criteria: in scope when any matches. */
+  scope: Scope;
+  /** Ids, emails or globs that are never changed or deleted (besides the built-in ones). */
+  protect: string[];
+  groups: {
+    create: boolean;
+    update: boolean;
+    prune: boolean;
+    createReferenced: boolean;
+  };
+  /** Where the initial password of a new built-in user comes from. */
+  passwords: PasswordSource;
+}
+
+export const defaultPolicy: Policy = {
+  mode: "incremental",
+  membership: "exact",
+  deletions: "revoke",
+  unlinkedCredentials: "ignore",
+  maxDeletes: { percent: 10 },
+  scope: {},
+  protect: [],
+  groups: { create: true, update: true, prune: false, createReferenced: false },
+  passwords: "generate",
+};
+
+/** Always protected, whatever the config says (plus the caller's own user id). */
+export const builtinProtected: readonly string[] = ["admin", "demo", "system*", "*.system"];

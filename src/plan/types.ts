@@ -1,0 +1,124 @@
+/**
+ * A plan: the tagged union of steps the executor carries out, plus what the planner saw and
+ * left alone. Serialised as JSON with `formatVersion`; see docs/plan-format.md.
+ * A plan contains no secret: passwords appear only as their source.
+ */
+import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
+import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
+
+export const PLAN_FORMAT_VERSION = 1;
+
+/** A reference to an `authenticationId` produced by an earlier createCredentials step. */
+export interface FromStep {
+  fromStep: string;
+}
+
+interface StepBase {
+  /** Stable id, e.g. `credentials.create:jane@example.com`, `mapping.update:jane`. */
+  id: string;
+  dependsOn: string[];
+  /** Why the planner wants this, for a person. */
+  reason: string;
+  /** Object keys (see `objectKey`) whose fingerprints this step relies on. */
+  touches: string[];
+  /** `heldBack`: a deletion over `maxDeletes`, reported, not carried out. */
+  status: "planned" | "heldBack";
+}
+
+export interface CreateGroupStep extends StepBase {
+  kind: "createGroup";
+  target: string;
+  after: UserGroup;
+}
+export interface UpdateGroupStep extends StepBase {
+  kind: "updateGroup";
+  target: string;
+  before: UserGroup;
+  after: UserGroup;
+}
+export interface DeleteGroupStep extends StepBase {
+  kind: "deleteGroup";
+  target: string;
+  before: UserGroup;
+}
+export interface CreateCredentialsStep extends StepBase {
+  kind: "createCredentials";
+  /** email */
+  target: string;
+  after: { email: string; displayName: string; password: PasswordSource };
+}
+export interface UpdateCredentialsStep extends StepBase {
+  kind: "updateCredentials";
+  target: string;
+  before: { email: string; displayName: string };
+  after: { email: string; displayName: string };
+}
+export interface DeleteCredentialsStep extends StepBase {
+  kind: "deleteCredentials";
+  target: string;
+  before: IdpUser;
+}
+export type PlannedMapping = Omit<Mapping, "authenticationId"> & { authenticationId?: string | FromStep };
+export interface CreateMappingStep extends StepBase {
+  kind: "createMapping";
+  /** user id */
+  target: string;
+  after: PlannedMapping;
+}
+export interface UpdateMappingStep extends StepBase {
+  kind: "updateMapping";
+  target: string;
+  before: Mapping;
+  after: PlannedMapping;
+}
+export interface DeleteMappingStep extends StepBase {
+  kind: "deleteMapping";
+  target: string;
+  before: Mapping;
+}
+
+export type Step =
+  | CreateGroupStep
+  | UpdateGroupStep
+  | DeleteGroupStep
+  | CreateCredentialsStep
+  | UpdateCredentialsStep
+  | DeleteCredentialsStep
+  | CreateMappingStep
+  | UpdateMappingStep
+  | DeleteMappingStep;
+
+export type StepKind = Step["kind"];
+
+/** Something the planner saw and deliberately left alone, listed so nothing is silently dropped. */
+export interface Notice {
+  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused";
+  /** Object key, e.g. `mapping:jane`, `idp:jane@example.com`. */
+  target: string;
+  message: string;
+}
+
+export interface PlanCounts {
+  create: number;
+  update: number;
+  delete: number;
+  heldBack: number;
+}
+
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  profile: ApiProfile;
+  mode: Mode;
+  membership: Membership;
+  deletions: Deletions;
+  /** Hash of the desired state and policy (not of any secret). */
+  inputFingerprint: string;
+  /** Object key -> fingerprint of the actual object the plan was made against (`absent` when missing). */
+  objects: Record<string, string>;
+  steps: Step[];
+  notices: Notice[];
+  counts: PlanCounts;
+  /** Deletions allowed by `maxDeletes` (or `--allow-deletes`) and how many the plan wanted. */
+  deleteGuard: { limit: number; wanted: number; managedUsers: number };
+  estimate: { requests: number; seconds: number };
+}

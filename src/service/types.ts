@@ -1,0 +1,94 @@
+/**
+ * The actual state as the service reports it, and the client interface the rest of the
+ * program uses. Everything above `src/service/` talks to the service only through `ServiceClient`.
+ */
+
+export type ApiProfile = "v1" | "legacy";
+
+/** A user of the built-in identity provider (credentials). Never carries a password. */
+export interface IdpUser {
+  email: string;
+  displayName: string;
+  authenticationId: string;
+}
+
+/** An organization user mapping (entity `user`). */
+export interface Mapping {
+  id: string;
+  authenticationId?: string;
+  /** v1 only */
+  firstname?: string;
+  /** v1 only */
+  lastname?: string;
+  /** v1 only */
+  email?: string;
+  /** Group ids, sorted. Legacy: at most one. */
+  groups: string[];
+}
+
+export interface UserGroup {
+  id: string;
+  name?: string;
+  /** Parent group ids, sorted (v1; legacy has none). */
+  parents: string[];
+}
+
+export interface ActualState {
+  idpUsers: IdpUser[];
+  mappings: Mapping[];
+  groups: UserGroup[];
+  /** The token owner's user id (`GET /api/v1/profile`), when the profile tells it. */
+  callerId?: string;
+}
+
+export interface NewIdpUser {
+  email: string;
+  displayName: string;
+  /** Never logged. */
+  password?: string;
+}
+
+/** The answer to a create: `created` with the server's object, or `exists` (409 / 400 "user already exists"). */
+export type CreateResult<T> = { status: "created"; value: T } | { status: "exists" };
+
+export type DeleteResult = "deleted" | "notFound";
+
+export interface ClientStats {
+  /** HTTP requests sent, counting every attempt. */
+  requests: number;
+  /** Attempts after the first one. */
+  retries: number;
+  /** 429 answers received. */
+  throttled: number;
+}
+
+export interface ServiceClient {
+  readonly profile: ApiProfile;
+  readonly baseUrl: string;
+
+  /** `GET /api/v1/profile` (v1); `undefined` on legacy. */
+  getProfile(): Promise<{ userId: string } | undefined>;
+
+  listIdpUsers(): Promise<IdpUser[]>;
+  getIdpUser(email: string): Promise<IdpUser | undefined>;
+  createIdpUser(user: NewIdpUser): Promise<CreateResult<IdpUser>>;
+  /** Changes the display name only; never sends a password. */
+  updateIdpUser(user: { email: string; displayName: string }): Promise<void>;
+  deleteIdpUser(email: string): Promise<DeleteResult>;
+
+  listMappings(): Promise<Mapping[]>;
+  getMapping(id: string): Promise<Mapping | undefined>;
+  createMapping(mapping: Mapping): Promise<CreateResult<Mapping>>;
+  /** Replaces the whole mapping with `mapping` (every field the profile knows). 404 -> HttpError. */
+  updateMapping(mapping: Mapping): Promise<Mapping>;
+  deleteMapping(id: string): Promise<DeleteResult>;
+
+  listGroups(): Promise<UserGroup[]>;
+  getGroup(id: string): Promise<UserGroup | undefined>;
+  createGroup(group: UserGroup): Promise<CreateResult<UserGroup>>;
+  updateGroup(group: UserGroup): Promise<UserGroup>;
+  deleteGroup(id: string): Promise<DeleteResult>;
+
+  stats(): ClientStats;
+  close(): Promise<void>;
+}
