@@ -61,8 +61,11 @@ export interface EmulatorOptions {
   /** 0 = a free port. Always listens on 127.0.0.1. */
   port?: number;
   host?: "127.0.0.1";
-  /** Which profile `auto` detection will see; both path sets are always served. Default `v1`. */
-  profile?: ApiProfile;
+  /**
+   * Which API paths are served, all on one store: `v1` (`/api/v1/...`), `legacy` (`/api/auth/...`,
+   * `/api/entities/...`) or `both` (default). A path of the profile not served answers 404.
+   */
+  profile?: ApiProfile | "both";
   /** Bearer tokens accepted, each mapped to the user id `/api/v1/profile` returns. Default `{ "dev-token": "admin" }`. */
   tokens?: Record<string, string>;
   seed?: EmulatorSeed;

@@ -62,6 +62,12 @@ export interface ClientStats {
   throttled: number;
 }
 
+/** Per-call options of the write methods. */
+export interface CallOptions {
+  /** Called before every attempt (1, 2, ...), so the executor can report attempts per step. */
+  onAttempt?: (attempt: number) => void;
+}
+
 export interface ServiceClient {
   readonly profile: ApiProfile;
   readonly baseUrl: string;
@@ -71,23 +77,23 @@ export interface ServiceClient {
 
   listIdpUsers(): Promise<IdpUser[]>;
   getIdpUser(email: string): Promise<IdpUser | undefined>;
-  createIdpUser(user: NewIdpUser): Promise<CreateResult<IdpUser>>;
+  createIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<CreateResult<IdpUser>>;
   /** Changes the display name only; never sends a password. */
-  updateIdpUser(user: { email: string; displayName: string }): Promise<void>;
-  deleteIdpUser(email: string): Promise<DeleteResult>;
+  updateIdpUser(user: { email: string; displayName: string }, opts?: CallOptions): Promise<void>;
+  deleteIdpUser(email: string, opts?: CallOptions): Promise<DeleteResult>;
 
   listMappings(): Promise<Mapping[]>;
   getMapping(id: string): Promise<Mapping | undefined>;
-  createMapping(mapping: Mapping): Promise<CreateResult<Mapping>>;
+  createMapping(mapping: Mapping, opts?: CallOptions): Promise<CreateResult<Mapping>>;
   /** Replaces the whole mapping with `mapping` (every field the profile knows). 404 -> HttpError. */
-  updateMapping(mapping: Mapping): Promise<Mapping>;
-  deleteMapping(id: string): Promise<DeleteResult>;
+  updateMapping(mapping: Mapping, opts?: CallOptions): Promise<Mapping>;
+  deleteMapping(id: string, opts?: CallOptions): Promise<DeleteResult>;
 
   listGroups(): Promise<UserGroup[]>;
   getGroup(id: string): Promise<UserGroup | undefined>;
-  createGroup(group: UserGroup): Promise<CreateResult<UserGroup>>;
-  updateGroup(group: UserGroup): Promise<UserGroup>;
-  deleteGroup(id: string): Promise<DeleteResult>;
+  createGroup(group: UserGroup, opts?: CallOptions): Promise<CreateResult<UserGroup>>;
+  updateGroup(group: UserGroup, opts?: CallOptions): Promise<UserGroup>;
+  deleteGroup(id: string, opts?: CallOptions): Promise<DeleteResult>;
 
   stats(): ClientStats;
   close(): Promise<void>;

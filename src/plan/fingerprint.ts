@@ -1,0 +1,48 @@
+/**
+ * Object keys and fingerprints of actual objects. A plan records the fingerprint of every
+ * object its steps touch; applying a saved plan compares them with a fresh listing and skips
+ * the steps whose objects changed (`stale`). Pure: hashing is deterministic.
+ */
+import { createHash } from "node:crypto";
+import type { ActualState, IdpUser, Mapping, UserGroup } from "../service/types.js";
+
+export const ABSENT = "absent";
+
+export const idpKey = (email: string): string => `idp:${email.toLowerCase()}`;
+export const mappingKey = (id: string): string => `mapping:${id}`;
+export const groupKey = (id: string): string => `group:${id}`;
+
+/** JSON with object keys sorted, so equal values hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+export function hash(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex").slice(0, 16);
+}
+
+export function fingerprintIdpUser(u: IdpUser): string {
+  return hash({ email: u.email.toLowerCase(), displayName: u.displayName, authenticationId: u.authenticationId });
+}
+
+export function fingerprintMapping(m: Mapping): string {
+  return hash({ ...m, groups: [...m.groups].sort() });
+}
+
+export function fingerprintGroup(g: UserGroup): string {
+  return hash({ ...g, parents: [...g.parents].sort() });
+}
+
+/** Every actual object by key, fingerprinted. */
+export function fingerprintActual(actual: ActualState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const u of actual.idpUsers) out.set(idpKey(u.email), fingerprintIdpUser(u));
+  for (const m of actual.mappings) out.set(mappingKey(m.id), fingerprintMapping(m));
+  for (const g of actual.groups) out.set(groupKey(g.id), fingerprintGroup(g));
+  return out;
+}
