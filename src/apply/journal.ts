@@ -1,0 +1,87 @@
+/**
+ * The run journal: one JSON line per finished step, appended as the run goes, so a killed run
+ * leaves a trail. Lines are written with group commit: while one write+datasync is in flight,
+ * new lines queue up and go out together in the next one. Every line is durable shortly after
+ * its step finished, and a 5,000-step run costs a few hundred syncs rather than 5,000
+ * (see test/apply/journal.test.ts, which prints the figure).
+ * A line carries outcome fields only: never a password (steps have none; errors carry none).
+ */
+import { constants, promises as fs } from "node:fs";
+import type { Journal, StepOutcome } from "./types.js";
+
+export interface JournalLine {
+  time: string;
+  stepId: string;
+  kind: string;
+  target: string;
+  outcome: string;
+  attempts: number;
+  durationMs: number;
+  reason?: string;
+  recovered?: string;
+  error?: StepOutcome["error"];
+}
+
+export interface JournalStats {
+  lines: number;
+  syncs: number;
+}
+
+export async function openJournal(path: string, options: { now?: () => Date } = {}): Promise<Journal & { stats(): JournalStats }> {
+  const now = options.now ?? (() => new Date());
+  const handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+  let pending: string[] = [];
+  let inFlight: Promise<void> | undefined;
+  let failure: unknown;
+  const stats: JournalStats = { lines: 0, syncs: 0 };
+
+  const drain = async (): Promise<void> => {
+    while (pending.length > 0 && failure === undefined) {
+      const batch = pending.join("");
+      const n = pending.length;
+      pending = [];
+      try {
+        await handle.write(batch);
+        await handle.datasync();
+        stats.lines += n;
+        stats.syncs += 1;
+      } catch (err) {
+        failure = err;
+      }
+    }
+    inFlight = undefined;
+  };
+
+  const flush = async (): Promise<void> => {
+    while (inFlight) await inFlight;
+    if (failure !== undefined) throw failure;
+  };
+
+  return {
+    record(o) {
+      const line: JournalLine = {
+        time: now().toISOString(),
+        stepId: o.stepId,
+        kind: o.kind,
+        target: o.target,
+        outcome: o.outcome,
+        attempts: o.attempts,
+        durationMs: o.durationMs,
+      };
+      if (o.reason !== undefined) line.reason = o.reason;
+      if (o.recovered !== undefined) line.recovered = o.recovered;
+      if (o.error !== undefined) line.error = o.error;
+      pending.push(`${JSON.stringify(line)}\n`);
+      inFlight ??= drain();
+    },
+    flush,
+    async close() {
+      try {
+        await flush();
+      } finally {
+        await handle.close();
+      }
+    },
+    stats: () => ({ ...stats }),
+  };
+}

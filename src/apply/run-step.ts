@@ -1,0 +1,145 @@
+/**
+ * Carries out one plan step through the client, with the recovery rules of DESIGN section 6:
+ * a create that meets "exists" reads the object back and succeeds when it matches; a delete that
+ * meets 404 is done; an update that meets 404 fails (the object disappeared since the plan).
+ */
+import { HttpError } from "../errors.js";
+import type { CallOptions, Mapping, ServiceClient, UserGroup } from "../service/types.js";
+import type { PlannedMapping, Step } from "../plan/types.js";
+import type { PasswordProvider } from "./types.js";
+
+export interface StepContext {
+  client: ServiceClient;
+  passwords: PasswordProvider;
+  /** authenticationIds returned by createCredentials steps, by step id. */
+  authIds: ReadonlyMap<string, string>;
+  callOptions: CallOptions;
+}
+
+export interface StepSuccess {
+  recovered?: "exists" | "notFound";
+  /** For createCredentials: the IdP's authenticationId, for the mapping steps that depend on it. */
+  authenticationId?: string;
+}
+
+/** A failure the executor explains itself (conflicts, vanished objects); carries no secret. */
+export class StepFailure extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly traceId?: string,
+  ) {
+    super(message);
+    this.name = "StepFailure";
+  }
+}
+
+export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess> {
+  const { client, callOptions: opts } = ctx;
+  switch (step.kind) {
+    case "createGroup": {
+      const res = await client.createGroup(step.after, opts);
+      if (res.status === "created") return {};
+      const found = await client.getGroup(step.after.id);
+      if (!found) throw new StepFailure(`group ${step.target} answered "exists" but cannot be read back; re-run plan`);
+      if (!sameGroup(found, step.after)) await client.updateGroup(step.after, opts);
+      return { recovered: "exists" };
+    }
+    case "updateGroup":
+      await whenPresent(step.target, "group", () => client.updateGroup(step.after, opts));
+      return {};
+    case "deleteGroup":
+      return deleted(await client.deleteGroup(step.target, opts));
+    case "createCredentials": {
+      const { email, displayName } = step.after;
+      const password = step.after.password === "none" ? undefined : await ctx.passwords.passwordFor(email);
+      const res = await client.createIdpUser(password === undefined ? { email, displayName } : { email, displayName, password }, opts);
+      if (res.status === "created") return { authenticationId: res.value.authenticationId };
+      const found = await client.getIdpUser(email);
+      if (!found) throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
+      if (found.displayName !== displayName) {
+        throw new StepFailure(
+          `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
+        );
+      }
+      return { recovered: "exists", authenticationId: found.authenticationId };
+    }
+    case "updateCredentials":
+      await whenPresent(step.target, "IdP user", () => client.updateIdpUser(step.after, opts));
+      return {};
+    case "deleteCredentials":
+      return deleted(await client.deleteIdpUser(step.target, opts));
+    case "createMapping": {
+      const mapping = resolveMapping(step.after, ctx.authIds, step.id);
+      const res = await client.createMapping(mapping, opts);
+      if (res.status === "created") return {};
+      const found = await client.getMapping(mapping.id);
+      if (!found) throw new StepFailure(`mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`);
+      if ((found.authenticationId ?? "") !== (mapping.authenticationId ?? "")) {
+        throw new StepFailure(
+          `conflict: mapping ${mapping.id} already exists with authenticationId ${found.authenticationId ?? "(none)"}, ` +
+            `not ${mapping.authenticationId ?? "(none)"}; re-run plan to update it or fix the desired state`,
+        );
+      }
+      if (!sameMapping(found, mapping)) await client.updateMapping(mapping, opts);
+      return { recovered: "exists" };
+    }
+    case "updateMapping": {
+      const mapping = resolveMapping(step.after, ctx.authIds, step.id);
+      await whenPresent(step.target, "mapping", () => client.updateMapping(mapping, opts));
+      return {};
+    }
+    case "deleteMapping":
+      return deleted(await client.deleteMapping(step.target, opts));
+  }
+}
+
+function deleted(res: "deleted" | "notFound"): StepSuccess {
+  return res === "notFound" ? { recovered: "notFound" } : {};
+}
+
+/** An update that meets 404 fails clearly: the plan was made against an object that is gone. */
+async function whenPresent(target: string, what: string, update: () => Promise<unknown>): Promise<void> {
+  try {
+    await update();
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404) {
+      throw new StepFailure(
+        `${what} ${target} disappeared since the plan was made (${err.method} ${err.path} answered 404); re-run plan`,
+        404,
+        err.traceId,
+      );
+    }
+    throw err;
+  }
+}
+
+/** Replaces `{ fromStep }` with the authenticationId the credentials create returned. */
+export function resolveMapping(after: PlannedMapping, authIds: ReadonlyMap<string, string>, stepId: string): Mapping {
+  const ref = after.authenticationId;
+  if (ref === undefined || typeof ref === "string") return after as Mapping;
+  const authenticationId = authIds.get(ref.fromStep);
+  if (authenticationId === undefined) {
+    throw new StepFailure(`step ${stepId} needs the authenticationId of step ${ref.fromStep}, which produced none`);
+  }
+  return { ...after, authenticationId };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+function sameGroup(found: UserGroup, wanted: UserGroup): boolean {
+  return (found.name ?? "") === (wanted.name ?? "") && sameList(found.parents, wanted.parents);
+}
+
+/** Only the fields the wanted mapping sets are compared: the profile may not know the others. */
+function sameMapping(found: Mapping, wanted: Mapping): boolean {
+  if (!sameList(found.groups, wanted.groups)) return false;
+  for (const field of ["firstname", "lastname", "email"] as const) {
+    if (wanted[field] !== undefined && found[field] !== wanted[field]) return false;
+  }
+  return true;
+}
