@@ -1,0 +1,25 @@
+/**
+ * Spreadsheet formula neutralising (CSV injection): a cell that starts with `=`, `+`, `-`, `@`,
+ * a tab or a carriage return is written with a leading `'`, so a spreadsheet shows it as text.
+ * The reader removes that one `'` again, so an exported file reads back to the same values.
+ */
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function neutraliseCell(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+export function unneutraliseCell(value: string): string {
+  return value.startsWith("'") && FORMULA_START.test(value.slice(1)) ? value.slice(1) : value;
+}
+
+/** One CSV field: neutralised, and quoted when it holds a separator, a quote, a line break or edge spaces. */
+export function csvField(value: string): string {
+  const safe = neutraliseCell(value);
+  return /[",\r\n]|^\s|\s$/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function csvLine(values: readonly string[]): string {
+  return `${values.map(csvField).join(",")}\r\n`;
+}

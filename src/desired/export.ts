@@ -1,0 +1,107 @@
+/**
+ * `usersync export`: the organization's users and groups as a desired-state file, the first
+ * step of adopting the tool. Ids are always written (never left to derivation), the order is
+ * sorted by id, and CSV cells are neutralised against spreadsheet formulas.
+ */
+import { stringify } from "yaml";
+import type { ActualState, ApiProfile, IdpUser } from "../service/types.js";
+import { csvLine } from "./csv-cell.js";
+import type { DesiredFormat } from "./index.js";
+
+export interface ExportOptions {
+  format: DesiredFormat;
+  profile: ApiProfile;
+}
+
+export interface ExportResult {
+  /** The YAML document, or the users CSV. */
+  users: string;
+  /** CSV only: the groups CSV (`id,name,parents`), written beside the users file. */
+  groups?: string;
+  warnings: string[];
+}
+
+interface ExportUser {
+  email: string;
+  id: string;
+  displayName?: string;
+  firstname?: string;
+  lastname?: string;
+  groups: string[];
+  identity: "builtin" | "external";
+  authenticationId?: string;
+}
+
+interface ExportGroup {
+  id: string;
+  name?: string;
+  parents?: string[];
+}
+
+const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function renderExport(actual: ActualState, options: ExportOptions): ExportResult {
+  const warnings: string[] = [];
+  const { users, linked } = exportUsers(actual, options.profile, warnings);
+  const unlinked = actual.idpUsers.length - linked;
+  if (unlinked > 0)
+    warnings.push(`${unlinked} built-in identity provider user(s) have no mapping in this organization and are not exported`);
+  const groups: ExportGroup[] = [...actual.groups].sort(byId).map((g) => ({
+    id: g.id,
+    ...(g.name !== undefined ? { name: g.name } : {}),
+    ...(options.profile === "v1" && g.parents.length > 0 ? { parents: [...g.parents].sort() } : {}),
+  }));
+  if (users.length === 0) warnings.push("the organization has no exportable users: the file says allowEmpty: true");
+
+  if (options.format === "yaml") {
+    const doc = { version: 1, ...(users.length === 0 ? { allowEmpty: true } : {}), groups, users };
+    return { users: stringify(doc, { lineWidth: 0 }), warnings };
+  }
+  const v1 = options.profile === "v1";
+  const columns = ["email", "id", "displayName", ...(v1 ? ["firstname", "lastname"] : []), "groups", "identity", "authenticationId"];
+  const rows = users.map((u) => [
+    u.email,
+    u.id,
+    u.displayName ?? "",
+    ...(v1 ? [u.firstname ?? "", u.lastname ?? ""] : []),
+    u.groups.join(";"),
+    u.identity,
+    u.authenticationId ?? "",
+  ]);
+  const groupRows = groups.map((g) => [g.id, g.name ?? "", (g.parents ?? []).join(";")]);
+  return {
+    users: [columns, ...rows].map(csvLine).join(""),
+    groups: [["id", "name", "parents"], ...groupRows].map(csvLine).join(""),
+    warnings,
+  };
+}
+
+function exportUsers(actual: ActualState, profile: ApiProfile, warnings: string[]): { users: ExportUser[]; linked: number } {
+  const idpByAuth = new Map<string, IdpUser>(actual.idpUsers.map((u) => [u.authenticationId, u]));
+  const linkedAuth = new Set<string>();
+  const users: ExportUser[] = [];
+  for (const m of [...actual.mappings].sort(byId)) {
+    const idp = m.authenticationId !== undefined ? idpByAuth.get(m.authenticationId) : undefined;
+    const names = profile === "v1" ? { firstname: m.firstname, lastname: m.lastname } : {};
+    const base = {
+      ...(names.firstname !== undefined ? { firstname: names.firstname } : {}),
+      ...(names.lastname !== undefined ? { lastname: names.lastname } : {}),
+      groups: [...m.groups].sort(),
+    };
+    if (idp && linkedAuth.has(idp.authenticationId)) {
+      warnings.push(`user "${m.id}" shares its authenticationId with another user (a conflict: only one can sign in); it is not exported`);
+    } else if (idp) {
+      linkedAuth.add(idp.authenticationId);
+      users.push({ email: idp.email, id: m.id, displayName: idp.displayName, ...base, identity: "builtin" });
+    } else if (m.authenticationId !== undefined && m.email !== undefined && m.email !== "") {
+      users.push({ email: m.email, id: m.id, ...base, identity: "external", authenticationId: m.authenticationId });
+    } else {
+      warnings.push(
+        m.authenticationId === undefined
+          ? `user "${m.id}" has no authenticationId (nobody can sign in as it) and is not exported`
+          : `user "${m.id}" signs in with an external identity provider but has no email attribute; it is not exported`,
+      );
+    }
+  }
+  return { users, linked: linkedAuth.size };
+}

@@ -1,0 +1,119 @@
+/**
+ * Reading a desired state: one users file (YAML or CSV), an optional groups file, every problem
+ * of every rule in one pass. Never throws for bad input; the caller decides (exit 4 on errors).
+ */
+import { stat } from "node:fs/promises";
+import { extname } from "node:path";
+import type { Problem } from "../errors.js";
+import { checkGroups, checkUsers } from "./checks.js";
+import { ProblemList, sortProblems } from "./problems.js";
+import { readCsv } from "./read-csv.js";
+import type { CsvShape } from "./read-csv.js";
+import { readYaml } from "./read-yaml.js";
+import { GROUP_FIELDS, normaliseGroup, normaliseUser, USER_FIELDS } from "./records.js";
+import type { GroupField, RecordContext, UserField } from "./records.js";
+import type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+
+export type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+export { deriveUserId, emailProblem, isValidId, ID_PATTERN } from "./ids.js";
+export { validateForProfile } from "./profile.js";
+export { renderExport } from "./export.js";
+export type { ExportOptions, ExportResult } from "./export.js";
+export { isError } from "./problems.js";
+
+export type DesiredFormat = "yaml" | "csv";
+
+export interface ReadDesiredOptions {
+  file: string;
+  groupsFile?: string;
+  /** Default: by extension (.yaml, .yml, .csv). */
+  format?: DesiredFormat;
+  defaults?: { identity?: Identity };
+}
+
+export interface ReadDesiredResult {
+  state: DesiredState;
+  /** Errors (severity "error") and warnings, in file and line order. */
+  problems: Problem[];
+}
+
+export const USERS_CSV: CsvShape<UserField> = { fields: USER_FIELDS, required: ["email"], lists: ["groups"], noun: "user" };
+export const GROUPS_CSV: CsvShape<GroupField> = { fields: GROUP_FIELDS, required: ["id"], lists: ["parents"], noun: "group" };
+
+export async function readDesiredState(options: ReadDesiredOptions): Promise<ReadDesiredResult> {
+  const problems = new ProblemList();
+  const files = [options.file, ...(options.groupsFile !== undefined ? [options.groupsFile] : [])];
+  const users: DesiredUser[] = [];
+  const groups: DesiredGroup[] = [];
+  const defaultIdentity = options.defaults?.identity ?? "builtin";
+
+  const main = await readOne({ file: options.file, format: options.format, role: "users", problems, defaultIdentity, users, groups });
+  if (options.groupsFile !== undefined)
+    await readOne({ file: options.groupsFile, format: undefined, role: "groups", problems, defaultIdentity, users, groups });
+
+  if (main.readable && users.length === 0 && !main.allowEmpty && !problems.hasErrors)
+    problems.error({ file: options.file }, "empty-file", main.format === "csv"
+      ? "has no user rows: an empty desired state is never valid input by accident (a file cut short?)"
+      : "has no users: an empty desired state is never valid by accident; write allowEmpty: true at the top if you mean it");
+  checkUsers(users, problems);
+  checkGroups(groups, users, problems);
+  return { state: { users, groups, files }, problems: sortProblems(problems.items, files) };
+}
+
+async function readOne(options: {
+  file: string;
+  format: DesiredFormat | undefined;
+  role: "users" | "groups";
+  problems: ProblemList;
+  defaultIdentity: Identity;
+  users: DesiredUser[];
+  groups: DesiredGroup[];
+}): Promise<{ readable: boolean; allowEmpty: boolean; format: DesiredFormat | undefined }> {
+  const { file, problems, role } = options;
+  const format = options.format ?? formatOf(file);
+  const fail = { readable: false, allowEmpty: false, format };
+  try {
+    const s = await stat(file);
+    if (!s.isFile()) {
+      problems.error({ file }, "file-not-found", "is not a file");
+      return fail;
+    }
+  } catch {
+    problems.error({ file }, "file-not-found", `does not exist: check the path (relative paths start at the current directory)`);
+    return fail;
+  }
+  if (format === undefined) {
+    problems.error({ file }, "format", `cannot tell the format from the extension "${extname(file)}": use .yaml, .yml or .csv (or set source.format)`);
+    return fail;
+  }
+  const ctx: RecordContext = { problems, defaultIdentity: options.defaultIdentity, passwordWarned: { value: false } };
+  const addUser = (u: DesiredUser | undefined): void => void (u && options.users.push(u));
+  const addGroup = (g: DesiredGroup | undefined): void => void (g && options.groups.push(g));
+
+  if (format === "yaml") {
+    const read = await readYaml({ file, problems, usersAllowed: role === "users" });
+    read.users.forEach((r) => addUser(normaliseUser(r, ctx)));
+    read.groups.forEach((r) => addGroup(normaliseGroup(r, ctx)));
+    if (role === "groups" && read.parsed && read.groups.length === 0)
+      problems.error({ file }, "empty-file", "has no groups: a groups file lists at least one group");
+    return { readable: read.parsed, allowEmpty: read.allowEmpty, format };
+  }
+  const before = problems.items.length;
+  const read =
+    role === "users"
+      ? await readCsv({ file, shape: USERS_CSV, problems, onRecord: (r) => addUser(normaliseUser(r, ctx)) })
+      : await readCsv({ file, shape: GROUPS_CSV, problems, onRecord: (r) => addGroup(normaliseGroup(r, ctx)) });
+  const cleanStop = problems.items.length === before;
+  if (read.rows === 0 && cleanStop && !read.headerOk && role === "users")
+    problems.error({ file }, "empty-file", "the file is empty: the first row must name the columns (email,id,displayName,groups,...)");
+  if (read.rows === 0 && cleanStop && role === "groups")
+    problems.error({ file }, "empty-file", "has no group rows: a groups file lists at least one group (id,name,parents)");
+  return { readable: read.headerOk, allowEmpty: false, format };
+}
+
+function formatOf(file: string): DesiredFormat | undefined {
+  const ext = extname(file).toLowerCase();
+  if (ext === ".yaml" || ext === ".yml") return "yaml";
+  if (ext === ".csv") return "csv";
+  return undefined;
+}

@@ -1,0 +1,196 @@
+/**
+ * Streaming CSV reader for the users file and the groups file. The bytes go through the UTF-8
+ * check and csv-parse chunk by chunk, so a file of a million rows is never held as one string.
+ * The first row is the header; rows are checked one by one and every problem is collected. Only a
+ * structural error (a quote never closed, a row over the size cap) stops the parse, since nothing
+ * after it can be trusted.
+ */
+import { createReadStream } from "node:fs";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { parse } from "csv-parse";
+import type { Info } from "csv-parse";
+import { ByteChecker } from "./byte-check.js";
+import type { ByteFinding } from "./byte-check.js";
+import { unneutraliseCell } from "./csv-cell.js";
+import type { ProblemList, Where } from "./problems.js";
+import type { RawRecord } from "./records.js";
+
+/** A cell this long is junk, not a name. */
+export const MAX_FIELD_CHARS = 64 * 1024;
+/** csv-parse stops (and we report) a record past this many characters. */
+export const MAX_RECORD_CHARS = 1024 * 1024;
+
+export interface CsvShape<F extends string> {
+  /** Known columns, in their documented spelling (matched case-insensitively). */
+  fields: readonly F[];
+  required: readonly F[];
+  /** Columns whose cell is a `;`-separated list: an empty cell is `[]`. */
+  lists: readonly F[];
+  /** What one record is called in messages ("user", "group"). */
+  noun: string;
+}
+
+class ByteProblem extends Error {
+  constructor(readonly finding: ByteFinding) {
+    super(finding.message);
+  }
+}
+
+/**
+ * Reads `file` and calls `onRecord` for every well-formed row. Returns the number of data rows
+ * seen (well-formed or not), so the caller can tell an empty file from a bad one.
+ */
+export async function readCsv<F extends string>(options: {
+  file: string;
+  shape: CsvShape<F>;
+  problems: ProblemList;
+  onRecord: (record: RawRecord<F>) => void;
+}): Promise<{ rows: number; headerOk: boolean }> {
+  const { file, shape, problems } = options;
+  const checker = new ByteChecker();
+  const check = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      const finding = checker.push(chunk);
+      done(finding ? new ByteProblem(finding) : null, finding ? undefined : chunk);
+    },
+    flush(done) {
+      const finding = checker.end();
+      done(finding ? new ByteProblem(finding) : null);
+    },
+  });
+  const parser = parse({
+    bom: true,
+    info: true,
+    raw: true,
+    // The field count is checked here, row by row, so one bad row does not stop the file.
+    relax_column_count: true,
+    max_record_size: MAX_RECORD_CHARS,
+  });
+
+  let header: Array<F | undefined> | undefined;
+  let headerOk = true;
+  let rows = 0;
+  let lastLine = 0;
+  let stopped = false;
+  const consume = async (): Promise<void> => {
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: Info; raw: string }>) {
+      const line = item.info.lines - newlines(item.raw);
+      lastLine = item.info.lines;
+      const record = item.record;
+      if (record.length === 1 && record[0]!.trim() === "") continue; // a blank line
+      if (header === undefined) {
+        header = readHeader({ file, line, names: record, shape, problems });
+        headerOk = header.length > 0 && shape.required.every((r) => header!.includes(r));
+        if (!headerOk) {
+          stopped = true;
+          return;
+        }
+        continue;
+      }
+      rows++;
+      if (record.length !== header.length) {
+        problems.error({ file, line }, "field-count", `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`);
+        continue;
+      }
+      const cols = header;
+      const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
+      if (long >= 0) {
+        problems.error({ file, line, field: cols[long] ?? `column ${long + 1}` }, "field-too-long", `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`);
+        continue;
+      }
+      options.onRecord(toRecord({ file, line, record, header: cols, shape }));
+    }
+  };
+
+  // Leaving the loop early destroys the parser, which fails the pipeline: that is not a problem.
+  const piped = pipeline(createReadStream(file), check, parser).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  let failure: unknown;
+  try {
+    await consume();
+  } catch (err) {
+    failure = err;
+  }
+  const pipeFailure = await piped;
+  failure ??= stopped ? undefined : pipeFailure;
+  if (failure !== undefined) reportStop({ err: failure, file, problems, nextLine: lastLine + 1 });
+  if (header === undefined) headerOk = false;
+  return { rows, headerOk };
+}
+
+function newlines(raw: string): number {
+  const body = raw.replace(/\r?\n$|\r$/, "");
+  let n = 0;
+  for (let i = body.indexOf("\n"); i >= 0; i = body.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function readHeader<F extends string>(options: {
+  file: string;
+  line: number;
+  names: string[];
+  shape: CsvShape<F>;
+  problems: ProblemList;
+}): Array<F | undefined> {
+  const { file, line, shape, problems } = options;
+  const known = new Map(shape.fields.map((f) => [f.toLowerCase(), f] as const));
+  const seen = new Set<F>();
+  const columns = options.names.map((rawName, i) => {
+    const name = rawName.trim();
+    const field = known.get(name.toLowerCase());
+    if (field === undefined) {
+      problems.error({ file, line, field: name || `column ${i + 1}` }, "unknown-column", `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`);
+      return undefined;
+    }
+    if (seen.has(field)) problems.error({ file, line, field: name }, "duplicate-column", "appears twice in the header");
+    seen.add(field);
+    return field;
+  });
+  for (const r of shape.required)
+    if (!seen.has(r)) problems.error({ file, line, field: r }, "missing-column", `the header has no ${r} column; it is required (the first row must name the columns, e.g. ${shape.fields.slice(0, 3).join(",")})`);
+  return columns;
+}
+
+function toRecord<F extends string>(options: {
+  file: string;
+  line: number;
+  record: string[];
+  header: Array<F | undefined>;
+  shape: CsvShape<F>;
+}): RawRecord<F> {
+  const { file, line, record, header, shape } = options;
+  const text: Partial<Record<F, string>> = {};
+  const lists: Partial<Record<F, string[]>> = {};
+  header.forEach((field, i) => {
+    if (field === undefined) return;
+    const value = unneutraliseCell(record[i]!.trim());
+    if (shape.lists.includes(field)) lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
+    else text[field] = value;
+  });
+  return { line, text, lists, where: (field: F): Where => ({ file, line, field }) };
+}
+
+function reportStop(options: { err: unknown; file: string; problems: ProblemList; nextLine: number }): void {
+  const { err, file, problems, nextLine } = options;
+  if (err instanceof ByteProblem) {
+    problems.error({ file, line: err.finding.line }, err.finding.rule, err.finding.message);
+    return;
+  }
+  const code = (err as { code?: unknown }).code;
+  const lines = (err as { lines?: unknown }).lines;
+  const line = typeof lines === "number" ? lines : undefined;
+  if (code === "CSV_QUOTE_NOT_CLOSED") {
+    problems.error({ file, line: nextLine }, "csv-quote", `a quoted field that starts on line ${nextLine} or after is never closed: check the quotes ("); reading stopped here`);
+  } else if (code === "CSV_MAX_RECORD_SIZE") {
+    problems.error({ file, line: nextLine }, "field-too-long", `the row is longer than ${MAX_RECORD_CHARS} characters (a missing closing quote?); reading stopped here`);
+  } else if (code === "INVALID_OPENING_QUOTE" || code === "CSV_INVALID_CLOSING_QUOTE") {
+    problems.error({ file, ...(line !== undefined ? { line } : {}) }, "csv-quote", `a quote (") inside a field that is not quoted as a whole: quote the field and double inner quotes (""); reading stopped here`);
+  } else if (typeof code === "string" && code.startsWith("CSV_")) {
+    problems.error({ file, ...(line !== undefined ? { line } : {}) }, "csv-syntax", `${(err as Error).message}; reading stopped here`);
+  } else if (code === "EISDIR" || code === "EACCES" || code === "ENOENT") {
+    problems.error({ file }, "file-not-found", `cannot read the file (${String(code)})`);
+  } else throw err;
+}

@@ -1,0 +1,165 @@
+/**
+ * Normalises one raw user or group record (from a CSV row or a YAML item) into the desired-state
+ * model, checking every per-record rule of DESIGN section 2. Cross-record rules (duplicates,
+ * cycles, undeclared groups) live in `checks.ts`.
+ */
+import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
+import { deriveUserId, emailProblem, isValidId } from "./ids.js";
+import type { ProblemList, Where } from "./problems.js";
+
+export const USER_FIELDS = [
+  "email",
+  "id",
+  "displayName",
+  "firstname",
+  "lastname",
+  "groups",
+  "identity",
+  "authenticationId",
+  "password",
+  "state",
+] as const;
+export type UserField = (typeof USER_FIELDS)[number];
+export const GROUP_FIELDS = ["id", "name", "parents"] as const;
+export type GroupField = (typeof GROUP_FIELDS)[number];
+
+/** The service limits attribute values to 255 characters. */
+const MAX_ATTRIBUTE = 255;
+
+/** Untrimmed values as read; a list field is `undefined` when absent and `[]` when empty. */
+export interface RawRecord<F extends string> {
+  line: number;
+  text: Partial<Record<F, string>>;
+  lists: Partial<Record<F, string[]>>;
+  /** Where a field is, for messages (CSV: the column; YAML: the path and the key's line). */
+  where(field: F): Where;
+}
+
+export interface RecordContext {
+  problems: ProblemList;
+  defaultIdentity: Identity;
+  /** Set once a password was seen in this file, so the warning is given once per file. */
+  passwordWarned: { value: boolean };
+}
+
+/** Trims; an empty value is absent. */
+function textOf<F extends string>(raw: RawRecord<F>, field: F): string | undefined {
+  const v = raw.text[field]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+}
+
+function listOf<F extends string>(raw: RawRecord<F>, field: F): string[] | undefined {
+  const list = raw.lists[field];
+  if (list === undefined) return undefined;
+  return [...new Set(list.map((g) => g.trim()).filter((g) => g !== ""))].sort();
+}
+
+function checkLength<F extends string>(raw: RawRecord<F>, field: F, value: string | undefined, ctx: RecordContext): void {
+  if (value !== undefined && value.length > MAX_ATTRIBUTE)
+    ctx.problems.error(raw.where(field), "too-long", `is ${value.length} characters long; the service allows ${MAX_ATTRIBUTE}`);
+}
+
+function checkGroupIds<F extends string>(raw: RawRecord<F>, field: F, ids: string[] | undefined, ctx: RecordContext): void {
+  for (const g of ids ?? [])
+    if (!isValidId(g))
+      ctx.problems.error(raw.where(field), "bad-group-id", `"${g}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`);
+}
+
+export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): DesiredUser | undefined {
+  const { problems } = ctx;
+  let ok = true;
+  const fail = (field: UserField, rule: string, message: string): void => {
+    problems.error(raw.where(field), rule, message);
+    ok = false;
+  };
+
+  const email = textOf(raw, "email");
+  let emailOk = false;
+  if (email === undefined) fail("email", "required", "is required: every user needs an email");
+  else {
+    const why = emailProblem(email);
+    if (why) fail("email", "bad-email", `"${email}" is not a valid email: it ${why}`);
+    else emailOk = true;
+  }
+
+  const explicitId = textOf(raw, "id");
+  if (explicitId !== undefined && !isValidId(explicitId))
+    fail("id", "bad-id", `"${explicitId}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`);
+
+  const identityText = textOf(raw, "identity");
+  let identity: Identity = ctx.defaultIdentity;
+  if (identityText !== undefined) {
+    if (identityText === "builtin" || identityText === "external") identity = identityText;
+    else fail("identity", "bad-identity", `"${identityText}" is not an identity: use builtin or external`);
+  }
+
+  const authenticationId = textOf(raw, "authenticationId");
+  if (identity === "external" && authenticationId === undefined)
+    fail("authenticationId", "authentication-id-required", "is required for an external user: set it to the user's sub claim from the external identity provider");
+  if (identity === "builtin" && authenticationId !== undefined)
+    fail("authenticationId", "authentication-id-forbidden", "is only for external users: the built-in identity provider assigns it; remove it or set identity to external");
+
+  const password = textOf(raw, "password");
+  if (password !== undefined) {
+    if (identity === "external")
+      fail("password", "password-for-external", "an external user signs in at the external identity provider: remove the password");
+    else if (!ctx.passwordWarned.value) {
+      ctx.passwordWarned.value = true;
+      problems.warn(raw.where("password"), "password-discouraged", "passwords in a desired-state file are discouraged: prefer identity.passwords: generate (the file is a secret now; keep it safe)");
+    }
+  }
+
+  const stateText = textOf(raw, "state");
+  let state: DesiredUser["state"] = "present";
+  if (stateText !== undefined) {
+    if (stateText === "present" || stateText === "absent") state = stateText;
+    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
+  }
+
+  const displayName = textOf(raw, "displayName");
+  const firstname = textOf(raw, "firstname");
+  const lastname = textOf(raw, "lastname");
+  checkLength(raw, "displayName", displayName, ctx);
+  checkLength(raw, "firstname", firstname, ctx);
+  checkLength(raw, "lastname", lastname, ctx);
+  checkLength(raw, "authenticationId", authenticationId, ctx);
+  const groups = listOf(raw, "groups");
+  checkGroupIds(raw, "groups", groups, ctx);
+
+  if (!ok || !emailOk || email === undefined) return undefined;
+  const user: DesiredUser = {
+    email,
+    id: explicitId ?? deriveUserId(email),
+    idDerived: explicitId === undefined,
+    identity,
+    state,
+    source: { file: raw.where("email").file, line: raw.line },
+  };
+  if (displayName !== undefined) user.displayName = displayName;
+  if (firstname !== undefined) user.firstname = firstname;
+  if (lastname !== undefined) user.lastname = lastname;
+  if (groups !== undefined) user.groups = groups;
+  if (authenticationId !== undefined) user.authenticationId = authenticationId;
+  if (password !== undefined) user.password = password;
+  return user;
+}
+
+export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): DesiredGroup | undefined {
+  const id = textOf(raw, "id");
+  if (id === undefined) {
+    ctx.problems.error(raw.where("id"), "required", "is required: every group needs an id");
+    return undefined;
+  }
+  if (!isValidId(id)) {
+    ctx.problems.error(raw.where("id"), "bad-group-id", `"${id}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`);
+    return undefined;
+  }
+  const name = textOf(raw, "name");
+  checkLength(raw, "name", name, ctx);
+  const parents = listOf(raw, "parents");
+  checkGroupIds(raw, "parents", parents, ctx);
+  const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line } };
+  if (name !== undefined) group.name = name;
+  if (parents !== undefined) group.parents = parents;
+  return group;
+}
