@@ -1,0 +1,191 @@
+/**
+ * The `ServiceClient` of both profiles: one implementation, the differences live in the codec.
+ * Creates are retried safely because a duplicate reports `exists`; deletes that meet 404 report
+ * `notFound`; a GET of a missing object returns `undefined`.
+ */
+import { HttpError } from "../errors.js";
+import {
+  decodeIdpUser,
+  ENTITY_MEDIA,
+  JSON_MEDIA,
+  resourceOf,
+  type ProfileCodec,
+} from "./codec.js";
+import { listAllPages } from "./paging.js";
+import type { RequestSpec, Transport } from "./transport.js";
+import type {
+  CallOptions,
+  ClientStats,
+  CreateResult,
+  DeleteResult,
+  IdpUser,
+  Mapping,
+  NewIdpUser,
+  ServiceClient,
+  UserGroup,
+} from "./types.js";
+
+const seg = encodeURIComponent;
+
+export interface ProfileClientOptions {
+  codec: ProfileCodec;
+  transport: Transport;
+  baseUrl: string;
+  pageSize: number;
+  /** The profile answer read during `auto` detection, so it is not asked twice. */
+  knownProfile?: { userId: string } | undefined;
+}
+
+async function asCreate<T>(run: () => Promise<T>): Promise<CreateResult<T>> {
+  try {
+    return { status: "created", value: await run() };
+  } catch (err) {
+    if (err instanceof HttpError && err.exists) return { status: "exists" };
+    throw err;
+  }
+}
+
+export class ProfileClient implements ServiceClient {
+  readonly profile;
+  readonly baseUrl: string;
+  private readonly codec: ProfileCodec;
+  private readonly t: Transport;
+
+  constructor(private readonly o: ProfileClientOptions) {
+    this.codec = o.codec;
+    this.profile = o.codec.profile;
+    this.t = o.transport;
+    this.baseUrl = o.baseUrl;
+  }
+
+  private async send(spec: RequestSpec): Promise<{ status: number; json: unknown }> {
+    return this.t.request(spec);
+  }
+
+  async getProfile(): Promise<{ userId: string } | undefined> {
+    if (this.o.knownProfile) return this.o.knownProfile;
+    const path = this.codec.paths.profile;
+    if (path === undefined) return undefined;
+    const { json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA });
+    const userId = (json as { userId?: unknown } | undefined)?.userId;
+    return typeof userId === "string" ? { userId } : undefined;
+  }
+
+  async listIdpUsers(): Promise<IdpUser[]> {
+    const { json } = await this.send({ method: "GET", path: this.codec.paths.idpUsers, mediaType: JSON_MEDIA });
+    const list = Array.isArray(json) ? json : [];
+    return list.map(decodeIdpUser).filter((u): u is IdpUser => u !== undefined);
+  }
+
+  async getIdpUser(email: string): Promise<IdpUser | undefined> {
+    const path = `${this.codec.paths.idpUsers}/${seg(email)}`;
+    const { status, json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA, accept: [404] });
+    return status === 404 ? undefined : decodeIdpUser(json);
+  }
+
+  async createIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<CreateResult<IdpUser>> {
+    const body = { email: user.email, displayName: user.displayName, ...(user.password !== undefined ? { password: user.password } : {}) };
+    return asCreate(async () => {
+      const { json } = await this.send({
+        method: "POST",
+        path: this.codec.paths.idpUsers,
+        mediaType: JSON_MEDIA,
+        body,
+        isCreate: true,
+        secrets: user.password !== undefined ? [user.password] : [],
+        call: opts,
+      });
+      return decodeIdpUser(json) ?? { email: user.email, displayName: user.displayName, authenticationId: "" };
+    });
+  }
+
+  async updateIdpUser(user: { email: string; displayName: string }, opts?: CallOptions): Promise<void> {
+    const path = `${this.codec.paths.idpUsers}/${seg(user.email)}`;
+    const body = { email: user.email, displayName: user.displayName };
+    await this.send({ method: "PUT", path, mediaType: JSON_MEDIA, body, call: opts });
+  }
+
+  async deleteIdpUser(email: string, opts?: CallOptions): Promise<DeleteResult> {
+    return this.delete(`${this.codec.paths.idpUsers}/${seg(email)}`, JSON_MEDIA, opts);
+  }
+
+  async listMappings(): Promise<Mapping[]> {
+    const list = await listAllPages({ transport: this.t, path: this.codec.paths.users, pageSize: this.o.pageSize, include: "userGroups" });
+    return list.map((r) => this.codec.decodeMapping(r));
+  }
+
+  async getMapping(id: string): Promise<Mapping | undefined> {
+    const r = await this.getEntity(`${this.codec.paths.users}/${seg(id)}?include=userGroups`);
+    return r && this.codec.decodeMapping(r);
+  }
+
+  async createMapping(mapping: Mapping, opts?: CallOptions): Promise<CreateResult<Mapping>> {
+    const body = this.codec.encodeMapping(mapping, "create");
+    return asCreate(async () => {
+      const { json } = await this.send({ method: "POST", path: this.codec.paths.users, mediaType: ENTITY_MEDIA, body, isCreate: true, call: opts });
+      const r = resourceOf(json);
+      return r ? this.codec.decodeMapping(r) : mapping;
+    });
+  }
+
+  async updateMapping(mapping: Mapping, opts?: CallOptions): Promise<Mapping> {
+    const body = this.codec.encodeMapping(mapping, "update");
+    const path = `${this.codec.paths.users}/${seg(mapping.id)}`;
+    const { json } = await this.send({ method: "PUT", path, mediaType: ENTITY_MEDIA, body, call: opts });
+    const r = resourceOf(json);
+    return r ? this.codec.decodeMapping(r) : mapping;
+  }
+
+  async deleteMapping(id: string, opts?: CallOptions): Promise<DeleteResult> {
+    return this.delete(`${this.codec.paths.users}/${seg(id)}`, ENTITY_MEDIA, opts);
+  }
+
+  async listGroups(): Promise<UserGroup[]> {
+    const list = await listAllPages({ transport: this.t, path: this.codec.paths.groups, pageSize: this.o.pageSize, include: "userGroups" });
+    return list.map((r) => this.codec.decodeGroup(r));
+  }
+
+  async getGroup(id: string): Promise<UserGroup | undefined> {
+    const r = await this.getEntity(`${this.codec.paths.groups}/${seg(id)}`);
+    return r && this.codec.decodeGroup(r);
+  }
+
+  async createGroup(group: UserGroup, opts?: CallOptions): Promise<CreateResult<UserGroup>> {
+    const body = this.codec.encodeGroup(group, "create");
+    return asCreate(async () => {
+      const { json } = await this.send({ method: "POST", path: this.codec.paths.groups, mediaType: ENTITY_MEDIA, body, isCreate: true, call: opts });
+      const r = resourceOf(json);
+      return r ? this.codec.decodeGroup(r) : group;
+    });
+  }
+
+  async updateGroup(group: UserGroup, opts?: CallOptions): Promise<UserGroup> {
+    const body = this.codec.encodeGroup(group, "update");
+    const path = `${this.codec.paths.groups}/${seg(group.id)}`;
+    const { json } = await this.send({ method: "PUT", path, mediaType: ENTITY_MEDIA, body, call: opts });
+    const r = resourceOf(json);
+    return r ? this.codec.decodeGroup(r) : group;
+  }
+
+  async deleteGroup(id: string, opts?: CallOptions): Promise<DeleteResult> {
+    return this.delete(`${this.codec.paths.groups}/${seg(id)}`, ENTITY_MEDIA, opts);
+  }
+
+  stats(): ClientStats {
+    return this.t.stats();
+  }
+
+  close(): Promise<void> {
+    return this.t.close();
+  }
+
+  private async getEntity(path: string) {
+    const { status, json } = await this.send({ method: "GET", path, mediaType: ENTITY_MEDIA, accept: [404] });
+    return status === 404 ? undefined : resourceOf(json);
+  }
+
+  private async delete(path: string, mediaType: string, opts?: CallOptions): Promise<DeleteResult> {
+    const { status } = await this.send({ method: "DELETE", path, mediaType, accept: [404], call: opts });
+    return status === 404 ? "notFound" : "deleted";
+  }
+}

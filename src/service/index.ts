@@ -1,0 +1,117 @@
+/**
+ * `createClient`: the one entry point to the service. Builds the transport (undici pool, limits,
+ * retries) and the profile client; `auto` asks `GET /api/v1/profile` once: 200 -> v1, 404 ->
+ * legacy, 401/403 -> a fatal HttpError (a bad token is not an answer about the profile).
+ */
+import { readFile } from "node:fs/promises";
+import type { Logger } from "pino";
+import { ConfigError } from "../errors.js";
+import { createLogger } from "../logging.js";
+import { defined, JSON_MEDIA } from "./codec.js";
+import { ProfileClient } from "./client.js";
+import { legacyCodec } from "./profile-legacy.js";
+import { v1Codec } from "./profile-v1.js";
+import { Transport } from "./transport.js";
+import type { ServiceClient } from "./types.js";
+
+export type { ServiceClient } from "./types.js";
+export { isRetryable, parseRetryAfter } from "./retry-policy.js";
+
+export interface ClientOptions {
+  baseUrl: string;
+  token: string;
+  profile: "auto" | "v1" | "legacy";
+  /** Requests in flight at once (default 16). */
+  concurrency?: number;
+  /** Client-side rate limit (default 50; 0 = unlimited). */
+  requestsPerSecond?: number;
+  /** Retries after the first attempt (default 5). */
+  retries?: number;
+  /** Page size of entity listings (default 500, at most 1000). */
+  pageSize?: number;
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** File with extra trusted CA certificates (PEM). TLS verification is never turned off. */
+  caFile?: string;
+  logger?: Logger;
+  /** Waits between retries and for the rate limiter. Test hook: capture delays instead of waiting. */
+  sleep?: (ms: number) => Promise<void>;
+  /** 0..1, for backoff jitter. Test hook. */
+  random?: () => number;
+  /** Cap on a server-requested wait (Retry-After), default 60 s. */
+  maxRetryAfterMs?: number;
+}
+
+export const CLIENT_DEFAULTS = {
+  concurrency: 16,
+  requestsPerSecond: 50,
+  retries: 5,
+  pageSize: 500,
+  maxPageSize: 1000,
+  timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 },
+  maxRetryAfterMs: 60_000,
+} as const;
+
+const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function positiveInt(name: string, value: number | undefined, fallback: number, min: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min) throw new ConfigError(`client option ${name} must be an integer >= ${min}, got ${String(v)}`);
+  return v;
+}
+
+export async function createClient(options: ClientOptions): Promise<ServiceClient> {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new ConfigError(`target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`target.baseUrl must be http(s), got ${url.protocol}`);
+  }
+  if (options.token === "") throw new ConfigError("the API token is empty; set USERSYNC_TOKEN or target.tokenFile");
+  let ca: string | undefined;
+  if (options.caFile !== undefined) {
+    try {
+      ca = await readFile(options.caFile, "utf8");
+    } catch (err) {
+      throw new ConfigError(`cannot read CA file ${options.caFile}: ${(err as Error).message}`);
+    }
+  }
+  const d = CLIENT_DEFAULTS;
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const transport = new Transport({
+    baseUrl,
+    token: options.token,
+    concurrency: positiveInt("concurrency", options.concurrency, d.concurrency, 1),
+    requestsPerSecond: Math.max(0, options.requestsPerSecond ?? d.requestsPerSecond),
+    retries: positiveInt("retries", options.retries, d.retries, 0),
+    timeouts: { ...d.timeouts, ...defined(options.timeouts ?? {}) },
+    ...(ca !== undefined ? { ca } : {}),
+    logger: options.logger ?? createLogger({ level: "warn" }),
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+    now: Date.now,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? d.maxRetryAfterMs,
+  });
+  const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));
+  try {
+    if (options.profile !== "auto") {
+      return new ProfileClient({ codec: options.profile === "v1" ? v1Codec : legacyCodec, transport, baseUrl, pageSize });
+    }
+    const { status, json } = await transport.request({ method: "GET", path: "/api/v1/profile", mediaType: JSON_MEDIA, accept: [404] });
+    if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
+    const userId = (json as { userId?: unknown } | undefined)?.userId;
+    return new ProfileClient({
+      codec: v1Codec,
+      transport,
+      baseUrl,
+      pageSize,
+      knownProfile: typeof userId === "string" ? { userId } : undefined,
+    });
+  } catch (err) {
+    // 401/403 during detection are thrown as they are: fatal HttpErrors, not a profile answer.
+    await transport.close();
+    throw err;
+  }
+}

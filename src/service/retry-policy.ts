@@ -1,0 +1,87 @@
+/**
+ * The one place that decides whether a failed request may be sent again (STYLE.md rule 4).
+ * Pure: no clock, no I/O. The transport calls it from p-retry's `shouldRetry`.
+ */
+import { HttpError, NetworkError } from "../errors.js";
+
+export interface RetryQuestion {
+  /** The failure of the last attempt. */
+  error: unknown;
+  method: string;
+  /**
+   * True when a repeated request cannot do harm because its outcome can be verified: a create
+   * whose duplicate answers 409 (or 400 "user already exists") and is then read back.
+   */
+  verifiable: boolean;
+  /** Attempts made so far (1 after the first failure). */
+  attempt: number;
+  /** Retries allowed after the first attempt. */
+  retries: number;
+}
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+/** Error codes of undici / node that mean "the connection failed or timed out". */
+export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CLOSED",
+]);
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status <= 599);
+}
+
+/** The rules, in order; the first that answers wins. Unknown errors are never retried. */
+export function isRetryable(q: RetryQuestion): boolean {
+  if (q.attempt > q.retries) return false;
+  if (!IDEMPOTENT.has(q.method.toUpperCase()) && !q.verifiable) return false;
+  if (q.error instanceof HttpError) return isRetryableStatus(q.error.status);
+  if (q.error instanceof NetworkError) return RETRYABLE_NETWORK_CODES.has(q.error.cause_code);
+  return false;
+}
+
+/**
+ * `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date. Undefined when
+ * absent or unreadable; never negative; capped at `capMs` so a hostile header cannot stall a run.
+ */
+export function parseRetryAfter(header: string | undefined | null, now: number, capMs = 60_000): number | undefined {
+  if (header === undefined || header === null) return undefined;
+  const text = header.trim();
+  if (text === "") return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    ms = Number(text) * 1000;
+  } else {
+    // An HTTP date always names a day and month; without letters Date.parse reads "-3" as a year.
+    if (!/[A-Za-z]/.test(text)) return undefined;
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.min(Math.max(0, Math.ceil(ms)), capMs);
+}
+
+export interface BackoffOptions {
+  /** 1 for the delay before the first retry. */
+  retry: number;
+  baseMs?: number;
+  maxMs?: number;
+  /** 0..1; "full jitter" keeps half the delay fixed and randomises the other half. */
+  random: () => number;
+}
+
+/** Exponential backoff with jitter: base * 2^(retry-1), capped, then between 50% and 100% of it. */
+export function backoffDelay(o: BackoffOptions): number {
+  const base = o.baseMs ?? 200;
+  const max = o.maxMs ?? 10_000;
+  const exp = Math.min(max, base * 2 ** Math.max(0, o.retry - 1));
+  return Math.round(exp / 2 + (exp / 2) * o.random());
+}

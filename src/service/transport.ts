@@ -1,0 +1,213 @@
+/**
+ * The HTTP core of the client: the only module of `src/` that imports undici. One keep-alive
+ * pool per client; every attempt passes the concurrency limit (p-limit) and the rate limiter,
+ * and p-retry repeats what `isRetryable` allows, waiting through the injected `sleep`.
+ */
+import { Pool } from "undici";
+import pLimit from "p-limit";
+import pRetry from "p-retry";
+import type { Logger } from "pino";
+import { HttpError, NetworkError } from "../errors.js";
+import { redactSecrets } from "../logging.js";
+import type { CallOptions, ClientStats } from "./types.js";
+import { toHttpError } from "./error-body.js";
+import { RateLimiter } from "./rate-limiter.js";
+import { backoffDelay, isRetryable } from "./retry-policy.js";
+
+export interface TransportOptions {
+  baseUrl: string;
+  token: string;
+  concurrency: number;
+  requestsPerSecond: number;
+  retries: number;
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number };
+  /** PEM text of extra trusted CAs. TLS verification is never turned off. */
+  ca?: string;
+  logger: Logger;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  now: () => number;
+  maxRetryAfterMs: number;
+}
+
+export interface RequestSpec {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path below the base URL, already encoded, with its query string. */
+  path: string;
+  body?: unknown;
+  /** Content type of the body and the Accept type. */
+  mediaType: string;
+  /** A create whose duplicate answers 409 / 400 "already exists": safe to retry, outcome verifiable. */
+  isCreate?: boolean;
+  /** Statuses returned to the caller instead of thrown (e.g. 404 on GET of one object). */
+  accept?: number[];
+  /** Values in the body that must never appear in an error (passwords). */
+  secrets?: string[];
+  call?: CallOptions | undefined;
+}
+
+export interface Answer {
+  status: number;
+  json: unknown;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function first(h: Headers, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class Transport {
+  private readonly pool: Pool;
+  private readonly prefix: string;
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly limiter: RateLimiter;
+  private readonly counts: ClientStats = { requests: 0, retries: 0, throttled: 0 };
+  private inFlight = 0;
+
+  constructor(private readonly o: TransportOptions) {
+    const url = new URL(o.baseUrl);
+    this.prefix = url.pathname.replace(/\/+$/, "");
+    this.pool = new Pool(url.origin, {
+      connections: o.concurrency,
+      connect: { timeout: o.timeouts.connectMs, ...(o.ca !== undefined ? { ca: o.ca } : {}) },
+      headersTimeout: o.timeouts.headersMs,
+      bodyTimeout: o.timeouts.bodyMs,
+      keepAliveTimeout: 30_000,
+    });
+    this.limit = pLimit(o.concurrency);
+    this.limiter = new RateLimiter({ requestsPerSecond: o.requestsPerSecond, now: o.now, sleep: o.sleep });
+  }
+
+  stats(): ClientStats {
+    return { ...this.counts };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  async request(spec: RequestSpec): Promise<Answer> {
+    const secrets = [this.o.token, ...(spec.secrets ?? [])];
+    let attempt = 0;
+    return pRetry(
+      async () => {
+        attempt += 1;
+        if (attempt > 1) this.counts.retries += 1;
+        spec.call?.onAttempt?.(attempt);
+        return this.limit(() => this.attempt(spec, secrets, attempt));
+      },
+      {
+        retries: this.o.retries,
+        // Waiting is done here through the injected sleep, so tests capture delays instead of waiting.
+        minTimeout: 0,
+        maxTimeout: 0,
+        randomize: false,
+        shouldRetry: ({ error, attemptNumber }) =>
+          isRetryable({
+            error,
+            method: spec.method,
+            verifiable: spec.isCreate === true,
+            attempt: attemptNumber,
+            retries: this.o.retries,
+          }),
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          const retry = retriesLeft > 0 && isRetryable({ error, method: spec.method, verifiable: spec.isCreate === true, attempt: attemptNumber, retries: this.o.retries });
+          if (!retry) return;
+          const serverWait = error instanceof HttpError ? error.retryAfterMs : undefined;
+          if (serverWait !== undefined) {
+            // A 429 / 503 with Retry-After holds back every request of the client, not only this one.
+            this.limiter.pauseUntil(this.o.now() + serverWait);
+          } else {
+            await this.o.sleep(backoffDelay({ retry: attemptNumber, random: this.o.random }));
+          }
+          this.o.logger.warn(
+            { method: spec.method, path: spec.path, attempt: attemptNumber, waitMs: serverWait, err: error.message },
+            "request failed, retrying",
+          );
+        },
+      },
+    );
+  }
+
+  private async attempt(spec: RequestSpec, secrets: string[], attempt: number): Promise<Answer> {
+    await this.limiter.acquire();
+    const started = this.o.now();
+    this.counts.requests += 1;
+    this.inFlight += 1;
+    let status: number;
+    let headers: Headers;
+    let text: string;
+    try {
+      const res = await this.pool.request({
+        method: spec.method,
+        path: this.prefix + spec.path,
+        headers: {
+          authorization: `Bearer ${this.o.token}`,
+          accept: `${spec.mediaType}, application/problem+json, application/json`,
+          ...(spec.body !== undefined ? { "content-type": spec.mediaType } : {}),
+        },
+        ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+      });
+      status = res.statusCode;
+      headers = res.headers;
+      text = await res.body.text();
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      throw new NetworkError(
+        spec.method,
+        redactSecrets(spec.path, secrets),
+        e.code ?? "UNKNOWN",
+        redactSecrets(e.message ?? String(err), secrets),
+      );
+    } finally {
+      this.inFlight -= 1;
+    }
+    this.observeRateLimit(headers);
+    this.o.logger.debug({ method: spec.method, path: spec.path, status, attempt, ms: this.o.now() - started }, "http");
+    if (status === 429) this.counts.throttled += 1;
+    if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
+      return { status, json: parseJson(text) };
+    }
+    const error = toHttpError({
+      method: spec.method,
+      path: spec.path,
+      status,
+      body: text,
+      headers,
+      now: Date.now(),
+      maxRetryAfterMs: this.o.maxRetryAfterMs,
+      secrets,
+      isCreate: spec.isCreate === true,
+    });
+    if (status === 429 && error.retryAfterMs === undefined) {
+      // A 429 without Retry-After: wait out the server's window when it told us one.
+      const reset = Number(first(headers, "x-ratelimit-reset"));
+      if (Number.isFinite(reset) && reset > 0) {
+        this.limiter.pauseUntil(this.o.now() + Math.min(reset * 1000, this.o.maxRetryAfterMs));
+      }
+    }
+    throw error;
+  }
+
+  private observeRateLimit(headers: Headers): void {
+    const remaining = Number(first(headers, "x-ratelimit-remaining"));
+    const reset = Number(first(headers, "x-ratelimit-reset"));
+    if (first(headers, "x-ratelimit-remaining") === undefined || !Number.isFinite(remaining) || !Number.isFinite(reset)) return;
+    const limit = Number(first(headers, "x-ratelimit-limit"));
+    this.limiter.observe(
+      { remaining, resetSeconds: reset, ...(Number.isFinite(limit) ? { limit } : {}) },
+      this.inFlight,
+    );
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
