@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { buildApplyReport, createProgressReporter, emptyCounts, renderApplySummary } from "../../src/apply/index.js";
+import type { ApplyResult, Progress } from "../../src/apply/index.js";
+import { aPlan, groupStep, newUserSteps } from "./builders.js";
+
+const plan = aPlan([groupStep("a"), ...newUserSteps("bad@example.com", "bad")]);
+const result: ApplyResult = {
+  outcomes: [
+    { stepId: "group.create:a", kind: "createGroup", target: "a", outcome: "succeeded", attempts: 2, durationMs: 12 },
+    { stepId: "credentials.create:bad@example.com", kind: "createCredentials", target: "bad@example.com", outcome: "failed", attempts: 1, durationMs: 5, error: { message: "POST /api/v1/auth/users answered 400: bad email", status: 400, traceId: "t-1" } },
+    { stepId: "mapping.create:bad", kind: "createMapping", target: "bad", outcome: "skipped", attempts: 0, durationMs: 0, reason: "dependency credentials.create:bad@example.com failed", cause: "failed" },
+  ],
+  counts: { ...emptyCounts(), succeeded: 1, failed: 1, skipped: 1 },
+  durationMs: 1534,
+  requests: 4,
+  retries: 1,
+};
+
+describe("buildApplyReport", () => {
+  it("lists every step with outcome, attempts, duration and error, and the summary", () => {
+    const report = buildApplyReport(result, plan);
+    expect(report).toMatchObject({ formatVersion: 1, exitCode: 1, summary: { total: 3, counts: result.counts, requests: 4, retries: 1, durationMs: 1534 } });
+    expect(report.steps[1]).toMatchObject({ stepId: "credentials.create:bad@example.com", outcome: "failed", attempts: 1, error: { status: 400, traceId: "t-1" } });
+    expect(report.steps[2]).toMatchObject({ outcome: "skipped", reason: "dependency credentials.create:bad@example.com failed", dependsOn: ["credentials.create:bad@example.com"] });
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+});
+
+describe("renderApplySummary", () => {
+  it("gives counts, requests, retries, duration and every step that did not succeed", () => {
+    const text = renderApplySummary(result, { color: false });
+    expect(text).toBe(
+      [
+        "Apply finished: 1 succeeded, 1 failed, 1 skipped, 0 stale, 0 heldBack (3 steps)",
+        "Requests: 4 sent, 1 retried; duration 1.5 s",
+        "",
+        "failed (1):",
+        "  credentials.create:bad@example.com: POST /api/v1/auth/users answered 400: bad email",
+        "",
+        "skipped (1):",
+        "  mapping.create:bad: dependency credentials.create:bad@example.com failed",
+        "",
+      ].join("\n"),
+    );
+    expect(text).not.toContain("\x1b[");
+    expect(renderApplySummary(result, { color: true })).toContain("\x1b[31m");
+  });
+});
+
+describe("createProgressReporter", () => {
+  const p = (done: number): Progress => ({ total: 10, done, running: 1, counts: { ...emptyCounts(), succeeded: done } });
+
+  it("redraws one line in place on a TTY, at most every 100 ms, and ends it on done", () => {
+    let out = "";
+    let t = 0;
+    const r = createProgressReporter({ stream: { write: (s: string) => (out += s) }, isTTY: true, total: 10, now: () => t });
+    r.update(p(1));
+    t = 50;
+    r.update(p(2)); // throttled
+    t = 150;
+    r.update(p(3));
+    r.done();
+    expect(out.split("\r").filter(Boolean).map((s) => s.trimEnd())).toEqual([
+      "[###---------------------------] 1/10 steps, 1 running",
+      "[#########---------------------] 3/10 steps, 1 running",
+      "[#########---------------------] 3/10 steps, 1 running",
+    ]);
+    expect(out.endsWith("\n")).toBe(true);
+    expect(out.slice(0, -1)).not.toContain("\n");
+  });
+
+  it("writes a plain line every interval when not a TTY, and the final state on done", () => {
+    const lines: string[] = [];
+    let t = 0;
+    const r = createProgressReporter({ stream: { write: (s: string) => lines.push(s) }, isTTY: false, total: 10, intervalMs: 5000, now: () => t });
+    r.update(p(1));
+    t = 1000;
+    r.update(p(2));
+    t = 6000;
+    r.update(p(5));
+    t = 7000;
+    r.update(p(10));
+    r.done();
+    expect(lines).toEqual([
+      "progress: 1/10 steps (10%), 1 running, 1 succeeded, 0 failed, 0 skipped, 0 s elapsed\n",
+      "progress: 5/10 steps (50%), 1 running, 5 succeeded, 0 failed, 0 skipped, 6 s elapsed\n",
+      "progress: 10/10 steps (100%), 1 running, 10 succeeded, 0 failed, 0 skipped, 7 s elapsed\n",
+    ]);
+  });
+});
