@@ -68,6 +68,8 @@ export interface EmulatorOptions {
   profile?: ApiProfile | "both";
   /** Bearer tokens accepted, each mapped to the user id `/api/v1/profile` returns. Default `{ "dev-token": "admin" }`. */
   tokens?: Record<string, string>;
+  /** Tokens that authenticate but may not manage users: every API request answers 403 problem details. */
+  forbiddenTokens?: string[];
   seed?: EmulatorSeed;
   faults?: EmulatorFaults;
   /** JSON file the store is loaded from (if it exists) and written to, atomically, after each write. */
@@ -85,6 +87,7 @@ export interface RequestLogEntry {
   fault?: "500" | "503" | "429" | "drop" | "lose" | "rateLimit";
   /** Parsed JSON body, with any `password` member replaced by "***". */
   body?: unknown;
+  /** Arrival time, epoch ms. */
   time: number;
 }
 

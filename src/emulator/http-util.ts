@@ -1,0 +1,98 @@
+/** Small HTTP helpers of the emulator: answers as values, problem details, media types. */
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+export const JSON_API = "application/vnd.gooddata.api+json";
+export const JSON_TYPE = "application/json";
+export const PROBLEM_JSON = "application/problem+json";
+/** Bodies larger than this answer 413: the emulator never needs them and must not buffer them. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/** Thrown by handlers; the server turns it into a problem-details answer. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export function traceId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+export function problemReply(status: number, detail: string): Reply {
+  return {
+    status,
+    contentType: PROBLEM_JSON,
+    body: { title: TITLES[status] ?? "Error", status, detail, traceId: traceId() },
+  };
+}
+
+/** The media type without parameters, lower-cased (`application/json; charset=utf-8` -> `application/json`). */
+export function mediaType(header: string | undefined): string {
+  return (header ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (size > MAX_BODY_BYTES) reject(new ProblemError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`));
+      else resolve(Buffer.concat(chunks));
+    });
+    req.on("error", reject);
+  });
+}
+
+/** Parses a JSON body after checking its media type (415) and syntax (400). */
+export function jsonBody(raw: Buffer, contentType: string | undefined, expected: string): unknown {
+  const type = mediaType(contentType);
+  if (type !== expected) {
+    throw new ProblemError(415, `Content-Type must be ${expected}, got ${type || "none"}`);
+  }
+  if (raw.length === 0) throw new ProblemError(400, "request body is empty; a JSON document is required");
+  try {
+    return JSON.parse(raw.toString("utf8")) as unknown;
+  } catch (err) {
+    throw new ProblemError(400, `request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** A copy of a parsed body with every `password` member replaced by "***", for the request log. */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = k.toLowerCase() === "password" && v != null ? "***" : redact(v);
+  return out;
+}

@@ -1,0 +1,110 @@
+/**
+ * JSON-file persistence and seed files. The store is written atomically (temp file in the same
+ * directory, then rename) so a crash never leaves half a file; writes are coalesced (one in
+ * flight, one pending) and `flush()` waits for the last one, so nothing is lost on `close()`.
+ */
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { Store } from "./store.js";
+import type { EmulatorSeed } from "./types.js";
+
+export const PERSIST_FORMAT_VERSION = 1;
+
+export interface PersistedStore extends EmulatorSeed {
+  formatVersion: number;
+  authCounter: number;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function checkSeedShape(value: unknown, path: string): EmulatorSeed {
+  if (!isRecord(value)) throw new Error(`${path}: must be an object with idpUsers, mappings and groups lists`);
+  for (const key of ["idpUsers", "mappings", "groups"]) {
+    if (value[key] !== undefined && !Array.isArray(value[key])) throw new Error(`${path}: ${key} must be a list`);
+  }
+  return value as EmulatorSeed;
+}
+
+/** Reads a seed file: JSON, or YAML for `.yaml`/`.yml`, with `idpUsers`, `mappings`, `groups`. */
+export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
+  const text = await readFile(path, "utf8");
+  const ext = extname(path).toLowerCase();
+  let value: unknown;
+  try {
+    value = ext === ".yaml" || ext === ".yml" ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${path}: cannot parse the seed file: ${(err as Error).message}`, { cause: err });
+  }
+  return checkSeedShape(value, path);
+}
+
+/** The persisted store, or undefined when the file does not exist yet. */
+export async function loadPersisted(path: string): Promise<(EmulatorSeed & { authCounter?: number }) | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${path}: the emulator's store file is not valid JSON (${(err as Error).message}); delete it to start empty`, {
+      cause: err,
+    });
+  }
+  return checkSeedShape(value, path);
+}
+
+/** Passwords are never written to disk: the emulator has no login, so nothing needs them back. */
+export function toPersisted(store: Store): PersistedStore {
+  const s = store.snapshot();
+  const idpUsers = s.idpUsers.map(({ password: _password, ...rest }) => rest);
+  return { formatVersion: PERSIST_FORMAT_VERSION, authCounter: store.authCounter, ...s, idpUsers };
+}
+
+export class Persister {
+  private saved: number;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private tmpCounter = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly store: Store,
+  ) {
+    this.saved = store.revision;
+  }
+
+  /** Called after every request; starts a write when the store changed. */
+  schedule(): void {
+    if (this.store.revision === this.saved) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.writeLoop().finally(() => (this.running = undefined));
+  }
+
+  private async writeLoop(): Promise<void> {
+    do {
+      this.again = false;
+      const revision = this.store.revision;
+      const text = JSON.stringify(toPersisted(this.store), null, 1);
+      const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${++this.tmpCounter}.tmp`);
+      await writeFile(tmp, text, "utf8");
+      await rename(tmp, this.path);
+      this.saved = revision;
+    } while (this.again || this.store.revision !== this.saved);
+  }
+
+  async flush(): Promise<void> {
+    this.schedule();
+    while (this.running) await this.running;
+  }
+}

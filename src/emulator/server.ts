@@ -1,0 +1,211 @@
+/**
+ * The request pipeline: route -> auth (401/403) -> faults (one draw, rate limit, latency) ->
+ * body -> handler -> answer (or a lost answer) -> log -> persist.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Profile } from "./entity-docs.js";
+import { handleGroups, handleUsers } from "./entity-routes.js";
+import type { FaultEngine, RateLimitStatus } from "./faults.js";
+import { JSON_TYPE, ProblemError, jsonBody, problemReply, readBody, redact, type Reply } from "./http-util.js";
+import { handleIdp } from "./idp-routes.js";
+import { profileReply } from "./profile-route.js";
+import type { Persister } from "./persistence.js";
+import type { RequestLog } from "./request-log.js";
+import type { RouteContext } from "./route-context.js";
+import type { Store } from "./store.js";
+import type { EmulatorOptions, RequestLogEntry } from "./types.js";
+
+export interface PipelineDeps {
+  store: Store;
+  faults: FaultEngine;
+  log: RequestLog;
+  persister: Persister | undefined;
+  profile: NonNullable<EmulatorOptions["profile"]>;
+  tokens: Record<string, string>;
+  forbiddenTokens: ReadonlySet<string>;
+  base: () => string;
+}
+
+type Handler = (ctx: RouteContext, caller: string) => Reply;
+
+interface Route {
+  profile: Profile;
+  pattern: RegExp;
+  /** Capture group of the path parameter, if any. */
+  param?: number;
+  handler: (match: RegExpExecArray) => Handler;
+}
+
+const ROUTES: Route[] = [
+  { profile: "v1", pattern: /^\/api\/v1\/profile$/, handler: () => (ctx, caller) => profileReply(ctx, caller) },
+  { profile: "v1", pattern: /^\/api\/v1\/auth\/users(?:\/([^/]+))?$/, param: 1, handler: () => (ctx) => handleIdp(ctx) },
+  { profile: "legacy", pattern: /^\/api\/auth\/users(?:\/([^/]+))?$/, param: 1, handler: () => (ctx) => handleIdp(ctx) },
+  { profile: "v1", pattern: /^\/api\/v1\/entities\/(users|userGroups)(?:\/([^/]+))?$/, param: 2, handler: (m) => entity(m, "v1") },
+  { profile: "legacy", pattern: /^\/api\/entities\/(users|userGroups)(?:\/([^/]+))?$/, param: 2, handler: (m) => entity(m, "legacy") },
+];
+
+function entity(m: RegExpExecArray, profile: Profile): Handler {
+  return m[1] === "users" ? (ctx) => handleUsers(ctx, profile) : (ctx) => handleGroups(ctx, profile);
+}
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function createPipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(deps, req, res).catch((err: unknown) => {
+      // Only a bug gets here: answer 500 when still possible so the client sees something.
+      if (!res.headersSent && !res.destroyed) write(res, problemReply(500, `emulator error: ${(err as Error).message}`), undefined);
+    });
+  };
+}
+
+async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const time = Date.now();
+  const method = req.method ?? "GET";
+  const url = req.url ?? "/";
+  const qAt = url.indexOf("?");
+  const path = qAt < 0 ? url : url.slice(0, qAt);
+  const entry: RequestLogEntry = { method, url, status: 0, time };
+  const finish = (reply: Reply | undefined, rate: RateLimitStatus | undefined, lose = false): void => {
+    if (reply) entry.status = reply.status;
+    deps.log.add(entry);
+    if (lose || !reply) res.destroy();
+    else write(res, reply, rate);
+    deps.persister?.schedule();
+  };
+
+  // Auth comes before routing so that nothing about the API is revealed to a caller without a token.
+  const auth = req.headers.authorization;
+  const token = auth?.startsWith("Bearer ") ? auth.slice(7).trim() : undefined;
+  const caller = token === undefined ? undefined : deps.tokens[token];
+  if (caller === undefined && (token === undefined || !deps.forbiddenTokens.has(token))) {
+    req.resume();
+    return finish({ status: 401, headers: { "WWW-Authenticate": "Bearer" } }, deps.faults.peekRateLimit(time));
+  }
+  if (caller === undefined) {
+    req.resume();
+    return finish(problemReply(403, "this token may not manage users of the organization"), deps.faults.peekRateLimit(time));
+  }
+
+  let route: { handler: Handler; param: string | undefined } | undefined;
+  for (const r of ROUTES) {
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    if (deps.profile !== "both" && deps.profile !== r.profile) break;
+    route = { handler: r.handler(m), param: r.param === undefined ? undefined : m[r.param] };
+    break;
+  }
+
+  // Faults: decided synchronously at arrival, so the draws follow arrival order.
+  let rate: RateLimitStatus | undefined;
+  let decision: ReturnType<FaultEngine["decide"]> | undefined;
+  if (deps.faults.applies(path)) {
+    rate = deps.faults.countRateLimit(time);
+    decision = deps.faults.decide(WRITE_METHODS.has(method));
+    if (!rate?.exceeded && decision.fault === "drop") {
+      entry.fault = "drop";
+      return finish(undefined, rate);
+    }
+  } else {
+    rate = deps.faults.peekRateLimit(time);
+  }
+
+  let raw: Buffer;
+  try {
+    raw = await readBody(req);
+  } catch (err) {
+    return finish(err instanceof ProblemError ? problemReply(err.status, err.detail) : problemReply(400, "cannot read the request body"), rate);
+  }
+  if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
+
+  let parsed: unknown;
+  let parsedOk = false;
+  const body = (expected: string): unknown => {
+    if (!parsedOk) {
+      parsed = jsonBody(raw, req.headers["content-type"], expected);
+      parsedOk = true;
+    }
+    return parsed;
+  };
+  if (raw.length > 0) {
+    try {
+      entry.body = redact(JSON.parse(raw.toString("utf8")));
+    } catch {
+      entry.body = `<${raw.length} bytes, not JSON>`;
+    }
+  }
+
+  if (rate?.exceeded) {
+    entry.fault = "rateLimit";
+    return finish(throttled(`rate limit of ${rate.limit} requests per window exceeded`, rate.resetSeconds), rate);
+  }
+  const fault = decision?.fault;
+  if (fault === "500" || fault === "503") {
+    entry.fault = fault;
+    return finish(problemReply(Number(fault), "injected fault"), rate);
+  }
+  if (fault === "429") {
+    entry.fault = "429";
+    return finish(throttled("injected throttling", deps.faults.current.retryAfterSeconds ?? 1), rate);
+  }
+
+  let reply: Reply;
+  if (!route) {
+    reply = problemReply(404, `no such endpoint: ${method} ${path}`);
+  } else {
+    let param: string | undefined;
+    try {
+      param = route.param === undefined ? undefined : decodeURIComponent(route.param);
+    } catch {
+      return finish(problemReply(400, `path segment ${route.param} is not valid percent-encoding`), rate);
+    }
+    const ctx: RouteContext = {
+      method,
+      param,
+      query: new URLSearchParams(qAt < 0 ? "" : url.slice(qAt + 1)),
+      base: deps.base(),
+      url,
+      body,
+      store: deps.store,
+      faults: deps.faults.current,
+    };
+    try {
+      reply = route.handler(ctx, caller);
+    } catch (err) {
+      if (!(err instanceof ProblemError)) throw err;
+      reply = problemReply(err.status, err.detail);
+    }
+  }
+  if (fault === "lose") entry.fault = "lose";
+  finish(reply, rate, fault === "lose");
+}
+
+function throttled(message: string, retryAfterSeconds: number): Reply {
+  return {
+    status: 429,
+    contentType: JSON_TYPE,
+    headers: { "Retry-After": String(retryAfterSeconds) },
+    body: { error: "Too Many Requests", message },
+  };
+}
+
+function write(res: ServerResponse, reply: Reply, rate: RateLimitStatus | undefined): void {
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (rate) {
+    headers["X-RateLimit-Limit"] = rate.limit;
+    headers["X-RateLimit-Remaining"] = rate.remaining;
+    headers["X-RateLimit-Reset"] = rate.resetSeconds;
+  }
+  if (reply.body === undefined) {
+    headers["Content-Length"] = 0;
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  headers["Content-Type"] = reply.contentType ?? JSON_TYPE;
+  headers["Content-Length"] = Buffer.byteLength(text);
+  res.writeHead(reply.status, headers);
+  res.end(text);
+}
