@@ -110,12 +110,12 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listMappings(): Promise<Mapping[]> {
-    const list = await listAllPages({ transport: this.t, path: this.codec.paths.users, pageSize: this.o.pageSize, include: "userGroups" });
+    const list = await listAllPages({ transport: this.t, path: this.codec.paths.users, pageSize: this.o.pageSize, include: this.codec.include.users });
     return list.map((r) => this.codec.decodeMapping(r));
   }
 
   async getMapping(id: string): Promise<Mapping | undefined> {
-    const r = await this.getEntity(`${this.codec.paths.users}/${seg(id)}?include=userGroups`);
+    const r = await this.getEntity(`${this.codec.paths.users}/${seg(id)}`);
     return r && this.codec.decodeMapping(r);
   }
 
@@ -141,7 +141,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listGroups(): Promise<UserGroup[]> {
-    const list = await listAllPages({ transport: this.t, path: this.codec.paths.groups, pageSize: this.o.pageSize, include: "userGroups" });
+    const list = await listAllPages({ transport: this.t, path: this.codec.paths.groups, pageSize: this.o.pageSize, include: this.codec.include.groups });
     return list.map((r) => this.codec.decodeGroup(r));
   }
 

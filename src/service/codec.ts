@@ -18,6 +18,8 @@ export interface Resource {
 export interface ProfileCodec {
   profile: ApiProfile;
   paths: { idpUsers: string; users: string; groups: string; profile?: string };
+  /** `include=` of the listings (relationships we read); undefined sends none. */
+  include: { users: string; groups: string | undefined };
   /** Body of POST (create) or PUT (update) of a mapping. Throws before sending what the profile cannot express. */
   encodeMapping(m: Mapping, use: "create" | "update"): unknown;
   encodeGroup(g: UserGroup, use: "create" | "update"): unknown;

@@ -12,7 +12,7 @@ export interface ListPagesOptions {
   /** Collection path, e.g. `/api/v1/entities/users`. */
   path: string;
   pageSize: number;
-  include?: string;
+  include?: string | undefined;
 }
 
 interface Page {

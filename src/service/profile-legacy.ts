@@ -30,6 +30,7 @@ function mappingResource(m: Mapping): Record<string, unknown> {
 export const legacyCodec: ProfileCodec = {
   profile: "legacy",
   paths: { idpUsers: "/api/auth/users", users: "/api/entities/users", groups: "/api/entities/userGroups" },
+  include: { users: "userGroups", groups: undefined },
   encodeMapping(m: Mapping, use) {
     const resource = mappingResource(m);
     return use === "create" ? { data: resource } : resource;

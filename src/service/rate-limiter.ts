@@ -69,7 +69,8 @@ export class RateLimiter {
     const sameWindow = prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;
     // Answers can arrive out of order: within one window the smaller budget is the truer one.
     if (sameWindow && prev.budget <= budget) return;
-    this.window = { end, budget, nextSlot: sameWindow ? prev.nextSlot : now };
+    // Servers round the reset up to whole seconds, so the earliest estimate of one window is the truest.
+    this.window = sameWindow ? { end: Math.min(prev.end, end), budget, nextSlot: prev.nextSlot } : { end, budget, nextSlot: now };
   }
 
   /** The earliest time a request may go given the server's window; spends one unit of budget. */
