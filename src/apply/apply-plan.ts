@@ -68,6 +68,16 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   let stoppedBy: ApplyResult["stoppedBy"];
   let stopReason: string | undefined;
 
+  // A held-back or stale step keeps that outcome even when it also depends on another one.
+  const presets = new Map<Node, StepOutcome>();
+  for (const n of nodes) {
+    if (n.step.status === "heldBack") {
+      presets.set(n, notRun(n.step, "heldBack", `held back: deletions exceed maxDeletes (${plan.deleteGuard.wanted} wanted, ${plan.deleteGuard.limit} allowed); use --allow-deletes to carry them out`));
+    } else if (options.stale?.has(n.step.id)) {
+      presets.set(n, notRun(n.step, "stale", "stale: an object this step relies on changed since the plan was made; re-run plan"));
+    }
+  }
+
   const progress = (): void => onProgress?.({ total: nodes.length, done: doneCount, running, counts: { ...counts } });
 
   /** Records an outcome, then settles dependents: ready when all deps succeeded, skipped otherwise. */
@@ -88,6 +98,11 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
           dep.waiting -= 1;
           if (dep.waiting === 0) ready.push(d);
         } else {
+          const preset = presets.get(dep);
+          if (preset) {
+            stack.push([dep, preset]);
+            continue;
+          }
           const root = rootOf(o, roots);
           roots.set(dep.step.id, root);
           stack.push([dep, skippedBecause(dep.step, o, root)]);
@@ -97,13 +112,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   };
 
   // Held-back and stale steps are settled before anything runs, so their dependents never start.
-  for (const n of nodes) {
-    if (n.step.status === "heldBack") {
-      finish(n, notRun(n.step, "heldBack", `held back: deletions exceed maxDeletes (${plan.deleteGuard.wanted} wanted, ${plan.deleteGuard.limit} allowed); use --allow-deletes to carry them out`));
-    } else if (options.stale?.has(n.step.id)) {
-      finish(n, notRun(n.step, "stale", "stale: an object this step relies on changed since the plan was made; re-run plan"));
-    }
-  }
+  for (const [n, o] of presets) finish(n, o);
   for (const n of nodes) if (!n.outcome && n.waiting === 0) ready.push(n.index);
   progress();
 

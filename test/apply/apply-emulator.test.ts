@@ -1,7 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { buildApplyReport, exitCodeForApply } from "../../src/apply/index.js";
+import { applyPlan, buildApplyReport, exitCodeForApply } from "../../src/apply/index.js";
+import type { StepOutcome } from "../../src/apply/index.js";
+import type { Step } from "../../src/plan/types.js";
+import { createClient } from "../../src/service/index.js";
+import type { ServiceClient } from "../../src/service/types.js";
 import { withEmulatorClient } from "../helpers/env.js";
+import { aPlan, groupStep, newUserSteps, noPasswords } from "./builders.js";
 import { aDesiredGroup, aDesiredUser, aPolicy, desiredOf, planAndApply } from "./scenario.js";
+
+const byId = (outcomes: StepOutcome[]): Record<string, StepOutcome> => Object.fromEntries(outcomes.map((o) => [o.stepId, o]));
+
+/** The token is revoked after `writes` write calls: later writes go out with a token the service rejects. */
+function revokedAfter(good: ServiceClient, revoked: ServiceClient, writes: number): ServiceClient {
+  let n = 0;
+  return new Proxy(good, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop) as unknown;
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && /^(create|update|delete)/.test(prop)) {
+        return (...args: unknown[]) => {
+          const via = n++ < writes ? target : revoked;
+          return (Reflect.get(via, prop) as (...a: unknown[]) => unknown).apply(via, args);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+}
 
 describe("apply against the emulator", () => {
   it("creates groups, credentials and mappings; a second run plans nothing", async () => {
@@ -19,6 +44,89 @@ describe("apply against the emulator", () => {
       expect(state.mappings.find((m) => m.id === "jane")).toMatchObject({ authenticationId: jane?.authenticationId, groups: ["sales"] });
       const second = await planAndApply({ client: env.client, desired, policy: aPolicy() });
       expect(second.plan.steps).toEqual([]);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("a credentials create that fails for good skips its mapping; unrelated steps succeed; the report names both", async () => {
+    const env = await withEmulatorClient({
+      emulator: { seed: { mappings: [{ id: "bob", groups: [] }] }, faults: { error500: 1, pathPattern: /^\/api\/v1\/auth\/users$/ } },
+      client: { retries: 1 },
+    });
+    try {
+      const bob = { id: "bob", groups: [] };
+      const update: Step = { id: "mapping.update:bob", kind: "updateMapping", target: "bob", dependsOn: ["group.create:sales"], reason: "t", touches: [], status: "planned", before: bob, after: { ...bob, groups: ["sales"] } };
+      const plan = aPlan([groupStep("sales"), ...newUserSteps("jane@a.com", "jane"), update]);
+      const result = await applyPlan({ plan, client: env.client, concurrency: 2, passwords: noPasswords });
+      const o = byId(result.outcomes);
+      expect(o["credentials.create:jane@a.com"]).toMatchObject({ outcome: "failed", attempts: 2, error: { status: 500 } });
+      expect(o["mapping.create:jane"]).toMatchObject({ outcome: "skipped", reason: "dependency credentials.create:jane@a.com failed" });
+      expect(o["group.create:sales"]?.outcome).toBe("succeeded");
+      expect(o["mapping.update:bob"]?.outcome).toBe("succeeded");
+      expect(env.emulator.state().mappings.find((m) => m.id === "bob")?.groups).toEqual(["sales"]);
+      expect(env.emulator.state().mappings.some((m) => m.id === "jane")).toBe(false);
+      expect(result.retries).toBe(1);
+      const report = buildApplyReport(result, plan);
+      expect(report.exitCode).toBe(1);
+      const notOk = report.steps.filter((s) => s.outcome !== "succeeded").map((s) => [s.stepId, s.outcome]);
+      expect(notOk).toEqual([["credentials.create:jane@a.com", "failed"], ["mapping.create:jane", "skipped"]]);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("a 401 midway stops new steps; running ones finish; the report says so", async () => {
+    const env = await withEmulatorClient();
+    const revoked = await createClient({ baseUrl: env.emulator.url, token: "revoked-token", profile: "v1", requestsPerSecond: 0, sleep: async () => {} });
+    try {
+      const client = revokedAfter(env.client, revoked, 2);
+      const plan = aPlan(["g1", "g2", "g3", "g4", "g5"].map((g) => groupStep(g)));
+      const result = await applyPlan({ plan, client, concurrency: 1, passwords: noPasswords });
+      expect(result.outcomes.map((o) => o.outcome)).toEqual(["succeeded", "succeeded", "failed", "skipped", "skipped"]);
+      expect(result.outcomes[2]?.error?.status).toBe(401);
+      expect(result.stoppedBy).toBe("fatal");
+      expect(env.emulator.state().groups.map((g) => g.id)).toEqual(["g1", "g2"]);
+      const report = buildApplyReport(result, plan);
+      expect(report).toMatchObject({ exitCode: 1, stoppedBy: "fatal" });
+      expect(report.stopReason).toMatch(/fatal error: POST .* answered 401/);
+      expect(report.steps[4]?.reason).toMatch(/not started: the run stopped/);
+    } finally {
+      await revoked.close();
+      await env.close();
+    }
+  });
+
+  it("over maxDeletes: creates and updates are applied, deletions held back (exit 3)", async () => {
+    const people = Array.from({ length: 6 }, (_, i) => `p${i}`);
+    const env = await withEmulatorClient({
+      emulator: {
+        seed: {
+          idpUsers: people.map((p) => ({ email: `${p}@a.com`, displayName: p, authenticationId: `auth-${p}` })),
+          mappings: people.map((p) => ({ id: p, authenticationId: `auth-${p}`, groups: [] })),
+        },
+      },
+    });
+    try {
+      // Full mode, a file listing only p0 (renamed) and a newcomer: p1..p5 would be deleted.
+      const desired = desiredOf([
+        aDesiredUser({ email: "p0@a.com", id: "p0", displayName: "P Zero", groups: [] }),
+        aDesiredUser({ email: "new@a.com", id: "new", displayName: "New", groups: [] }),
+      ]);
+      const policy = aPolicy({ mode: "full", deletions: "remove", maxDeletes: { count: 2 } });
+      const { plan, result } = await planAndApply({ client: env.client, desired, policy });
+      expect(result.counts.heldBack).toBeGreaterThan(0);
+      expect(result.counts.failed + result.counts.skipped).toBe(0);
+      expect(exitCodeForApply(result)).toBe(3);
+      const heldBack = result.outcomes.filter((o) => o.outcome === "heldBack");
+      expect(heldBack.every((o) => o.kind.startsWith("delete"))).toBe(true);
+      expect(heldBack.every((o) => o.attempts === 0)).toBe(true);
+      const state = env.emulator.state();
+      expect(state.idpUsers.map((u) => u.email).sort()).toEqual([...people.map((p) => `${p}@a.com`), "new@a.com"].sort());
+      expect(state.idpUsers.find((u) => u.email === "p0@a.com")?.displayName).toBe("P Zero");
+      expect(state.mappings.map((m) => m.id).sort()).toEqual([...people, "new"].sort());
+      expect(env.emulator.requestLog().some((r) => r.method === "DELETE")).toBe(false);
+      expect(plan.counts.heldBack).toBe(heldBack.length);
     } finally {
       await env.close();
     }
