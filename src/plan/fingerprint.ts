@@ -27,7 +27,11 @@ export function hash(value: unknown): string {
 }
 
 export function fingerprintIdpUser(u: IdpUser): string {
-  return hash({ email: u.email.toLowerCase(), displayName: u.displayName, authenticationId: u.authenticationId });
+  return hash({
+    email: u.email.toLowerCase(),
+    displayName: u.displayName,
+    authenticationId: u.authenticationId,
+  });
 }
 
 export function fingerprintMapping(m: Mapping): string {

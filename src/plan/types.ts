@@ -14,7 +14,7 @@ export interface FromStep {
 }
 
 interface StepBase {
-  /** Stable id, e.g. `credentials.create:jane@example.com`, `mapping.update:jane`. */
+  /** Stable id `<kind>:<target>`, e.g. `createCredentials:jane@example.com`, `updateMapping:jane`. */
   id: string;
   dependsOn: string[];
   /** Why the planner wants this, for a person. */
@@ -92,7 +92,8 @@ export type StepKind = Step["kind"];
 
 /** Something the planner saw and deliberately left alone, listed so nothing is silently dropped. */
 export interface Notice {
-  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused";
+  /** `kept`: a deletion the file asks for that `deletions: none` leaves undone. */
+  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept";
   /** Object key, e.g. `mapping:jane`, `idp:jane@example.com`. */
   target: string;
   message: string;

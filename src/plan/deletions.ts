@@ -1,0 +1,152 @@
+/**
+ * Deleting users: rows marked `state: absent`, managed mappings missing from the file (`full`
+ * mode), and unlinked credentials (`unlinkedCredentials: delete`). Also lists what is left alone
+ * (unmanaged, unlinked) so nothing is silently dropped.
+ */
+import type { DesiredUser } from "../desired/types.js";
+import type { IdpUser, Mapping } from "../service/types.js";
+import { lower, type PlanContext } from "./context.js";
+import { cleanMapping } from "./mapping-step.js";
+import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
+import type { Step } from "./types.js";
+
+/** Credentials may go with a user only when no other mapping uses them and no present row wants the email. */
+function deletableCredentials(ctx: PlanContext, idp: IdpUser, mappingId: string | undefined): boolean {
+  const holders = ctx.idx.mappingsByAuth.get(idp.authenticationId) ?? [];
+  if (holders.some((m) => m.id !== mappingId)) return false;
+  return ctx.idx.desiredByEmail.get(lower(idp.email))?.state !== "present";
+}
+
+function deleteUser(
+  ctx: PlanContext,
+  input: {
+    mapping?: Mapping | undefined;
+    credentials?: IdpUser | undefined;
+    names: Array<string | undefined>;
+    inScope: boolean;
+    reason: string;
+  },
+): void {
+  const { mapping, credentials } = input;
+  const target = mapping ? mappingKey(mapping.id) : credentials ? idpKey(credentials.email) : undefined;
+  if (target === undefined) return;
+  const deletesMapping = mapping !== undefined && ctx.policy.deletions === "remove";
+  if (!credentials && !deletesMapping) return;
+  if (ctx.policy.deletions === "none") {
+    if (input.inScope && !ctx.safety.isProtected(input.names))
+      notice(ctx, {
+        kind: "kept",
+        target,
+        message: `${input.reason}; kept because policy.deletions is none`,
+      });
+    return;
+  }
+  const steps: Step[] = [];
+  let credStep: string | undefined;
+  if (credentials) {
+    const t = credentialsTarget(credentials.email);
+    const s: Step = {
+      ...base({ kind: "deleteCredentials", target: t, reason: input.reason, touches: [idpKey(t)] }),
+      before: cleanIdpUser(credentials),
+    };
+    credStep = s.id;
+    steps.push(s);
+  }
+  if (mapping && deletesMapping) {
+    steps.push({
+      ...base({
+        kind: "deleteMapping",
+        target: mapping.id,
+        reason: input.reason,
+        touches: [mappingKey(mapping.id)],
+        dependsOn: credStep ? [credStep] : [],
+      }),
+      before: cleanMapping(mapping),
+    });
+  }
+  commitUser(ctx, {
+    target,
+    names: input.names,
+    inScope: input.inScope,
+    steps,
+    deletes: { user: target, stepIds: steps.map((s) => s.id) },
+  });
+}
+
+function linkedIdp(ctx: PlanContext, m: Mapping | undefined): IdpUser | undefined {
+  return m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
+}
+
+export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
+  const m = ctx.idx.mappingById.get(d.id);
+  const linked = linkedIdp(ctx, m);
+  let credentials = linked ?? (d.identity === "builtin" ? ctx.idx.idpByEmail.get(lower(d.email)) : undefined);
+  if (credentials && !deletableCredentials(ctx, credentials, m?.id)) {
+    const message = `${d.source.file}:${d.source.line}: credentials of ${lower(credentials.email)} are used by another user; not deleted`;
+    notice(ctx, { kind: "conflict", target: idpKey(credentials.email), message });
+    credentials = undefined;
+  }
+  deleteUser(ctx, {
+    mapping: m,
+    credentials,
+    names: [d.id, d.email, m?.email, credentials?.email],
+    inScope:
+      ctx.safety.desiredInScope(d, m?.groups ?? []) &&
+      (m === undefined || ctx.safety.mappingInScope(m, linked)),
+    reason: `marked absent at ${d.source.file}:${d.source.line}`,
+  });
+}
+
+/**
+ * Every actual mapping and IdP user the file does not name: unmanaged and unlinked notices,
+ * deletions in `full` mode. Returns the number of managed users (the base of a percentage
+ * `maxDeletes`), counted in the same pass to stay linear.
+ */
+export function planUnlisted(ctx: PlanContext): number {
+  const { idx, safety, policy } = ctx;
+  const full = policy.mode === "full";
+  let managed = 0;
+  for (const m of ctx.actual.mappings) {
+    const linked = linkedIdp(ctx, m);
+    const names = [m.id, m.email, linked?.email];
+    if (!safety.mappingInScope(m, linked)) {
+      if (!idx.desiredById.has(m.id))
+        notice(ctx, {
+          kind: "unmanaged",
+          target: mappingKey(m.id),
+          message: "outside policy.scope; left alone",
+        });
+      continue;
+    }
+    if (!safety.isProtected(names)) managed++;
+    if (!full || idx.desiredById.has(m.id)) continue;
+    const credentials = linked && deletableCredentials(ctx, linked, m.id) ? linked : undefined;
+    deleteUser(ctx, {
+      mapping: m,
+      credentials,
+      names,
+      inScope: true,
+      reason: "not in the desired state (mode full)",
+    });
+  }
+  const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
+  for (const u of ctx.actual.idpUsers) {
+    if (idx.mappingsByAuth.has(u.authenticationId) || idx.desiredByEmail.has(lower(u.email))) continue;
+    const inScope = safety.idpInScope(u);
+    if (deleteUnlinked && inScope) {
+      if (!safety.isProtected([u.email])) managed++;
+      deleteUser(ctx, {
+        credentials: u,
+        names: [u.email],
+        inScope,
+        reason: "credentials no mapping of this organization uses",
+      });
+      continue;
+    }
+    const why = inScope
+      ? "no mapping of this organization uses these credentials; left alone"
+      : "outside policy.scope; left alone";
+    notice(ctx, { kind: "unlinked", target: idpKey(u.email), message: why });
+  }
+  return managed;
+}

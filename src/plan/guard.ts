@@ -1,0 +1,28 @@
+/**
+ * `maxDeletes`: an empty, truncated or wrongly filtered file must never wipe an organization.
+ * All or nothing: when the plan wants more user deletions than allowed, every deletion step
+ * is held back (group deletions too, since pruning assumed the members were gone); creates
+ * and updates stay planned.
+ */
+import type { PlanContext } from "./context.js";
+import type { Plan } from "./types.js";
+
+export function deletionLimit(ctx: PlanContext, managedUsers: number): number {
+  const { maxDeletes, allowDeletes } = ctx.policy;
+  if (allowDeletes !== undefined) return allowDeletes;
+  if ("count" in maxDeletes) return maxDeletes.count;
+  return Math.floor((maxDeletes.percent / 100) * managedUsers);
+}
+
+export function applyDeleteGuard(ctx: PlanContext, managedUsers: number): Plan["deleteGuard"] {
+  const wanted = new Set(ctx.userDeletions.values()).size;
+  const limit = deletionLimit(ctx, managedUsers);
+  if (wanted > limit) {
+    for (const id of ctx.userDeletions.keys()) {
+      const s = ctx.steps.get(id);
+      if (s) s.status = "heldBack";
+    }
+    for (const s of ctx.steps.values()) if (s.kind === "deleteGroup") s.status = "heldBack";
+  }
+  return { limit, wanted, managedUsers };
+}

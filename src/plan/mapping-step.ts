@@ -1,0 +1,99 @@
+/**
+ * The create or update of one user's mapping. An update's `after` is the whole mapping
+ * (before + changes) because the client sends PUT, which replaces the resource.
+ */
+import type { DesiredUser } from "../desired/types.js";
+import type { Mapping } from "../service/types.js";
+import { sameList, sortedUnique, type PlanContext } from "./context.js";
+import { base, copyMapping, groupDependencies, mappingKey, profileMapping } from "./steps.js";
+import type { CreateMappingStep, FromStep, UpdateMappingStep } from "./types.js";
+
+/** The groups the mapping should end up in (see "Planning rules" in docs/plan-format.md). */
+export function targetGroups(ctx: PlanContext, d: DesiredUser, m: Mapping | undefined): string[] {
+  const current = m?.groups ?? [];
+  if (d.groups === undefined) return current;
+  // Legacy mappings hold one group: a row that names one replaces it whatever the membership.
+  if (ctx.policy.membership === "exact" || (ctx.profile === "legacy" && d.groups.length > 0)) return d.groups;
+  return sortedUnique([...current, ...d.groups]);
+}
+
+/** Keys in a fixed order, so a plan's JSON does not depend on how the client built its objects. */
+export function cleanMapping(m: Mapping): Mapping {
+  return {
+    id: m.id,
+    ...(m.authenticationId !== undefined ? { authenticationId: m.authenticationId } : {}),
+    ...(m.firstname !== undefined ? { firstname: m.firstname } : {}),
+    ...(m.lastname !== undefined ? { lastname: m.lastname } : {}),
+    ...(m.email !== undefined ? { email: m.email } : {}),
+    groups: [...m.groups],
+  };
+}
+
+const differs = (want: string | undefined, have: string | undefined): boolean =>
+  want !== undefined && want.trim() !== (have ?? "").trim();
+
+export function mappingStep(
+  ctx: PlanContext,
+  input: {
+    d: DesiredUser;
+    m: Mapping | undefined;
+    auth: string | FromStep;
+    groups: string[];
+    /** Object keys besides the mapping (the IdP user whose authenticationId is used). */
+    touches: string[];
+    dependsOn: string[];
+  },
+): CreateMappingStep | UpdateMappingStep | undefined {
+  const { d, m, auth, groups } = input;
+  const dependsOn = [...input.dependsOn, ...groupDependencies(ctx, groups)];
+  const touches = [mappingKey(d.id), ...input.touches];
+  if (m === undefined) {
+    const after = profileMapping(ctx, {
+      id: d.id,
+      authenticationId: auth,
+      groups,
+      ...(d.firstname !== undefined ? { firstname: d.firstname.trim() } : {}),
+      ...(d.lastname !== undefined ? { lastname: d.lastname.trim() } : {}),
+      email: d.email.trim(),
+    });
+    const reason = `user '${d.id}' is not mapped to the organization`;
+    return { ...base({ kind: "createMapping", target: d.id, reason, touches, dependsOn }), after };
+  }
+  const after = copyMapping(cleanMapping(m));
+  const changes: string[] = [];
+  if (typeof auth === "object" || auth !== m.authenticationId) {
+    after.authenticationId = auth;
+    changes.push("authenticationId");
+  }
+  if (!sameList(groups, m.groups)) {
+    after.groups = groups;
+    changes.push("groups");
+  }
+  if (ctx.profile === "v1") {
+    if (differs(d.firstname, m.firstname) && d.firstname !== undefined) {
+      after.firstname = d.firstname.trim();
+      changes.push("firstname");
+    }
+    if (differs(d.lastname, m.lastname) && d.lastname !== undefined) {
+      after.lastname = d.lastname.trim();
+      changes.push("lastname");
+    }
+    // Case-sensitive on purpose: the attribute is shown as stored, so a case fix is a change.
+    if (differs(d.email, m.email)) {
+      after.email = d.email.trim();
+      changes.push("email");
+    }
+  }
+  if (changes.length === 0) return undefined;
+  return {
+    ...base({
+      kind: "updateMapping",
+      target: d.id,
+      reason: `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`,
+      touches,
+      dependsOn,
+    }),
+    before: cleanMapping(m),
+    after: profileMapping(ctx, after),
+  };
+}

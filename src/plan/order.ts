@@ -1,0 +1,61 @@
+/**
+ * The plan as a DAG in a stable order: by phase (groups parents-first → credentials → mappings
+ * → credential deletions → mapping deletions → group deletions children-first), then target.
+ * One sort at the end; no per-user sorting.
+ */
+import { compareStrings, sortedUnique, type PlanContext } from "./context.js";
+import type { Step, StepKind } from "./types.js";
+
+const PHASE: Record<StepKind, number> = {
+  createGroup: 0,
+  updateGroup: 0,
+  createCredentials: 1,
+  updateCredentials: 1,
+  createMapping: 2,
+  updateMapping: 2,
+  deleteCredentials: 3,
+  deleteMapping: 4,
+  deleteGroup: 5,
+};
+
+/** Depth of each group in the hierarchy after the plan (roots 0); cycles are cut, not followed. */
+function groupDepths(ctx: PlanContext): Map<string, number> {
+  const parents = new Map<string, string[]>();
+  for (const g of ctx.actual.groups) parents.set(g.id, g.parents);
+  for (const s of ctx.steps.values())
+    if (s.kind === "createGroup" || s.kind === "updateGroup") parents.set(s.target, s.after.parents);
+  const depth = new Map<string, number>();
+  const visiting = new Set<string>();
+  const of = (id: string): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    if (visiting.has(id)) return 0;
+    visiting.add(id);
+    let d = 0;
+    for (const p of parents.get(id) ?? []) d = Math.max(d, of(p) + 1);
+    visiting.delete(id);
+    depth.set(id, d);
+    return d;
+  };
+  for (const id of parents.keys()) of(id);
+  return depth;
+}
+
+export function orderSteps(ctx: PlanContext): Step[] {
+  const depths = groupDepths(ctx);
+  const rank = (s: Step): number => {
+    const d = depths.get(s.target) ?? 0;
+    if (s.kind === "createGroup" || s.kind === "updateGroup") return d;
+    if (s.kind === "deleteGroup") return -d;
+    return 0;
+  };
+  const steps = [...ctx.steps.values()];
+  for (const s of steps) s.dependsOn = sortedUnique(s.dependsOn.filter((d) => ctx.steps.has(d)));
+  return steps.sort(
+    (a, b) =>
+      PHASE[a.kind] - PHASE[b.kind] ||
+      rank(a) - rank(b) ||
+      compareStrings(a.target, b.target) ||
+      compareStrings(a.id, b.id),
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * plan(desired, actual, policy, profile) → Plan. Pure and deterministic: no I/O, no clock, no
+ * randomness; the same inputs (in any order) give byte-identical JSON. The rules are written
+ * down in docs/plan-format.md, "Planning rules".
+ */
+import { createHash } from "node:crypto";
+import type { DesiredState } from "../desired/types.js";
+import type { ActualState, ApiProfile } from "../service/types.js";
+import { compareStrings, makeContext, type PlanContext } from "./context.js";
+import { planAbsentUser, planUnlisted } from "./deletions.js";
+import { defaultLimits, estimate, type Limits } from "./estimate.js";
+import {
+  ABSENT,
+  canonicalJson,
+  fingerprintGroup,
+  fingerprintIdpUser,
+  fingerprintMapping,
+} from "./fingerprint.js";
+import { planGroupPrune, planGroups } from "./groups.js";
+import { applyDeleteGuard } from "./guard.js";
+import { orderSteps } from "./order.js";
+import type { Policy } from "./policy.js";
+import { mappingKey, notice } from "./steps.js";
+import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
+import { planPresentUser } from "./users.js";
+
+export interface PlanInput {
+  desired: DesiredState;
+  actual: ActualState;
+  policy: Policy;
+  profile: ApiProfile;
+  limits?: Limits;
+}
+
+export function plan(input: PlanInput): Plan {
+  const ctx = makeContext(input);
+  planGroups(ctx);
+  for (const d of input.desired.users) {
+    if (d.state === "absent") planAbsentUser(ctx, d);
+    else planPresentUser(ctx, d);
+  }
+  reportSharedAuthenticationIds(ctx);
+  const managedUsers = planUnlisted(ctx);
+  planGroupPrune(ctx);
+  const deleteGuard = applyDeleteGuard(ctx, managedUsers);
+  const steps = orderSteps(ctx);
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    profile: input.profile,
+    mode: input.policy.mode,
+    membership: input.policy.membership,
+    deletions: input.policy.deletions,
+    inputFingerprint: inputFingerprint(input),
+    objects: touchedObjects(ctx, steps),
+    steps,
+    notices: ctx.notices.sort(compareNotices),
+    counts: countSteps(steps),
+    deleteGuard,
+    estimate: estimate(steps, input.limits ?? defaultLimits),
+  };
+}
+
+/** Existing mappings sharing one authenticationId: only one of them can log in. */
+function reportSharedAuthenticationIds(ctx: PlanContext): void {
+  for (const [, holders] of ctx.idx.mappingsByAuth) {
+    if (holders.length < 2) continue;
+    const ids = holders.map((m) => m.id).sort(compareStrings);
+    const message = `mappings ${ids.join(", ")} share one authenticationId; only one of them can log in`;
+    notice(ctx, { kind: "conflict", target: mappingKey(ids[0] ?? ""), message });
+  }
+}
+
+function compareNotices(a: Notice, b: Notice): number {
+  return (
+    compareStrings(a.kind, b.kind) ||
+    compareStrings(a.target, b.target) ||
+    compareStrings(a.message, b.message)
+  );
+}
+
+export function countSteps(steps: readonly Step[]): PlanCounts {
+  const counts: PlanCounts = { create: 0, update: 0, delete: 0, heldBack: 0 };
+  for (const s of steps) {
+    if (s.status === "heldBack") counts.heldBack++;
+    else if (s.kind.startsWith("create")) counts.create++;
+    else if (s.kind.startsWith("update")) counts.update++;
+    else counts.delete++;
+  }
+  return counts;
+}
+
+/** The fingerprint of every object a step touches, keys sorted; computed only for those objects. */
+function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string, string> {
+  const keys = new Set<string>();
+  for (const s of steps) for (const k of s.touches) keys.add(k);
+  const out: Record<string, string> = {};
+  for (const key of [...keys].sort(compareStrings)) {
+    const sep = key.indexOf(":");
+    const kind = key.slice(0, sep);
+    const id = key.slice(sep + 1);
+    const idp = kind === "idp" ? ctx.idx.idpByEmail.get(id) : undefined;
+    const mapping = kind === "mapping" ? ctx.idx.mappingById.get(id) : undefined;
+    const group = kind === "group" ? ctx.idx.groupById.get(id) : undefined;
+    out[key] = idp
+      ? fingerprintIdpUser(idp)
+      : mapping
+        ? fingerprintMapping(mapping)
+        : group
+          ? fingerprintGroup(group)
+          : ABSENT;
+  }
+  return out;
+}
+
+/**
+ * Hash of what was asked: the desired state in a canonical order (without source lines, and
+ * with a password replaced by a marker that only says one is present), the policy and profile.
+ */
+function inputFingerprint(input: PlanInput): string {
+  const h = createHash("sha256");
+  h.update(canonicalJson({ policy: input.policy, profile: input.profile }));
+  const users = [...input.desired.users].sort((a, b) => compareStrings(a.id, b.id));
+  for (const u of users) {
+    const { source: _source, password, ...rest } = u;
+    h.update(canonicalJson({ ...rest, password: password !== undefined }));
+  }
+  const groups = [...input.desired.groups].sort((a, b) => compareStrings(a.id, b.id));
+  for (const g of groups) {
+    const { source: _source, ...rest } = g;
+    h.update(canonicalJson(rest));
+  }
+  return h.digest("hex").slice(0, 16);
+}

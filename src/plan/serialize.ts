@@ -1,0 +1,86 @@
+/**
+ * A saved plan is versioned data: written deterministically, and a file of another
+ * `formatVersion` or of the wrong shape is rejected with an InputError naming the file.
+ */
+import { InputError, type Problem } from "../errors.js";
+import { PLAN_FORMAT_VERSION, type Plan, type StepKind } from "./types.js";
+
+export function serializePlan(plan: Plan): string {
+  return `${JSON.stringify(plan, null, 2)}\n`;
+}
+
+export function isEmptyPlan(plan: Plan): boolean {
+  return plan.steps.length === 0;
+}
+
+const KINDS: ReadonlySet<string> = new Set<StepKind>([
+  "createGroup",
+  "updateGroup",
+  "deleteGroup",
+  "createCredentials",
+  "updateCredentials",
+  "deleteCredentials",
+  "createMapping",
+  "updateMapping",
+  "deleteMapping",
+]);
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isStringArray = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === "string");
+
+/** The first thing wrong with the shape of a parsed plan, or undefined. */
+function shapeProblem(v: Record<string, unknown>): { field: string; message: string } | undefined {
+  for (const f of ["profile", "mode", "membership", "deletions", "inputFingerprint"])
+    if (typeof v[f] !== "string") return { field: f, message: "must be a string" };
+  for (const f of ["objects", "counts", "deleteGuard", "estimate"])
+    if (!isRecord(v[f])) return { field: f, message: "must be an object" };
+  if (!Array.isArray(v["notices"])) return { field: "notices", message: "must be an array" };
+  const steps = v["steps"];
+  if (!Array.isArray(steps)) return { field: "steps", message: "must be an array" };
+  const ids = new Set<string>();
+  for (const [i, s] of steps.entries()) {
+    const field = `steps[${i}]`;
+    if (!isRecord(s)) return { field, message: "must be an object" };
+    if (typeof s["id"] !== "string" || ids.has(s["id"]))
+      return { field: `${field}.id`, message: "must be a unique string" };
+    ids.add(s["id"]);
+    if (typeof s["kind"] !== "string" || !KINDS.has(s["kind"]))
+      return { field: `${field}.kind`, message: "unknown step kind" };
+    if (typeof s["target"] !== "string") return { field: `${field}.target`, message: "must be a string" };
+    if (s["status"] !== "planned" && s["status"] !== "heldBack")
+      return { field: `${field}.status`, message: "must be planned or heldBack" };
+    if (!isStringArray(s["dependsOn"]) || !isStringArray(s["touches"]))
+      return { field, message: "dependsOn and touches must be lists of strings" };
+  }
+  for (const [i, s] of steps.entries())
+    for (const d of (s as { dependsOn: string[] }).dependsOn)
+      if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
+  return undefined;
+}
+
+export function parsePlan(text: string, file: string): Plan {
+  const fail = (p: Omit<Problem, "file">): never => {
+    throw new InputError(`${file} is not a usable plan: ${p.message}`, [{ file, ...p }]);
+  };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return fail({
+      rule: "plan-json",
+      message: `not valid JSON (${(err as Error).message}); save a plan with 'usersync plan --out'`,
+    });
+  }
+  if (!isRecord(value)) return fail({ rule: "plan-shape", message: "not a JSON object" });
+  if (value["formatVersion"] !== PLAN_FORMAT_VERSION)
+    return fail({
+      rule: "plan-format-version",
+      field: "formatVersion",
+      message: `formatVersion is ${JSON.stringify(value["formatVersion"])}, this usersync reads ${PLAN_FORMAT_VERSION}; make the plan again with this version`,
+    });
+  const problem = shapeProblem(value);
+  if (problem)
+    return fail({ rule: "plan-shape", field: problem.field, message: `${problem.field} ${problem.message}` });
+  return value as unknown as Plan;
+}

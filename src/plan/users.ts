@@ -1,0 +1,167 @@
+/**
+ * Users listed as present in the desired state: credentials (built-in identity only) and the
+ * mapping, matched by lower-cased email and by id.
+ */
+import type { DesiredUser } from "../desired/types.js";
+import type { IdpUser } from "../service/types.js";
+import { lower, type PlanContext } from "./context.js";
+import { mappingStep, targetGroups } from "./mapping-step.js";
+import {
+  base,
+  cleanIdpUser,
+  commitUser,
+  credentialsTarget,
+  idpKey,
+  mappingKey,
+  notice,
+  stepId,
+} from "./steps.js";
+import type { FromStep, Step } from "./types.js";
+
+const where = (d: DesiredUser): string => `${d.source.file}:${d.source.line}`;
+
+/** The display name of new credentials: given, else "firstname lastname", else the email's local part. */
+export function defaultDisplayName(d: DesiredUser): string {
+  const given = d.displayName?.trim();
+  if (given) return given;
+  const full = [d.firstname?.trim(), d.lastname?.trim()].filter((s) => s).join(" ");
+  if (full) return full;
+  const email = d.email.trim();
+  const at = email.indexOf("@");
+  return at > 0 ? email.slice(0, at) : email;
+}
+
+/** Other mappings that already point at `auth`: mapping a second user to it would be a conflict. */
+function otherHolders(ctx: PlanContext, auth: string, id: string): string[] {
+  return (ctx.idx.mappingsByAuth.get(auth) ?? [])
+    .filter((m) => m.id !== id)
+    .map((m) => m.id)
+    .sort();
+}
+
+export function planPresentUser(ctx: PlanContext, d: DesiredUser): void {
+  if (d.identity === "external") planExternalUser(ctx, d);
+  else planBuiltinUser(ctx, d);
+}
+
+function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
+  const m = ctx.idx.mappingById.get(d.id);
+  const auth = d.authenticationId?.trim();
+  if (!auth) {
+    notice(ctx, {
+      kind: "refused",
+      target: mappingKey(d.id),
+      message: `${where(d)}: external user without authenticationId`,
+    });
+    return;
+  }
+  const holders = otherHolders(ctx, auth, d.id);
+  if (holders.length > 0) {
+    const message = `${where(d)}: authenticationId of user '${d.id}' is already used by mapping(s) ${holders.join(", ")}; not mapped`;
+    notice(ctx, { kind: "conflict", target: mappingKey(d.id), message });
+    return;
+  }
+  const linked = m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
+  const groups = targetGroups(ctx, d, m);
+  const step = mappingStep(ctx, { d, m, auth, groups, touches: [], dependsOn: [] });
+  commitUser(ctx, {
+    target: mappingKey(d.id),
+    names: [d.id, d.email, m?.email],
+    inScope:
+      ctx.safety.desiredInScope(d, groups) && (m === undefined || ctx.safety.mappingInScope(m, linked)),
+    steps: step ? [step] : [],
+  });
+}
+
+function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
+  const email = lower(d.email);
+  const m = ctx.idx.mappingById.get(d.id);
+  const idp = ctx.idx.idpByEmail.get(email);
+  const linked = m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
+  if (idp) {
+    const holders = otherHolders(ctx, idp.authenticationId, d.id);
+    if (holders.length > 0) {
+      const message = `${where(d)}: credentials of ${email} are already mapped to ${holders.join(", ")}; user '${d.id}' not planned`;
+      notice(ctx, { kind: "conflict", target: idpKey(email), message });
+      return;
+    }
+  }
+  const steps: Step[] = [];
+  let auth: string | FromStep;
+  const credentialDeps: string[] = [];
+  const touches: string[] = [];
+  if (idp === undefined) {
+    const target = credentialsTarget(email);
+    const password =
+      ctx.policy.passwords === "column" && d.password === undefined ? "none" : ctx.policy.passwords;
+    steps.push({
+      ...base({
+        kind: "createCredentials",
+        target,
+        reason: `no credentials for ${email}`,
+        touches: [idpKey(email)],
+      }),
+      after: { email: d.email.trim(), displayName: defaultDisplayName(d), password },
+    });
+    auth = { fromStep: stepId("createCredentials", target) };
+    credentialDeps.push(auth.fromStep);
+  } else {
+    auth = idp.authenticationId;
+    touches.push(idpKey(email));
+    const want = d.displayName?.trim();
+    if (want !== undefined && want !== idp.displayName.trim()) {
+      const target = credentialsTarget(email);
+      steps.push({
+        ...base({
+          kind: "updateCredentials",
+          target,
+          reason: "display name differs",
+          touches: [idpKey(email)],
+        }),
+        before: { email: idp.email, displayName: idp.displayName },
+        after: { email: idp.email, displayName: want },
+      });
+    }
+  }
+  const groups = targetGroups(ctx, d, m);
+  const mapStep = mappingStep(ctx, { d, m, auth, groups, touches, dependsOn: credentialDeps });
+  if (mapStep) steps.push(mapStep);
+  const cleanup =
+    mapStep && linked
+      ? oldCredentialsCleanup(ctx, { email, linked, after: mapStep.id, mappingId: d.id })
+      : undefined;
+  if (cleanup) steps.push(cleanup);
+  commitUser(ctx, {
+    target: mappingKey(d.id),
+    names: [d.id, d.email, m?.email, linked?.email],
+    inScope:
+      ctx.safety.desiredInScope(d, groups) && (m === undefined || ctx.safety.mappingInScope(m, linked)),
+    steps,
+  });
+}
+
+/**
+ * Email change of a known id: once the mapping points at the new credentials, the old ones
+ * are deleted (not a user deletion: the person keeps their login under the new email), unless
+ * `deletions: none`, another mapping uses them, or another row of the file wants that email.
+ */
+function oldCredentialsCleanup(
+  ctx: PlanContext,
+  input: { email: string; linked: IdpUser; after: string; mappingId: string },
+): Step | undefined {
+  const oldEmail = lower(input.linked.email);
+  if (oldEmail === input.email || ctx.policy.deletions === "none") return undefined;
+  if (ctx.idx.desiredByEmail.has(oldEmail)) return undefined;
+  if (otherHolders(ctx, input.linked.authenticationId, input.mappingId).length > 0) return undefined;
+  const target = credentialsTarget(oldEmail);
+  return {
+    ...base({
+      kind: "deleteCredentials",
+      target,
+      reason: `email of user '${input.mappingId}' changed to ${input.email}`,
+      touches: [idpKey(oldEmail)],
+      dependsOn: [input.after],
+    }),
+    before: cleanIdpUser(input.linked),
+  };
+}
