@@ -22,6 +22,12 @@ export class SortedIds {
   }
 
   add(id: string): void {
+    const last = this.ids[this.ids.length - 1];
+    // Fast path for ids arriving in order (a sorted seed, generated ids): no search, no memmove.
+    if (last === undefined || last < id) {
+      this.ids.push(id);
+      return;
+    }
     const at = this.lowerBound(id);
     if (this.ids[at] !== id) this.ids.splice(at, 0, id);
   }
