@@ -1,0 +1,206 @@
+/**
+ * Loading the config: defaults < config file < `USERSYNC_…` environment < CLI flags, validated by
+ * one schema, then the cross-field rules; every problem is reported at once with its key path and
+ * where the value came from. The API token comes only from the environment or a token file.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import type { Problem } from "../errors.js";
+import { ConfigError, formatProblem } from "../errors.js";
+import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./layers.js";
+import type { Layer, Origin, Tree } from "./layers.js";
+import { configSchema } from "./schema.js";
+import type { Config } from "./schema.js";
+
+export type { Config } from "./schema.js";
+export { configSchema, envNameOf, LEAVES } from "./schema.js";
+export { toPolicy } from "./policy.js";
+
+export const DEFAULT_CONFIG_FILE = "usersync.yaml";
+
+/** Values from CLI flags; each wins over the environment and the file. */
+export interface ConfigOverrides {
+  baseUrl?: string;
+  apiProfile?: string;
+  desired?: string;
+  groups?: string;
+  format?: string;
+  logLevel?: string;
+  logFormat?: string;
+  mode?: string;
+  concurrency?: number;
+  requestsPerSecond?: number;
+  plan?: string;
+  report?: string;
+  journal?: string;
+  credentialsFile?: string;
+  metricsFile?: string;
+}
+
+const FLAGS: Record<keyof ConfigOverrides, { leaf: string; flag: string }> = {
+  baseUrl: { leaf: "target.baseUrl", flag: "--base-url" },
+  apiProfile: { leaf: "target.apiProfile", flag: "--api-profile" },
+  desired: { leaf: "source.desired", flag: "--desired" },
+  groups: { leaf: "source.groups", flag: "--groups" },
+  format: { leaf: "source.format", flag: "--format" },
+  logLevel: { leaf: "logging.level", flag: "--log-level" },
+  logFormat: { leaf: "logging.format", flag: "--log-format" },
+  mode: { leaf: "policy.mode", flag: "--mode" },
+  concurrency: { leaf: "execution.concurrency", flag: "--concurrency" },
+  requestsPerSecond: { leaf: "execution.requestsPerSecond", flag: "--requests-per-second" },
+  plan: { leaf: "output.plan", flag: "--out" },
+  report: { leaf: "output.report", flag: "--report" },
+  journal: { leaf: "output.journal", flag: "--journal" },
+  credentialsFile: { leaf: "output.credentialsFile", flag: "--credentials-file" },
+  metricsFile: { leaf: "output.metricsFile", flag: "--metrics-file" },
+};
+
+export interface LoadConfigOptions {
+  /** `--config FILE`; default `usersync.yaml` in `cwd` when it exists (no file at all: defaults). */
+  file?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  overrides?: ConfigOverrides;
+}
+
+/**
+ * The validated config. `token` is a non-enumerable property: JSON.stringify, util.inspect,
+ * object spread and loggers never see it.
+ */
+export type LoadedConfig = Config & {
+  /** Absolute path of the config file read, if any. */
+  configFile?: string;
+  readonly token?: string;
+  /** Non-fatal notes, e.g. an unknown `USERSYNC_…` variable. */
+  warnings: string[];
+};
+
+const TOKEN_KEYS = /^(token|apiToken|api_token|bearerToken|password)$/i;
+
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const configFile = await findConfigFile(options);
+  const file: Layer = configFile ? await fileLayer(configFile) : { data: {}, origins: new Map(), problems: [] };
+  if (file.problems.length > 0) throw configError(file.problems);
+  const fileProblems = tokenKeyProblems(file, configFile ?? "");
+  if (configFile) resolvePaths(file.data, dirname(configFile));
+
+  const tokenEnvCandidates = new Set(["USERSYNC_TOKEN", "USERSYNC_CONFIG"]);
+  const fileTokenEnv = getPath(file.data, "target.tokenEnv");
+  if (typeof fileTokenEnv === "string") tokenEnvCandidates.add(fileTokenEnv);
+  if (options.env.USERSYNC_TARGET_TOKEN_ENV) tokenEnvCandidates.add(options.env.USERSYNC_TARGET_TOKEN_ENV);
+  const env = envLayer(options.env, tokenEnvCandidates);
+  resolvePaths(env.data, options.cwd);
+  const flags = flagLayer(
+    Object.entries(options.overrides ?? {}).map(([key, value]) => ({ ...FLAGS[key as keyof ConfigOverrides], value })),
+  );
+  resolvePaths(flags.data, options.cwd);
+
+  const layers = [file, env, flags];
+  const merged = layers.reduce<Tree>((acc, l) => merge(acc, l.data), {});
+  const originOf = (path: string): Origin => {
+    for (const l of [...layers].reverse()) {
+      for (let p = path; p !== ""; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
+        const o = l.origins.get(p);
+        if (o) return o;
+      }
+    }
+    return { file: configFile ?? "(config)" };
+  };
+
+  const problems: Problem[] = [...fileProblems, ...env.problems];
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const base = issue.path.map(String).join(".");
+      const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+      for (const key of keys) {
+        if (key !== undefined && TOKEN_KEYS.test(key)) continue; // reported by tokenKeyProblems
+        const path = [base, key].filter(Boolean).join(".");
+        const message = key !== undefined ? `unknown key; see config.example.yaml for the keys of ${base || "the top level"}` : issue.message;
+        problems.push({ ...originOf(path), field: path || "(top level)", rule: key !== undefined ? "unknown-key" : "config-schema", message });
+      }
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw configError(problems, configFile);
+  const config = parsed.data;
+  problems.push(...crossFieldProblems(config, originOf));
+  if (problems.length > 0) throw configError(problems, configFile);
+
+  const token = await readToken(config, options.env, originOf);
+  const loaded: LoadedConfig = { ...config, warnings: env.warnings, ...(configFile ? { configFile } : {}) };
+  Object.defineProperty(loaded, "token", { value: token, enumerable: false, writable: false });
+  return loaded;
+}
+
+async function findConfigFile(options: LoadConfigOptions): Promise<string | undefined> {
+  if (options.file !== undefined) return resolve(options.cwd, options.file);
+  const candidate = resolve(options.cwd, DEFAULT_CONFIG_FILE);
+  try {
+    return (await stat(candidate)).isFile() ? candidate : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A token in the config file is refused wherever it is, with where it belongs instead. */
+function tokenKeyProblems(file: Layer, configFile: string): Problem[] {
+  const out: Problem[] = [];
+  for (const [path, origin] of file.origins) {
+    const key = path.split(".").pop()!;
+    if (TOKEN_KEYS.test(key) && path !== "target.tokenEnv")
+      out.push({ ...origin, file: configFile, field: path, rule: "token-in-config", message: "secrets never go into the config file: put the API token in the environment variable named by target.tokenEnv (default USERSYNC_TOKEN) or in a file named by target.tokenFile, and remove this key" });
+  }
+  return out;
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+function crossFieldProblems(config: Config, originOf: (path: string) => Origin): Problem[] {
+  const out: Problem[] = [];
+  const add = (field: string, rule: string, message: string, at = field): void => void out.push({ ...originOf(at), field, rule, message });
+  const { baseUrl } = config.target;
+  if (baseUrl !== undefined && baseUrl !== "embedded") {
+    let url: URL | undefined;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      add("target.baseUrl", "bad-url", `"${baseUrl}" is not a URL: use https://host[:port] or embedded`);
+    }
+    if (url && url.protocol !== "https:" && url.protocol !== "http:")
+      add("target.baseUrl", "bad-url", `"${baseUrl}": only http and https URLs are supported`);
+    else if (url && (url.username || url.password))
+      add("target.baseUrl", "bad-url", "must not contain a user name or password: the token comes from the environment or a token file");
+    else if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname) && !config.target.allowInsecureHttp)
+      add("target.baseUrl", "insecure-http", `plain http:// to ${url.hostname} would send the token unencrypted: use https:// or set target.allowInsecureHttp: true`);
+  }
+  if (config.identity.passwords === "file" && config.identity.passwordFile === undefined)
+    add("identity.passwordFile", "required", "is required when identity.passwords is file", "identity.passwords");
+  return out;
+}
+
+async function readToken(config: Config, env: NodeJS.ProcessEnv, originOf: (path: string) => Origin): Promise<string | undefined> {
+  const { tokenFile, tokenEnv } = config.target;
+  if (tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(tokenFile, "utf8");
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "unknown error";
+      throw configError([{ ...originOf("target.tokenFile"), field: "target.tokenFile", rule: "token-file", message: `cannot read the token file ${tokenFile} (${code})` }]);
+    }
+    const token = text.trim();
+    if (token === "")
+      throw configError([{ ...originOf("target.tokenFile"), field: "target.tokenFile", rule: "token-file", message: `the token file ${tokenFile} is empty` }]);
+    return token;
+  }
+  const fromEnv = env[tokenEnv]?.trim();
+  return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
+}
+
+/** Problems of the file first, in line order, then those of the environment and flags. */
+function configError(unsorted: Problem[], configFile?: string): ConfigError {
+  const rank = (p: Problem): number => (p.file === configFile ? 0 : p.file.startsWith("env ") ? 1 : 2);
+  const problems = [...unsorted].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0));
+  const lines = problems.map((p) => `  ${formatProblem(p)}`).join("\n");
+  return new ConfigError(`invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`, problems);
+}

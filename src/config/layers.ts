@@ -1,0 +1,178 @@
+/**
+ * The three sources of config values, each turned into a plain nested object with the origin of
+ * every key (for messages): the YAML file (with line numbers), `USERSYNC_…` environment
+ * variables, and CLI flags. Precedence is applied by merging them in order.
+ */
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
+import type { Node } from "yaml";
+import type { Problem } from "../errors.js";
+import { envNameOf, LEAVES, MAX_DELETES_PATTERN, PATH_LEAVES } from "./schema.js";
+import type { LeafKind } from "./schema.js";
+
+export type Tree = Record<string, unknown>;
+
+/** Where a value came from: a file (and line), an environment variable or a flag. */
+export interface Origin {
+  file: string;
+  line?: number;
+}
+
+export interface Layer {
+  data: Tree;
+  /** Dotted key path -> origin. */
+  origins: Map<string, Origin>;
+  problems: Problem[];
+}
+
+export async function fileLayer(file: string): Promise<Layer> {
+  const layer: Layer = { data: {}, origins: new Map(), problems: [] };
+  let text: string;
+  try {
+    text = (await readFile(file, "utf8")).replace(/^\uFEFF/, "");
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? "unknown error";
+    layer.problems.push({ file, rule: "file-not-found", message: `cannot read the config file (${code}): check the --config path` });
+    return layer;
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  for (const e of doc.errors)
+    layer.problems.push({ file, line: lineCounter.linePos(e.pos[0]).line, rule: "yaml-syntax", message: e.message.split("\n")[0]!.trim() });
+  if (layer.problems.length > 0) return layer;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    layer.problems.push({ file, rule: "yaml-alias-limit", message: `aliases expand too much: ${(err as Error).message}` });
+    return layer;
+  }
+  if (data === null || data === undefined) return layer;
+  if (typeof data !== "object" || Array.isArray(data)) {
+    layer.problems.push({ file, line: 1, rule: "bad-type", message: "the config file must be a mapping of sections (target, source, policy, ...)" });
+    return layer;
+  }
+  // `key:` with nothing after it (e.g. a section whose keys are all commented out) means unset.
+  layer.data = dropNulls(data as Tree);
+  const walk = (node: unknown, prefix: string): void => {
+    if (!isMap(node)) return;
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) continue;
+      const path = prefix ? `${prefix}.${String(pair.key.value)}` : String(pair.key.value);
+      const range = (pair.key as Node).range;
+      layer.origins.set(path, range ? { file, line: lineCounter.linePos(range[0]).line } : { file });
+      walk(pair.value, path);
+    }
+  };
+  walk(doc.contents, "");
+  return layer;
+}
+
+/** `USERSYNC_<SECTION>_<KEY>` variables, typed by `LEAVES`; other `USERSYNC_` names give warnings. */
+export function envLayer(env: NodeJS.ProcessEnv, ignore: ReadonlySet<string>): Layer & { warnings: string[] } {
+  const layer = { data: {} as Tree, origins: new Map<string, Origin>(), problems: [] as Problem[], warnings: [] as string[] };
+  const byName = new Map(Object.entries(LEAVES).map(([leaf, kind]) => [envNameOf(leaf), { leaf, kind }]));
+  for (const [name, raw] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!name.startsWith("USERSYNC_") || raw === undefined || ignore.has(name)) continue;
+    const known = byName.get(name);
+    if (!known) {
+      layer.warnings.push(`environment variable ${name} is not a config key and is ignored (see docs/configuration.md)`);
+      continue;
+    }
+    const origin = { file: `env ${name}` };
+    const value = parseTyped(raw, known.kind);
+    if (value === undefined) {
+      layer.problems.push({ ...origin, field: known.leaf, rule: "bad-env", message: `"${raw}" is not ${describe(known.kind)}` });
+      continue;
+    }
+    setPath(layer.data, known.leaf, value);
+    layer.origins.set(known.leaf, origin);
+  }
+  return layer;
+}
+
+/** CLI flags: a map of dotted key path -> value, named by the flag for messages. */
+export function flagLayer(values: ReadonlyArray<{ leaf: string; flag: string; value: unknown }>): Layer {
+  const layer: Layer = { data: {}, origins: new Map(), problems: [] };
+  for (const { leaf, flag, value } of values) {
+    if (value === undefined) continue;
+    setPath(layer.data, leaf, value);
+    layer.origins.set(leaf, { file: flag });
+  }
+  return layer;
+}
+
+function parseTyped(raw: string, kind: LeafKind): unknown {
+  const v = raw.trim();
+  switch (kind) {
+    case "string":
+      return v === "" ? undefined : v;
+    case "number":
+      return v !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined;
+    case "boolean":
+      return /^(true|1|yes|on)$/i.test(v) ? true : /^(false|0|no|off)$/i.test(v) ? false : undefined;
+    case "list":
+      return v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    case "countOrPercent":
+      return /^\d+$/.test(v) ? Number(v) : MAX_DELETES_PATTERN.test(v) ? v : undefined;
+  }
+}
+
+function describe(kind: LeafKind): string {
+  return {
+    string: "a non-empty value",
+    number: "a number",
+    boolean: "true or false",
+    list: "a comma-separated list",
+    countOrPercent: 'a count (25) or a percentage ("10%")',
+  }[kind];
+}
+
+function dropNulls(tree: Tree): Tree {
+  const out: Tree = {};
+  for (const [k, v] of Object.entries(tree)) {
+    if (v === null) continue;
+    out[k] = typeof v === "object" && !Array.isArray(v) ? dropNulls(v as Tree) : v;
+  }
+  return out;
+}
+
+export function getPath(tree: Tree, leaf: string): unknown {
+  let node: unknown = tree;
+  for (const part of leaf.split(".")) {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
+    node = (node as Tree)[part];
+  }
+  return node;
+}
+
+export function setPath(tree: Tree, leaf: string, value: unknown): void {
+  const parts = leaf.split(".");
+  let node = tree;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== "object" || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+/** Deep merge: later layers win key by key; lists and scalars are replaced whole. */
+export function merge(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    const bothObjects = [b, v].every((x) => typeof x === "object" && x !== null && !Array.isArray(x));
+    out[k] = bothObjects ? merge(b as Tree, v as Tree) : v;
+  }
+  return out;
+}
+
+/** Relative paths of a layer resolve against its base folder, so a config file works from any cwd. */
+export function resolvePaths(tree: Tree, baseDir: string): void {
+  for (const leaf of PATH_LEAVES) {
+    const v = getPath(tree, leaf);
+    if (typeof v === "string" && v !== "" && !isAbsolute(v)) setPath(tree, leaf, resolve(baseDir, v));
+  }
+}

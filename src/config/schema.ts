@@ -1,0 +1,175 @@
+/**
+ * The config file schema (DESIGN section 3), with every default. `config.example.yaml` documents
+ * each key; `LEAVES` lists them with their types for environment overrides, and a test keeps
+ * the three in step.
+ */
+import { z } from "zod";
+
+const path = z.string().min(1, "must be a file path");
+const int = (min: number, max: number, dflt: number) => z.number().int("must be a whole number").min(min).max(max).default(dflt);
+const list = z.array(z.string().min(1));
+
+export const MAX_DELETES_PATTERN = /^\d+(\.\d+)?%$/;
+const MAX_DELETES_HELP = 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")';
+
+const target = z.strictObject({
+  /** A URL or `embedded`; no default: a run without one stops (exit 4) and says how to set it. */
+  baseUrl: z.string().min(1).optional(),
+  apiProfile: z.enum(["auto", "v1", "legacy"]).default("auto"),
+  tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").default("USERSYNC_TOKEN"),
+  tokenFile: path.optional(),
+  timeouts: z
+    .strictObject({
+      connectMs: int(1, 600_000, 10_000),
+      headersMs: int(1, 600_000, 30_000),
+      bodyMs: int(1, 600_000, 30_000),
+    })
+    .prefault({}),
+  caFile: path.optional(),
+  allowInsecureHttp: z.boolean().default(false),
+  embeddedData: path.optional(),
+});
+
+const source = z.strictObject({
+  desired: path.optional(),
+  groups: path.optional(),
+  format: z.enum(["auto", "yaml", "csv"]).default("auto"),
+});
+
+const identity = z.strictObject({
+  default: z.enum(["builtin", "external"]).default("builtin"),
+  passwords: z.enum(["generate", "column", "file", "none"]).default("generate"),
+  passwordFile: path.optional(),
+});
+
+const policy = z.strictObject({
+  mode: z.enum(["incremental", "full"]).default("incremental"),
+  membership: z.enum(["exact", "additive"]).default("exact"),
+  deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
+  unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
+  maxDeletes: z
+    .union([z.number().int(MAX_DELETES_HELP).min(0, MAX_DELETES_HELP), z.string().regex(MAX_DELETES_PATTERN, MAX_DELETES_HELP)], {
+      error: MAX_DELETES_HELP,
+    })
+    .default("10%"),
+  scope: z
+    .strictObject({
+      emailDomains: list.optional(),
+      idPatterns: list.optional(),
+      groups: list.optional(),
+    })
+    .prefault({}),
+  protect: list.default([]),
+  groups: z
+    .strictObject({
+      create: z.boolean().default(true),
+      update: z.boolean().default(true),
+      prune: z.boolean().default(false),
+      createReferenced: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
+const execution = z.strictObject({
+  concurrency: int(1, 256, 16),
+  requestsPerSecond: z.number().positive().max(10_000).default(50),
+  retries: int(0, 20, 5),
+  pageSize: int(1, 1000, 500),
+  circuitBreaker: int(1, 100_000, 20),
+});
+
+const output = z.strictObject({
+  plan: path.optional(),
+  report: path.optional(),
+  journal: path.optional(),
+  credentialsFile: path.optional(),
+  metricsFile: path.optional(),
+});
+
+const logging = z.strictObject({
+  level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  format: z.enum(["auto", "json", "pretty"]).default("auto"),
+});
+
+export const configSchema = z.strictObject({
+  target: target.prefault({}),
+  source: source.prefault({}),
+  identity: identity.prefault({}),
+  policy: policy.prefault({}),
+  execution: execution.prefault({}),
+  output: output.prefault({}),
+  logging: logging.prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export type LeafKind = "string" | "number" | "boolean" | "list" | "countOrPercent";
+
+/** Every leaf key with its type, for `USERSYNC_…` environment overrides. */
+export const LEAVES: Readonly<Record<string, LeafKind>> = {
+  "target.baseUrl": "string",
+  "target.apiProfile": "string",
+  "target.tokenEnv": "string",
+  "target.tokenFile": "string",
+  "target.timeouts.connectMs": "number",
+  "target.timeouts.headersMs": "number",
+  "target.timeouts.bodyMs": "number",
+  "target.caFile": "string",
+  "target.allowInsecureHttp": "boolean",
+  "target.embeddedData": "string",
+  "source.desired": "string",
+  "source.groups": "string",
+  "source.format": "string",
+  "identity.default": "string",
+  "identity.passwords": "string",
+  "identity.passwordFile": "string",
+  "policy.mode": "string",
+  "policy.membership": "string",
+  "policy.deletions": "string",
+  "policy.unlinkedCredentials": "string",
+  "policy.maxDeletes": "countOrPercent",
+  "policy.scope.emailDomains": "list",
+  "policy.scope.idPatterns": "list",
+  "policy.scope.groups": "list",
+  "policy.protect": "list",
+  "policy.groups.create": "boolean",
+  "policy.groups.update": "boolean",
+  "policy.groups.prune": "boolean",
+  "policy.groups.createReferenced": "boolean",
+  "execution.concurrency": "number",
+  "execution.requestsPerSecond": "number",
+  "execution.retries": "number",
+  "execution.pageSize": "number",
+  "execution.circuitBreaker": "number",
+  "output.plan": "string",
+  "output.report": "string",
+  "output.journal": "string",
+  "output.credentialsFile": "string",
+  "output.metricsFile": "string",
+  "logging.level": "string",
+  "logging.format": "string",
+};
+
+/** Leaves holding file paths: relative values resolve against the config file's folder (or the cwd for env and flags). */
+export const PATH_LEAVES: readonly string[] = [
+  "target.tokenFile",
+  "target.caFile",
+  "target.embeddedData",
+  "source.desired",
+  "source.groups",
+  "identity.passwordFile",
+  "output.plan",
+  "output.report",
+  "output.journal",
+  "output.credentialsFile",
+  "output.metricsFile",
+];
+
+/** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */
+export function envNameOf(leaf: string): string {
+  return `USERSYNC_${leaf
+    .split(".")
+    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1_$2"))
+    .join("_")
+    .toUpperCase()}`;
+}
