@@ -32,7 +32,14 @@ export const REDACT_PATHS = [
   "body.data.attributes.password",
 ];
 
-const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+const LEVELS: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARN",
+  50: "ERROR",
+  60: "FATAL",
+};
 const OMIT = new Set(["level", "time", "msg", "pid", "hostname"]);
 
 /** One JSON log line -> `HH:MM:SS.mmm LEVEL message key=value ...`. */

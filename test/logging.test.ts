@@ -40,7 +40,9 @@ describe("createLogger", () => {
     const log = createLogger({ level: "info", format: "pretty", destination: out.stream });
     log.info({ step: "mapping.create:jane", password: "pw-FFFF" }, "step done");
     const text = out.text();
-    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}step done step=mapping.create:jane password=\[redacted\]\n$/);
+    expect(text).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO {2}step done step=mapping.create:jane password=\[redacted\]\n$/,
+    );
   });
 });
 

@@ -4,13 +4,7 @@
  * `notFound`; a GET of a missing object returns `undefined`.
  */
 import { HttpError } from "../errors.js";
-import {
-  decodeIdpUser,
-  ENTITY_MEDIA,
-  JSON_MEDIA,
-  resourceOf,
-  type ProfileCodec,
-} from "./codec.js";
+import { decodeIdpUser, ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec } from "./codec.js";
 import { listAllPages } from "./paging.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
@@ -72,7 +66,11 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listIdpUsers(): Promise<IdpUser[]> {
-    const { json } = await this.send({ method: "GET", path: this.codec.paths.idpUsers, mediaType: JSON_MEDIA });
+    const { json } = await this.send({
+      method: "GET",
+      path: this.codec.paths.idpUsers,
+      mediaType: JSON_MEDIA,
+    });
     const list = Array.isArray(json) ? json : [];
     return list.map(decodeIdpUser).filter((u): u is IdpUser => u !== undefined);
   }
@@ -84,7 +82,11 @@ export class ProfileClient implements ServiceClient {
   }
 
   async createIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<CreateResult<IdpUser>> {
-    const body = { email: user.email, displayName: user.displayName, ...(user.password !== undefined ? { password: user.password } : {}) };
+    const body = {
+      email: user.email,
+      displayName: user.displayName,
+      ...(user.password !== undefined ? { password: user.password } : {}),
+    };
     return asCreate(async () => {
       const { json } = await this.send({
         method: "POST",
@@ -95,7 +97,9 @@ export class ProfileClient implements ServiceClient {
         secrets: user.password !== undefined ? [user.password] : [],
         call: opts,
       });
-      return decodeIdpUser(json) ?? { email: user.email, displayName: user.displayName, authenticationId: "" };
+      return (
+        decodeIdpUser(json) ?? { email: user.email, displayName: user.displayName, authenticationId: "" }
+      );
     });
   }
 
@@ -110,7 +114,12 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listMappings(): Promise<Mapping[]> {
-    const list = await listAllPages({ transport: this.t, path: this.codec.paths.users, pageSize: this.o.pageSize, include: this.codec.include.users });
+    const list = await listAllPages({
+      transport: this.t,
+      path: this.codec.paths.users,
+      pageSize: this.o.pageSize,
+      include: this.codec.include.users,
+    });
     return list.map((r) => this.codec.decodeMapping(r));
   }
 
@@ -122,7 +131,14 @@ export class ProfileClient implements ServiceClient {
   async createMapping(mapping: Mapping, opts?: CallOptions): Promise<CreateResult<Mapping>> {
     const body = this.codec.encodeMapping(mapping, "create");
     return asCreate(async () => {
-      const { json } = await this.send({ method: "POST", path: this.codec.paths.users, mediaType: ENTITY_MEDIA, body, isCreate: true, call: opts });
+      const { json } = await this.send({
+        method: "POST",
+        path: this.codec.paths.users,
+        mediaType: ENTITY_MEDIA,
+        body,
+        isCreate: true,
+        call: opts,
+      });
       const r = resourceOf(json);
       return r ? this.codec.decodeMapping(r) : mapping;
     });
@@ -141,7 +157,12 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listGroups(): Promise<UserGroup[]> {
-    const list = await listAllPages({ transport: this.t, path: this.codec.paths.groups, pageSize: this.o.pageSize, include: this.codec.include.groups });
+    const list = await listAllPages({
+      transport: this.t,
+      path: this.codec.paths.groups,
+      pageSize: this.o.pageSize,
+      include: this.codec.include.groups,
+    });
     return list.map((r) => this.codec.decodeGroup(r));
   }
 
@@ -153,7 +174,14 @@ export class ProfileClient implements ServiceClient {
   async createGroup(group: UserGroup, opts?: CallOptions): Promise<CreateResult<UserGroup>> {
     const body = this.codec.encodeGroup(group, "create");
     return asCreate(async () => {
-      const { json } = await this.send({ method: "POST", path: this.codec.paths.groups, mediaType: ENTITY_MEDIA, body, isCreate: true, call: opts });
+      const { json } = await this.send({
+        method: "POST",
+        path: this.codec.paths.groups,
+        mediaType: ENTITY_MEDIA,
+        body,
+        isCreate: true,
+        call: opts,
+      });
       const r = resourceOf(json);
       return r ? this.codec.decodeGroup(r) : group;
     });

@@ -64,11 +64,13 @@ const USER_EXISTS = /already exists/i;
 
 export function toHttpError(a: FailedAnswer): HttpError {
   const parsed = parseErrorBody(a.body);
-  const scrub = (s: string | undefined): string | undefined => (s === undefined ? undefined : redactSecrets(s, a.secrets));
+  const scrub = (s: string | undefined): string | undefined =>
+    s === undefined ? undefined : redactSecrets(s, a.secrets);
   const traceId = parsed.traceId ?? header(a.headers, "x-trace-id") ?? header(a.headers, "x-request-id");
   const exists =
     a.isCreate &&
-    (a.status === 409 || (a.status === 400 && USER_EXISTS.test(`${parsed.detail ?? ""} ${parsed.title ?? ""}`)));
+    (a.status === 409 ||
+      (a.status === 400 && USER_EXISTS.test(`${parsed.detail ?? ""} ${parsed.title ?? ""}`)));
   return new HttpError({
     method: a.method,
     path: redactSecrets(a.path, a.secrets),

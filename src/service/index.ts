@@ -55,7 +55,8 @@ const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTim
 
 function positiveInt(name: string, value: number | undefined, fallback: number, min: number): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min) throw new ConfigError(`client option ${name} must be an integer >= ${min}, got ${String(v)}`);
+  if (!Number.isInteger(v) || v < min)
+    throw new ConfigError(`client option ${name} must be an integer >= ${min}, got ${String(v)}`);
   return v;
 }
 
@@ -64,12 +65,15 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
   try {
     url = new URL(options.baseUrl);
   } catch {
-    throw new ConfigError(`target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`);
+    throw new ConfigError(
+      `target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`target.baseUrl must be http(s), got ${url.protocol}`);
   }
-  if (options.token === "") throw new ConfigError("the API token is empty; set USERSYNC_TOKEN or target.tokenFile");
+  if (options.token === "")
+    throw new ConfigError("the API token is empty; set USERSYNC_TOKEN or target.tokenFile");
   let ca: string | undefined;
   if (options.caFile !== undefined) {
     try {
@@ -97,9 +101,19 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
   const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));
   try {
     if (options.profile !== "auto") {
-      return new ProfileClient({ codec: options.profile === "v1" ? v1Codec : legacyCodec, transport, baseUrl, pageSize });
+      return new ProfileClient({
+        codec: options.profile === "v1" ? v1Codec : legacyCodec,
+        transport,
+        baseUrl,
+        pageSize,
+      });
     }
-    const { status, json } = await transport.request({ method: "GET", path: "/api/v1/profile", mediaType: JSON_MEDIA, accept: [404] });
+    const { status, json } = await transport.request({
+      method: "GET",
+      path: "/api/v1/profile",
+      mediaType: JSON_MEDIA,
+      accept: [404],
+    });
     if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
     const userId = (json as { userId?: unknown } | undefined)?.userId;
     return new ProfileClient({

@@ -31,7 +31,11 @@ function pageUrl(o: ListPagesOptions, page: number): string {
 }
 
 async function fetchPage(o: ListPagesOptions, page: number): Promise<Page> {
-  const { json } = await o.transport.request({ method: "GET", path: pageUrl(o, page), mediaType: ENTITY_MEDIA });
+  const { json } = await o.transport.request({
+    method: "GET",
+    path: pageUrl(o, page),
+    mediaType: ENTITY_MEDIA,
+  });
   const body = (typeof json === "object" && json !== null ? json : {}) as {
     data?: unknown;
     meta?: { page?: { totalPages?: unknown; totalElements?: unknown; size?: unknown } };
@@ -40,7 +44,8 @@ async function fetchPage(o: ListPagesOptions, page: number): Promise<Page> {
   const meta = body.meta?.page;
   const size = typeof meta?.size === "number" && meta.size > 0 ? meta.size : o.pageSize;
   let totalPages = typeof meta?.totalPages === "number" ? meta.totalPages : undefined;
-  if (totalPages === undefined && typeof meta?.totalElements === "number") totalPages = Math.ceil(meta.totalElements / size);
+  if (totalPages === undefined && typeof meta?.totalElements === "number")
+    totalPages = Math.ceil(meta.totalElements / size);
   return { data, totalPages, size };
 }
 

@@ -23,7 +23,9 @@ function mappingResource(m: Mapping): Record<string, unknown> {
     id: m.id,
     type: "user",
     attributes: defined({ authenticationId: m.authenticationId }),
-    ...(group !== undefined ? { relationships: { userGroup: { data: { id: group, type: "userGroup" } } } } : {}),
+    ...(group !== undefined
+      ? { relationships: { userGroup: { data: { id: group, type: "userGroup" } } } }
+      : {}),
   };
 }
 

@@ -70,7 +70,9 @@ export class RateLimiter {
     // Answers can arrive out of order: within one window the smaller budget is the truer one.
     if (sameWindow && prev.budget <= budget) return;
     // Servers round the reset up to whole seconds, so the earliest estimate of one window is the truest.
-    this.window = sameWindow ? { end: Math.min(prev.end, end), budget, nextSlot: prev.nextSlot } : { end, budget, nextSlot: now };
+    this.window = sameWindow
+      ? { end: Math.min(prev.end, end), budget, nextSlot: prev.nextSlot }
+      : { end, budget, nextSlot: now };
   }
 
   /** The earliest time a request may go given the server's window; spends one unit of budget. */

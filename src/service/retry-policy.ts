@@ -52,7 +52,11 @@ export function isRetryable(q: RetryQuestion): boolean {
  * `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date. Undefined when
  * absent or unreadable; never negative; capped at `capMs` so a hostile header cannot stall a run.
  */
-export function parseRetryAfter(header: string | undefined | null, now: number, capMs = 60_000): number | undefined {
+export function parseRetryAfter(
+  header: string | undefined | null,
+  now: number,
+  capMs = 60_000,
+): number | undefined {
   if (header === undefined || header === null) return undefined;
   const text = header.trim();
   if (text === "") return undefined;

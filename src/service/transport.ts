@@ -113,7 +113,15 @@ export class Transport {
             retries: this.o.retries,
           }),
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-          const retry = retriesLeft > 0 && isRetryable({ error, method: spec.method, verifiable: spec.isCreate === true, attempt: attemptNumber, retries: this.o.retries });
+          const retry =
+            retriesLeft > 0 &&
+            isRetryable({
+              error,
+              method: spec.method,
+              verifiable: spec.isCreate === true,
+              attempt: attemptNumber,
+              retries: this.o.retries,
+            });
           if (!retry) return;
           const serverWait = error instanceof HttpError ? error.retryAfterMs : undefined;
           if (serverWait !== undefined) {
@@ -123,7 +131,13 @@ export class Transport {
             await this.o.sleep(backoffDelay({ retry: attemptNumber, random: this.o.random }));
           }
           this.o.logger.warn(
-            { method: spec.method, path: spec.path, attempt: attemptNumber, waitMs: serverWait, err: error.message },
+            {
+              method: spec.method,
+              path: spec.path,
+              attempt: attemptNumber,
+              waitMs: serverWait,
+              err: error.message,
+            },
             "request failed, retrying",
           );
         },
@@ -139,8 +153,16 @@ export class Transport {
     let status: number;
     let headers: Headers;
     let text: string;
+    // undici's own headers timeout runs on a coarse (~1 s) timer; this one is exact.
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, this.o.timeouts.headersMs);
     try {
       const res = await this.pool.request({
+        signal: abort.signal,
         method: spec.method,
         path: this.prefix + spec.path,
         headers: {
@@ -150,22 +172,31 @@ export class Transport {
         },
         ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
       });
+      clearTimeout(timer);
       status = res.statusCode;
       headers = res.headers;
       text = await res.body.text();
     } catch (err) {
       const e = err as { code?: string; message?: string };
+      const code = timedOut ? "UND_ERR_HEADERS_TIMEOUT" : (e.code ?? "UNKNOWN");
+      const message = timedOut
+        ? `no answer within ${this.o.timeouts.headersMs} ms`
+        : (e.message ?? String(err));
       throw new NetworkError(
         spec.method,
         redactSecrets(spec.path, secrets),
-        e.code ?? "UNKNOWN",
-        redactSecrets(e.message ?? String(err), secrets),
+        code,
+        redactSecrets(message, secrets),
       );
     } finally {
+      clearTimeout(timer);
       this.inFlight -= 1;
     }
     this.observeRateLimit(headers);
-    this.o.logger.debug({ method: spec.method, path: spec.path, status, attempt, ms: this.o.now() - started }, "http");
+    this.o.logger.debug(
+      { method: spec.method, path: spec.path, status, attempt, ms: this.o.now() - started },
+      "http",
+    );
     if (status === 429) this.counts.throttled += 1;
     if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
       return { status, json: parseJson(text) };
@@ -194,7 +225,12 @@ export class Transport {
   private observeRateLimit(headers: Headers): void {
     const remaining = Number(first(headers, "x-ratelimit-remaining"));
     const reset = Number(first(headers, "x-ratelimit-reset"));
-    if (first(headers, "x-ratelimit-remaining") === undefined || !Number.isFinite(remaining) || !Number.isFinite(reset)) return;
+    if (
+      first(headers, "x-ratelimit-remaining") === undefined ||
+      !Number.isFinite(remaining) ||
+      !Number.isFinite(reset)
+    )
+      return;
     const limit = Number(first(headers, "x-ratelimit-limit"));
     this.limiter.observe(
       { remaining, resetSeconds: reset, ...(Number.isFinite(limit) ? { limit } : {}) },

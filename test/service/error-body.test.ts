@@ -16,7 +16,12 @@ describe("toHttpError", () => {
     const e = toHttpError({
       ...base,
       status: 400,
-      body: JSON.stringify({ title: "Bad Request", status: 400, detail: "data.id: must match", traceId: "t-1" }),
+      body: JSON.stringify({
+        title: "Bad Request",
+        status: 400,
+        detail: "data.id: must match",
+        traceId: "t-1",
+      }),
     });
     expect(e.status).toBe(400);
     expect(e.detail).toBe("data.id: must match");
@@ -25,7 +30,12 @@ describe("toHttpError", () => {
     expect(e.message).toBe("POST /api/v1/auth/users answered 400: data.id: must match (traceId t-1)");
   });
   it("reads a throttling {error, message} body and Retry-After", () => {
-    const e = toHttpError({ ...base, status: 429, body: '{"error":"Too Many Requests","message":"slow down"}', headers: { "retry-after": "3" } });
+    const e = toHttpError({
+      ...base,
+      status: 429,
+      body: '{"error":"Too Many Requests","message":"slow down"}',
+      headers: { "retry-after": "3" },
+    });
     expect(e.detail).toBe("slow down");
     expect(e.retryable).toBe(true);
     expect(e.retryAfterMs).toBe(3000);
@@ -37,24 +47,38 @@ describe("toHttpError", () => {
     expect(e.message).toBe("POST /api/v1/auth/users answered 401");
   });
   it("keeps the start of a non-JSON body, on one line", () => {
-    const e = toHttpError({ ...base, status: 502, body: "<html>\n<body>Bad gateway</body></html>" + "x".repeat(1000) });
+    const e = toHttpError({
+      ...base,
+      status: 502,
+      body: "<html>\n<body>Bad gateway</body></html>" + "x".repeat(1000),
+    });
     expect(e.detail?.startsWith("<html> <body>Bad gateway")).toBe(true);
     expect(e.detail!.length).toBeLessThan(310);
     expect(e.retryable).toBe(true);
   });
   it("marks duplicates of a create as exists: 409, and 400 'user already exists'", () => {
     expect(toHttpError({ ...base, status: 409, body: "", isCreate: true }).exists).toBe(true);
-    expect(toHttpError({ ...base, status: 400, body: '{"detail":"User already exists"}', isCreate: true }).exists).toBe(true);
-    expect(toHttpError({ ...base, status: 400, body: '{"detail":"bad email"}', isCreate: true }).exists).toBe(false);
+    expect(
+      toHttpError({ ...base, status: 400, body: '{"detail":"User already exists"}', isCreate: true }).exists,
+    ).toBe(true);
+    expect(toHttpError({ ...base, status: 400, body: '{"detail":"bad email"}', isCreate: true }).exists).toBe(
+      false,
+    );
     expect(toHttpError({ ...base, status: 409, body: "", isCreate: false }).exists).toBe(false);
   });
   it("scrubs secrets echoed by the server", () => {
-    const e = toHttpError({ ...base, status: 400, body: '{"detail":"password Pa55word! too weak for sekret-token-123","traceId":"x"}' });
+    const e = toHttpError({
+      ...base,
+      status: 400,
+      body: '{"detail":"password Pa55word! too weak for sekret-token-123","traceId":"x"}',
+    });
     expect(e.message).not.toContain("Pa55word!");
     expect(e.message).not.toContain("sekret-token-123");
     expect(e.detail).toContain("[redacted]");
   });
   it("takes the trace id from a header when the body has none", () => {
-    expect(toHttpError({ ...base, status: 500, body: "", headers: { "x-trace-id": "h-9" } }).traceId).toBe("h-9");
+    expect(toHttpError({ ...base, status: 500, body: "", headers: { "x-trace-id": "h-9" } }).traceId).toBe(
+      "h-9",
+    );
   });
 });

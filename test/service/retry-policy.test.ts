@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { HttpError, InputError, NetworkError } from "../../src/errors.js";
-import { backoffDelay, isRetryable, isRetryableStatus, parseRetryAfter } from "../../src/service/retry-policy.js";
+import {
+  backoffDelay,
+  isRetryable,
+  isRetryableStatus,
+  parseRetryAfter,
+} from "../../src/service/retry-policy.js";
 
 const http = (status: number) => new HttpError({ method: "GET", path: "/x", status, retryable: false });
 const net = (code: string) => new NetworkError("GET", "/x", code, "boom");
