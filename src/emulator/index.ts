@@ -25,7 +25,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   const persister = options.persistPath ? new Persister(options.persistPath, store) : undefined;
   // A seeded store that was never saved is written at once, so the file exists from the start.
-  if (persister && !persisted && initial) await persister.flush();
+  if (persister && !persisted && initial) {
+    persister.markDirty();
+    await persister.flush();
+  }
   const faults = new FaultEngine(options.faults);
   const log = new RequestLog(options.requestLogLimit ?? 100_000);
   let base = "";

@@ -73,6 +73,8 @@ export class Persister {
   private running: Promise<void> | undefined;
   private again = false;
   private tmpCounter = 0;
+  /** A failed write (e.g. the directory vanished) is reported by the next `flush()`, i.e. by `close()`. */
+  private failure: unknown;
 
   constructor(
     private readonly path: string,
@@ -88,7 +90,11 @@ export class Persister {
       this.again = true;
       return;
     }
-    this.running = this.writeLoop().finally(() => (this.running = undefined));
+    this.running = this.writeLoop()
+      .catch((err: unknown) => {
+        this.failure = err;
+      })
+      .finally(() => (this.running = undefined));
   }
 
   private async writeLoop(): Promise<void> {
@@ -103,8 +109,18 @@ export class Persister {
     } while (this.again || this.store.revision !== this.saved);
   }
 
+  /** Makes the next flush write even though no request changed the store (e.g. a fresh seed). */
+  markDirty(): void {
+    this.saved = -1;
+  }
+
   async flush(): Promise<void> {
     this.schedule();
     while (this.running) await this.running;
+    if (this.failure !== undefined) {
+      const err = this.failure;
+      this.failure = undefined;
+      throw new Error(`cannot save the emulator's store to ${this.path}: ${(err as Error).message}`, { cause: err });
+    }
   }
 }
