@@ -23,6 +23,16 @@ export type UserField = (typeof USER_FIELDS)[number];
 export const GROUP_FIELDS = ["id", "name", "parents"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
 
+/**
+ * Where each normalised record's fields are (CSV column or YAML path and key line), so the
+ * cross-record checks point at the same places as the per-record ones.
+ */
+const locations = new WeakMap<object, (field: string) => Where>();
+
+export function whereOf(record: DesiredUser | DesiredGroup, field: string): Where {
+  return locations.get(record)?.(field) ?? { ...record.source, field };
+}
+
 /** The service limits attribute values to 255 characters. */
 const MAX_ATTRIBUTE = 255;
 
@@ -141,6 +151,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   if (groups !== undefined) user.groups = groups;
   if (authenticationId !== undefined) user.authenticationId = authenticationId;
   if (password !== undefined) user.password = password;
+  locations.set(user, raw.where as (field: string) => Where);
   return user;
 }
 
@@ -161,5 +172,6 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
   const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line } };
   if (name !== undefined) group.name = name;
   if (parents !== undefined) group.parents = parents;
+  locations.set(group, raw.where as (field: string) => Where);
   return group;
 }
