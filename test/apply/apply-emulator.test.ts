@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyPlan, buildApplyReport, exitCodeForApply } from "../../src/apply/index.js";
+import { applyPlan, buildApplyReport, exitCodeForApply, findStaleSteps, listActualState } from "../../src/apply/index.js";
+import { parsePlan, plan as makePlan, serializePlan } from "../../src/plan/index.js";
 import type { StepOutcome } from "../../src/apply/index.js";
 import type { Step } from "../../src/plan/types.js";
 import { createClient } from "../../src/service/index.js";
@@ -127,6 +128,52 @@ describe("apply against the emulator", () => {
       expect(state.mappings.map((m) => m.id).sort()).toEqual([...people, "new"].sort());
       expect(env.emulator.requestLog().some((r) => r.method === "DELETE")).toBe(false);
       expect(plan.counts.heldBack).toBe(heldBack.length);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("a create meeting 400 'user already exists' reads the user back and feeds its authenticationId on", async () => {
+    const env = await withEmulatorClient({
+      emulator: { seed: { idpUsers: [{ email: "jane@a.com", displayName: "jane", authenticationId: "auth-jane" }] }, faults: { duplicateIdpAs400: true } },
+    });
+    try {
+      const result = await applyPlan({ plan: aPlan(newUserSteps("jane@a.com", "jane")), client: env.client, concurrency: 2, passwords: noPasswords });
+      expect(result.outcomes.map((o) => [o.outcome, o.recovered])).toEqual([["succeeded", "exists"], ["succeeded", undefined]]);
+      expect(env.emulator.state().mappings.find((m) => m.id === "jane")?.authenticationId).toBe("auth-jane");
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("a saved plan is applied exactly: steps whose objects changed since are stale (exit 3), the rest go on", async () => {
+    const env = await withEmulatorClient({
+      emulator: {
+        seed: {
+          idpUsers: ["amy", "bo"].map((p) => ({ email: `${p}@a.com`, displayName: p, authenticationId: `auth-${p}` })),
+          mappings: ["amy", "bo"].map((p) => ({ id: p, authenticationId: `auth-${p}`, groups: [] })),
+        },
+      },
+    });
+    try {
+      const desired = desiredOf([
+        aDesiredUser({ email: "amy@a.com", id: "amy", displayName: "Amy", groups: [] }),
+        aDesiredUser({ email: "bo@a.com", id: "bo", displayName: "Bo", groups: [] }),
+      ]);
+      const saved = serializePlan(makePlan({ desired, actual: await listActualState(env.client), policy: aPolicy(), profile: env.client.profile }));
+      // Someone renames bo after the plan was saved.
+      await env.client.updateIdpUser({ email: "bo@a.com", displayName: "Robert" });
+      const plan = parsePlan(saved, "plan.json");
+      const stale = findStaleSteps(plan, await listActualState(env.client));
+      // Every step that relies on bo's credentials is stale; amy's are not.
+      const reliesOnBo = plan.steps.filter((st) => st.touches.includes("idp:bo@a.com")).map((st) => st.id);
+      expect(reliesOnBo).toContain("updateCredentials:bo@a.com");
+      expect([...stale].sort()).toEqual(reliesOnBo.sort());
+      const result = await applyPlan({ plan, client: env.client, concurrency: 2, passwords: noPasswords, stale });
+      for (const o of result.outcomes) expect(o.outcome).toBe(reliesOnBo.includes(o.stepId) ? "stale" : "succeeded");
+      expect(result.counts.succeeded).toBeGreaterThan(0);
+      expect(exitCodeForApply(result)).toBe(3);
+      expect(env.emulator.state().idpUsers.map((u) => u.displayName)).toEqual(["Amy", "Robert"]);
     } finally {
       await env.close();
     }
