@@ -57,21 +57,21 @@ describe("apply against the emulator", () => {
     });
     try {
       const bob = { id: "bob", groups: [] };
-      const update: Step = { id: "mapping.update:bob", kind: "updateMapping", target: "bob", dependsOn: ["group.create:sales"], reason: "t", touches: [], status: "planned", before: bob, after: { ...bob, groups: ["sales"] } };
+      const update: Step = { id: "updateMapping:bob", kind: "updateMapping", target: "bob", dependsOn: ["createGroup:sales"], reason: "t", touches: [], status: "planned", before: bob, after: { ...bob, groups: ["sales"] } };
       const plan = aPlan([groupStep("sales"), ...newUserSteps("jane@a.com", "jane"), update]);
       const result = await applyPlan({ plan, client: env.client, concurrency: 2, passwords: noPasswords });
       const o = byId(result.outcomes);
-      expect(o["credentials.create:jane@a.com"]).toMatchObject({ outcome: "failed", attempts: 2, error: { status: 500 } });
-      expect(o["mapping.create:jane"]).toMatchObject({ outcome: "skipped", reason: "dependency credentials.create:jane@a.com failed" });
-      expect(o["group.create:sales"]?.outcome).toBe("succeeded");
-      expect(o["mapping.update:bob"]?.outcome).toBe("succeeded");
+      expect(o["createCredentials:jane@a.com"]).toMatchObject({ outcome: "failed", attempts: 2, error: { status: 500 } });
+      expect(o["createMapping:jane"]).toMatchObject({ outcome: "skipped", reason: "dependency createCredentials:jane@a.com failed" });
+      expect(o["createGroup:sales"]?.outcome).toBe("succeeded");
+      expect(o["updateMapping:bob"]?.outcome).toBe("succeeded");
       expect(env.emulator.state().mappings.find((m) => m.id === "bob")?.groups).toEqual(["sales"]);
       expect(env.emulator.state().mappings.some((m) => m.id === "jane")).toBe(false);
       expect(result.retries).toBe(1);
       const report = buildApplyReport(result, plan);
       expect(report.exitCode).toBe(1);
       const notOk = report.steps.filter((s) => s.outcome !== "succeeded").map((s) => [s.stepId, s.outcome]);
-      expect(notOk).toEqual([["credentials.create:jane@a.com", "failed"], ["mapping.create:jane", "skipped"]]);
+      expect(notOk).toEqual([["createCredentials:jane@a.com", "failed"], ["createMapping:jane", "skipped"]]);
     } finally {
       await env.close();
     }

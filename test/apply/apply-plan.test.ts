@@ -29,11 +29,11 @@ describe("applyPlan scheduling", () => {
     const plan = aPlan([...newUserSteps("bad@example.com", "bad"), ...newUserSteps("ok@example.com", "ok")]);
     const result = await applyPlan({ plan, client, concurrency: 2, passwords: noPasswords });
     const o = byId(result.outcomes);
-    expect(o["credentials.create:bad@example.com"]).toMatchObject({ outcome: "failed", error: { status: 400, traceId: "trace-1" } });
-    expect(o["credentials.create:bad@example.com"]?.error?.message).toContain("scripted failure");
-    expect(o["mapping.create:bad"]).toMatchObject({ outcome: "skipped", cause: "failed", attempts: 0 });
-    expect(o["mapping.create:bad"]?.reason).toBe("dependency credentials.create:bad@example.com failed");
-    expect(o["mapping.create:ok"]?.outcome).toBe("succeeded");
+    expect(o["createCredentials:bad@example.com"]).toMatchObject({ outcome: "failed", error: { status: 400, traceId: "trace-1" } });
+    expect(o["createCredentials:bad@example.com"]?.error?.message).toContain("scripted failure");
+    expect(o["createMapping:bad"]).toMatchObject({ outcome: "skipped", cause: "failed", attempts: 0 });
+    expect(o["createMapping:bad"]?.reason).toBe("dependency createCredentials:bad@example.com failed");
+    expect(o["createMapping:ok"]?.outcome).toBe("succeeded");
     expect(client.mappings.has("ok")).toBe(true);
     expect(client.mappings.has("bad")).toBe(false);
     expect(exitCodeForApply(result)).toBe(1);
@@ -44,9 +44,9 @@ describe("applyPlan scheduling", () => {
     client.failWith.set("createGroup:a", 500);
     const plan = aPlan([groupStep("a"), groupStep("b", ["a"]), groupStep("c", ["b"])]);
     const result = await applyPlan({ plan, client, concurrency: 2, passwords: noPasswords });
-    const c = byId(result.outcomes)["group.create:c"];
+    const c = byId(result.outcomes)["createGroup:c"];
     expect(c).toMatchObject({ outcome: "skipped", cause: "failed" });
-    expect(c?.reason).toBe("dependency group.create:b was skipped (root cause: group.create:a failed)");
+    expect(c?.reason).toBe("dependency createGroup:b was skipped (root cause: createGroup:a failed)");
     expect(result.counts).toEqual({ succeeded: 0, failed: 1, skipped: 2, stale: 0, heldBack: 0 });
   });
 
@@ -88,13 +88,23 @@ describe("applyPlan scheduling", () => {
     const client = createFakeClient();
     client.idp.set("old@example.com", { email: "old@example.com", displayName: "old", authenticationId: "x" });
     const plan = aPlan([groupStep("a"), groupStep("b", ["a"]), groupStep("new"), deleteCredentialsStep("old@example.com", "heldBack")]);
-    const result = await applyPlan({ plan, client, concurrency: 2, passwords: noPasswords, stale: new Set(["group.create:a"]) });
+    const result = await applyPlan({ plan, client, concurrency: 2, passwords: noPasswords, stale: new Set(["createGroup:a"]) });
     const o = byId(result.outcomes);
-    expect(o["credentials.delete:old@example.com"]).toMatchObject({ outcome: "heldBack", attempts: 0 });
-    expect(o["group.create:a"]?.outcome).toBe("stale");
-    expect(o["group.create:b"]).toMatchObject({ outcome: "skipped", cause: "stale", reason: "dependency group.create:a is stale" });
-    expect(o["group.create:new"]?.outcome).toBe("succeeded");
+    expect(o["deleteCredentials:old@example.com"]).toMatchObject({ outcome: "heldBack", attempts: 0 });
+    expect(o["createGroup:a"]?.outcome).toBe("stale");
+    expect(o["createGroup:b"]).toMatchObject({ outcome: "skipped", cause: "stale", reason: "dependency createGroup:a is stale" });
+    expect(o["createGroup:new"]?.outcome).toBe("succeeded");
     expect(client.idp.has("old@example.com")).toBe(true);
+    expect(exitCodeForApply(result)).toBe(3);
+  });
+
+  it("a held-back step behind another held-back step is reported held back, not skipped", async () => {
+    const client = createFakeClient();
+    const creds = deleteCredentialsStep("old@example.com", "heldBack");
+    const mapping: Step = { ...creds, id: "deleteMapping:old", kind: "deleteMapping", target: "old", dependsOn: [creds.id], before: { id: "old", groups: [] } };
+    const result = await applyPlan({ plan: aPlan([creds, mapping]), client, concurrency: 1, passwords: noPasswords });
+    expect(result.outcomes.map((o) => o.outcome)).toEqual(["heldBack", "heldBack"]);
+    expect(result.outcomes[0]?.reason).toMatch(/--allow-deletes/);
     expect(exitCodeForApply(result)).toBe(3);
   });
 
@@ -126,7 +136,7 @@ describe("applyPlan scheduling", () => {
     // Fan-in/fan-out DAG: 1 root, then chains of 10 hanging off it.
     const steps: Step[] = [groupStep("root")];
     for (let c = 0; c < 10_000; c++) {
-      for (let k = 0; k < 10; k++) steps.push({ ...groupStep(`c${c}-${k}`), dependsOn: [k === 0 ? "group.create:root" : `group.create:c${c}-${k - 1}`] });
+      for (let k = 0; k < 10; k++) steps.push({ ...groupStep(`c${c}-${k}`), dependsOn: [k === 0 ? "createGroup:root" : `createGroup:c${c}-${k - 1}`] });
     }
     const client = createFakeClient();
     client.failWith.set("createGroup:root", 500);

@@ -13,7 +13,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const outcome = (i: number): StepOutcome => ({ stepId: `group.create:g${i}`, kind: "createGroup", target: `g${i}`, outcome: "succeeded", attempts: 1, durationMs: 3 });
+const outcome = (i: number): StepOutcome => ({ stepId: `createGroup:g${i}`, kind: "createGroup", target: `g${i}`, outcome: "succeeded", attempts: 1, durationMs: 3 });
 
 describe("openJournal", () => {
   it("appends one JSON line per step, in order, after what was there", async () => {
@@ -26,8 +26,8 @@ describe("openJournal", () => {
     const lines = (await readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
       { earlier: true },
-      { time: "2026-01-01T00:00:00.000Z", stepId: "group.create:g1", kind: "createGroup", target: "g1", outcome: "succeeded", attempts: 1, durationMs: 3 },
-      { time: "2026-01-01T00:00:00.000Z", stepId: "group.create:g2", kind: "createGroup", target: "g2", outcome: "failed", attempts: 1, durationMs: 3, error: { message: "POST /x answered 500", status: 500 } },
+      { time: "2026-01-01T00:00:00.000Z", stepId: "createGroup:g1", kind: "createGroup", target: "g1", outcome: "succeeded", attempts: 1, durationMs: 3 },
+      { time: "2026-01-01T00:00:00.000Z", stepId: "createGroup:g2", kind: "createGroup", target: "g2", outcome: "failed", attempts: 1, durationMs: 3, error: { message: "POST /x answered 500", status: 500 } },
     ]);
     await journal.close();
   });

@@ -27,7 +27,7 @@ describe("applyPlan recovery", () => {
   it("a mapping create that meets 'exists' succeeds when it points at the same authenticationId, updating its groups", async () => {
     const client = createFakeClient();
     client.mappings.set("jane", { id: "jane", authenticationId: "auth-1", groups: ["old"] });
-    const step: Step = { ...base, id: "mapping.create:jane", kind: "createMapping", target: "jane", after: { id: "jane", authenticationId: "auth-1", groups: ["new"] } };
+    const step: Step = { ...base, id: "createMapping:jane", kind: "createMapping", target: "jane", after: { id: "jane", authenticationId: "auth-1", groups: ["new"] } };
     const result = await applyPlan({ plan: aPlan([step]), client, concurrency: 1, passwords: noPasswords });
     expect(result.outcomes[0]).toMatchObject({ outcome: "succeeded", recovered: "exists", attempts: 2 });
     expect(client.mappings.get("jane")?.groups).toEqual(["new"]);
@@ -36,7 +36,7 @@ describe("applyPlan recovery", () => {
   it("a mapping create that meets 'exists' with another authenticationId fails naming both ids", async () => {
     const client = createFakeClient();
     client.mappings.set("jane", { id: "jane", authenticationId: "auth-other", groups: [] });
-    const step: Step = { ...base, id: "mapping.create:jane", kind: "createMapping", target: "jane", after: { id: "jane", authenticationId: "auth-1", groups: [] } };
+    const step: Step = { ...base, id: "createMapping:jane", kind: "createMapping", target: "jane", after: { id: "jane", authenticationId: "auth-1", groups: [] } };
     const result = await applyPlan({ plan: aPlan([step]), client, concurrency: 1, passwords: noPasswords });
     expect(result.outcomes[0]?.outcome).toBe("failed");
     expect(result.outcomes[0]?.error?.message).toContain("auth-other");
@@ -62,7 +62,7 @@ describe("applyPlan recovery", () => {
   it("a mapping update that meets 404 fails and says the object disappeared", async () => {
     const client = createFakeClient();
     const before = { id: "jane", authenticationId: "a", groups: [] };
-    const step: Step = { ...base, id: "mapping.update:jane", kind: "updateMapping", target: "jane", before, after: { ...before, groups: ["x"] } };
+    const step: Step = { ...base, id: "updateMapping:jane", kind: "updateMapping", target: "jane", before, after: { ...before, groups: ["x"] } };
     const result = await applyPlan({ plan: aPlan([step]), client, concurrency: 1, passwords: noPasswords });
     expect(result.outcomes[0]).toMatchObject({ outcome: "failed", error: { status: 404 } });
     expect(result.outcomes[0]?.error?.message).toMatch(/mapping jane disappeared since the plan was made.*re-run plan/);

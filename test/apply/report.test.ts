@@ -6,9 +6,9 @@ import { aPlan, groupStep, newUserSteps } from "./builders.js";
 const plan = aPlan([groupStep("a"), ...newUserSteps("bad@example.com", "bad")]);
 const result: ApplyResult = {
   outcomes: [
-    { stepId: "group.create:a", kind: "createGroup", target: "a", outcome: "succeeded", attempts: 2, durationMs: 12 },
-    { stepId: "credentials.create:bad@example.com", kind: "createCredentials", target: "bad@example.com", outcome: "failed", attempts: 1, durationMs: 5, error: { message: "POST /api/v1/auth/users answered 400: bad email", status: 400, traceId: "t-1" } },
-    { stepId: "mapping.create:bad", kind: "createMapping", target: "bad", outcome: "skipped", attempts: 0, durationMs: 0, reason: "dependency credentials.create:bad@example.com failed", cause: "failed" },
+    { stepId: "createGroup:a", kind: "createGroup", target: "a", outcome: "succeeded", attempts: 2, durationMs: 12 },
+    { stepId: "createCredentials:bad@example.com", kind: "createCredentials", target: "bad@example.com", outcome: "failed", attempts: 1, durationMs: 5, error: { message: "POST /api/v1/auth/users answered 400: bad email", status: 400, traceId: "t-1" } },
+    { stepId: "createMapping:bad", kind: "createMapping", target: "bad", outcome: "skipped", attempts: 0, durationMs: 0, reason: "dependency createCredentials:bad@example.com failed", cause: "failed" },
   ],
   counts: { ...emptyCounts(), succeeded: 1, failed: 1, skipped: 1 },
   durationMs: 1534,
@@ -20,8 +20,8 @@ describe("buildApplyReport", () => {
   it("lists every step with outcome, attempts, duration and error, and the summary", () => {
     const report = buildApplyReport(result, plan);
     expect(report).toMatchObject({ formatVersion: 1, exitCode: 1, summary: { total: 3, counts: result.counts, requests: 4, retries: 1, durationMs: 1534 } });
-    expect(report.steps[1]).toMatchObject({ stepId: "credentials.create:bad@example.com", outcome: "failed", attempts: 1, error: { status: 400, traceId: "t-1" } });
-    expect(report.steps[2]).toMatchObject({ outcome: "skipped", reason: "dependency credentials.create:bad@example.com failed", dependsOn: ["credentials.create:bad@example.com"] });
+    expect(report.steps[1]).toMatchObject({ stepId: "createCredentials:bad@example.com", outcome: "failed", attempts: 1, error: { status: 400, traceId: "t-1" } });
+    expect(report.steps[2]).toMatchObject({ outcome: "skipped", reason: "dependency createCredentials:bad@example.com failed", dependsOn: ["createCredentials:bad@example.com"] });
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
 });
@@ -35,10 +35,10 @@ describe("renderApplySummary", () => {
         "Requests: 4 sent, 1 retried; duration 1.5 s",
         "",
         "failed (1):",
-        "  credentials.create:bad@example.com: POST /api/v1/auth/users answered 400: bad email",
+        "  createCredentials:bad@example.com: POST /api/v1/auth/users answered 400: bad email",
         "",
         "skipped (1):",
-        "  mapping.create:bad: dependency credentials.create:bad@example.com failed",
+        "  createMapping:bad: dependency createCredentials:bad@example.com failed",
         "",
       ].join("\n"),
     );
