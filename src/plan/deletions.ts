@@ -89,7 +89,7 @@ export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
   deleteUser(ctx, {
     mapping: m,
     credentials,
-    names: [d.id, d.email, m?.email, credentials?.email],
+    names: [d.id, d.email, m?.email, linked?.email, credentials?.email],
     inScope:
       ctx.safety.desiredInScope(d, m?.groups ?? []) &&
       (m === undefined || ctx.safety.mappingInScope(m, linked)),

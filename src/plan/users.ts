@@ -66,7 +66,7 @@ function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
   const step = mappingStep(ctx, { d, m, auth, groups, touches: [], dependsOn: [] });
   commitUser(ctx, {
     target: mappingKey(d.id),
-    names: [d.id, d.email, m?.email],
+    names: [d.id, d.email, m?.email, linked?.email],
     inScope:
       ctx.safety.desiredInScope(d, groups) && (m === undefined || ctx.safety.mappingInScope(m, linked)),
     steps: step ? [step] : [],

@@ -1,0 +1,101 @@
+/** Saved plans: deterministic JSON, versioned, malformed files rejected with the file named. */
+import { describe, expect, test } from "vitest";
+import { InputError } from "../../src/errors.js";
+import { isEmptyPlan, parsePlan, plan, serializePlan } from "../../src/plan/index.js";
+import {
+  aDesiredGroup,
+  aDesiredState,
+  aGroup,
+  aMapping,
+  aPolicy,
+  aUser,
+  anActualState,
+  anIdpUser,
+} from "./builders.js";
+
+const desired = aDesiredState(
+  [
+    aUser({ email: "b@x.com", groups: ["g"] }),
+    aUser({ email: "a@x.com", id: "a", displayName: "A" }),
+    aUser({ email: "c@x.com", state: "absent" }),
+  ],
+  [aDesiredGroup({ id: "g", parents: ["p"] }), aDesiredGroup({ id: "p" })],
+);
+const actual = anActualState({
+  idpUsers: [
+    anIdpUser({ email: "a@x.com" }),
+    anIdpUser({ email: "c@x.com" }),
+    anIdpUser({ email: "z@x.com" }),
+  ],
+  mappings: [
+    aMapping({ id: "c", authenticationId: "auth-c@x.com" }),
+    aMapping({ id: "z", authenticationId: "auth-z@x.com" }),
+  ],
+  groups: [aGroup({ id: "old" })],
+});
+const policy = aPolicy({ mode: "full", deletions: "remove", maxDeletes: { count: 5 } });
+const make = (d = desired, a = actual) => plan({ desired: d, actual: a, policy, profile: "v1" });
+
+function reversed<T>(xs: T[]): T[] {
+  return [...xs].reverse();
+}
+
+test("byte-identical JSON for shuffled inputs, 2-space indent and a trailing newline", () => {
+  const one = serializePlan(make());
+  const shuffled = { ...desired, users: reversed(desired.users), groups: reversed(desired.groups) };
+  const two = serializePlan(
+    make(shuffled, { ...actual, idpUsers: reversed(actual.idpUsers), mappings: reversed(actual.mappings) }),
+  );
+  expect(two).toBe(one);
+  expect(one.endsWith("}\n")).toBe(true);
+  expect(one.split("\n")[1]).toBe('  "formatVersion": 1,');
+});
+
+test("round trip: parsePlan(serializePlan(p)) equals p", () => {
+  const p = make();
+  expect(parsePlan(serializePlan(p), "plan.json")).toEqual(p);
+  expect(isEmptyPlan(p)).toBe(false);
+  expect(isEmptyPlan({ ...p, steps: [] })).toBe(true);
+});
+
+describe("parsePlan rejects", () => {
+  const good = JSON.parse(serializePlan(make())) as Record<string, unknown>;
+  const cases: Array<[string, string, RegExp]> = [
+    ["not JSON", "{", /saved\/plan\.json is not a usable plan: not valid JSON/],
+    [
+      "another formatVersion",
+      JSON.stringify({ ...good, formatVersion: 2 }),
+      /formatVersion is 2, this usersync reads 1/,
+    ],
+    ["steps missing", JSON.stringify({ ...good, steps: undefined }), /steps must be an array/],
+    [
+      "an unknown step kind",
+      JSON.stringify({
+        ...good,
+        steps: [{ id: "x", kind: "dropTable", target: "t", status: "planned", dependsOn: [], touches: [] }],
+      }),
+      /steps\[0\]\.kind unknown step kind/,
+    ],
+    [
+      "a dangling dependency",
+      JSON.stringify({
+        ...good,
+        steps: [
+          { id: "x", kind: "deleteMapping", target: "t", status: "planned", dependsOn: ["y"], touches: [] },
+        ],
+      }),
+      /unknown step 'y'/,
+    ],
+  ];
+  test.each(cases)("%s", (_name, text, message) => {
+    let caught: unknown;
+    try {
+      parsePlan(text, "saved/plan.json");
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InputError);
+    expect((caught as InputError).message).toMatch(message);
+    expect((caught as InputError).problems[0]?.file).toBe("saved/plan.json");
+  });
+});
