@@ -22,7 +22,8 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
   let nextAuth = 1;
   let inFlight = 0;
   const stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
-  const delay = (): Promise<void> => new Promise((r) => setTimeout(r, options.delayMs ?? 1));
+  // 0: answer on the next microtask, to measure the scheduler itself.
+  const delay = (): Promise<void> => (options.delayMs === 0 ? Promise.resolve() : new Promise((r) => setTimeout(r, options.delayMs ?? 1)));
 
   const write = async <T>(op: string, key: string, opts: CallOptions | undefined, fn: () => T): Promise<T> => {
     inFlight += 1;
