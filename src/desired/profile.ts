@@ -5,7 +5,7 @@
  */
 import type { Problem } from "../errors.js";
 import type { ApiProfile } from "../service/types.js";
-import { ProblemList } from "./problems.js";
+import { ProblemList, sortProblems } from "./problems.js";
 import { whereOf } from "./records.js";
 import type { DesiredState } from "./types.js";
 
@@ -21,5 +21,5 @@ export function validateForProfile(state: DesiredState, profile: ApiProfile): Pr
   for (const g of state.groups)
     if (g.parents !== undefined && g.parents.length > 0)
       problems.error(whereOf(g, "parents"), "legacy-no-parents", `group "${g.id}" has parents; the legacy API has no group hierarchy: remove them`);
-  return problems.items;
+  return sortProblems(problems.items, state.files);
 }

@@ -71,12 +71,13 @@ export async function readCsv<F extends string>(options: {
   let header: Array<F | undefined> | undefined;
   let headerOk = true;
   let rows = 0;
-  let lastLine = 0;
+  let nextLine = 1;
   let stopped = false;
   const consume = async (): Promise<void> => {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: Info; raw: string }>) {
-      const line = item.info.lines - newlines(item.raw);
-      lastLine = item.info.lines;
+      // Physical lines, counted from the raw text: csv-parse's own count differs for quoted line breaks.
+      const line = nextLine;
+      nextLine += newlines(item.raw) + (item.raw.endsWith("\n") ? 0 : 1);
       const record = item.record;
       if (record.length === 1 && record[0]!.trim() === "") continue; // a blank line
       if (header === undefined) {
@@ -116,15 +117,14 @@ export async function readCsv<F extends string>(options: {
   }
   const pipeFailure = await piped;
   failure ??= stopped ? undefined : pipeFailure;
-  if (failure !== undefined) reportStop({ err: failure, file, problems, nextLine: lastLine + 1 });
+  if (failure !== undefined) reportStop({ err: failure, file, problems, nextLine });
   if (header === undefined) headerOk = false;
   return { rows, headerOk };
 }
 
 function newlines(raw: string): number {
-  const body = raw.replace(/\r?\n$|\r$/, "");
   let n = 0;
-  for (let i = body.indexOf("\n"); i >= 0; i = body.indexOf("\n", i + 1)) n++;
+  for (let i = raw.indexOf("\n"); i >= 0; i = raw.indexOf("\n", i + 1)) n++;
   return n;
 }
 
@@ -183,7 +183,7 @@ function reportStop(options: { err: unknown; file: string; problems: ProblemList
   const lines = (err as { lines?: unknown }).lines;
   const line = typeof lines === "number" ? lines : undefined;
   if (code === "CSV_QUOTE_NOT_CLOSED") {
-    problems.error({ file, line: nextLine }, "csv-quote", `a quoted field that starts on line ${nextLine} or after is never closed: check the quotes ("); reading stopped here`);
+    problems.error({ file, line: nextLine }, "csv-quote", `the row starting on this line has a quoted field that is never closed: check the quotes ("); reading stopped here`);
   } else if (code === "CSV_MAX_RECORD_SIZE") {
     problems.error({ file, line: nextLine }, "field-too-long", `the row is longer than ${MAX_RECORD_CHARS} characters (a missing closing quote?); reading stopped here`);
   } else if (code === "INVALID_OPENING_QUOTE" || code === "CSV_INVALID_CLOSING_QUOTE") {
