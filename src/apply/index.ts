@@ -2,7 +2,7 @@
 export { applyPlan, exitCodeForApply, DEFAULT_CIRCUIT_BREAKER, type ApplyOptions } from "./apply-plan.js";
 export { createPasswordProvider, generatePassword, CREDENTIALS_HEADER, type PasswordProviderOptions } from "./passwords.js";
 export { openJournal, type JournalLine } from "./journal.js";
-export { buildApplyReport, renderApplySummary, APPLY_REPORT_FORMAT_VERSION, type ApplyReport } from "./report.js";
+export { buildApplyReport, renderApplySummary, APPLY_REPORT_FORMAT_VERSION, type ApplyReport, type SummaryOptions } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
 export { findStaleSteps } from "./stale.js";
 export { listActualState } from "./actual.js";

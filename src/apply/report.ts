@@ -59,8 +59,18 @@ const COLORS: Record<Outcome, string> = {
 };
 const RESET = "\x1b[0m";
 
-/** Text for a person: counts, requests, retries, duration, then every step that did not succeed. */
-export function renderApplySummary(result: ApplyResult, options: { color: boolean }): string {
+export interface SummaryOptions {
+  color: boolean;
+  /**
+   * Steps listed per outcome (default 100): a circuit breaker in a 100,000-step run must not
+   * print 100,000 lines. The JSON report always lists every step.
+   */
+  maxListed?: number;
+}
+
+/** Text for a person: counts, requests, retries, duration, then the steps that did not succeed. */
+export function renderApplySummary(result: ApplyResult, options: SummaryOptions): string {
+  const maxListed = options.maxListed ?? 100;
   const paint = (outcome: Outcome, text: string): string => (options.color ? `${COLORS[outcome]}${text}${RESET}` : text);
   const lines: string[] = [];
   const counts = OUTCOMES.map((o) => paint(o, `${result.counts[o]} ${o}`)).join(", ");
@@ -71,7 +81,8 @@ export function renderApplySummary(result: ApplyResult, options: { color: boolea
     const list = result.outcomes.filter((o) => o.outcome === outcome);
     if (list.length === 0) continue;
     lines.push("", paint(outcome, `${outcome} (${list.length}):`));
-    for (const o of list) lines.push(`  ${o.stepId}: ${o.error?.message ?? o.reason ?? ""}`);
+    for (const o of list.slice(0, maxListed)) lines.push(`  ${o.stepId}: ${o.error?.message ?? o.reason ?? ""}`);
+    if (list.length > maxListed) lines.push(`  ... and ${list.length - maxListed} more ${outcome} steps: see the apply report (--report FILE)`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -1,3 +1,4 @@
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { buildApplyReport, createProgressReporter, emptyCounts, renderApplySummary } from "../../src/apply/index.js";
 import type { ApplyResult, Progress } from "../../src/apply/index.js";
@@ -45,6 +46,17 @@ describe("renderApplySummary", () => {
     expect(text).not.toContain("\x1b[");
     expect(renderApplySummary(result, { color: true })).toContain("\x1b[31m");
   });
+
+  it("lists at most maxListed steps per outcome and points at the report for the rest", () => {
+    const many: ApplyResult = { ...result, outcomes: Array.from({ length: 5 }, (_, i) => ({ ...result.outcomes[2]!, stepId: `s${i}` })), counts: { ...emptyCounts(), skipped: 5 } };
+    const lines = renderApplySummary(many, { color: false, maxListed: 2 }).trimEnd().split("\n");
+    expect(lines.slice(-4)).toEqual([
+      "skipped (5):",
+      "  s0: dependency createCredentials:bad@example.com failed",
+      "  s1: dependency createCredentials:bad@example.com failed",
+      "  ... and 3 more skipped steps: see the apply report (--report FILE)",
+    ]);
+  });
 });
 
 describe("createProgressReporter", () => {
@@ -67,6 +79,15 @@ describe("createProgressReporter", () => {
     ]);
     expect(out.endsWith("\n")).toBe(true);
     expect(out.slice(0, -1)).not.toContain("\n");
+  });
+
+  it("sends progress to the logger when one is given and the stream is not a TTY", () => {
+    const events: unknown[] = [];
+    const logger = pino({ level: "info" }, { write: (s: string) => void events.push(JSON.parse(s)) });
+    const r = createProgressReporter({ stream: { write: () => expect.fail("no plain line with a logger") }, isTTY: false, total: 10, logger, now: () => 0 });
+    r.update(p(4));
+    r.done();
+    expect(events).toMatchObject([{ msg: "apply progress", done: 4, total: 10, succeeded: 4 }]);
   });
 
   it("writes a plain line every interval when not a TTY, and the final state on done", () => {
