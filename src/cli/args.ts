@@ -1,0 +1,235 @@
+/**
+ * Command-line arguments: one table of options per command, parsed with `node:util` parseArgs.
+ * The help texts below are the reference; the README quotes them.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { ConfigError } from "../errors.js";
+
+export const COMMANDS = ["plan", "apply", "validate", "export", "emulator", "demo"] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+const globalOptions = {
+  config: { type: "string", short: "c" },
+  desired: { type: "string", short: "d" },
+  groups: { type: "string" },
+  "base-url": { type: "string" },
+  "log-level": { type: "string" },
+  "log-format": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} satisfies Options;
+
+const planOptions = {
+  mode: { type: "string" },
+  out: { type: "string", short: "o" },
+  format: { type: "string", short: "f" },
+  "detailed-exitcode": { type: "boolean" },
+  "allow-deletes": { type: "string" },
+  "metrics-file": { type: "string" },
+} satisfies Options;
+
+const commandOptions = {
+  plan: { ...globalOptions, ...planOptions },
+  apply: {
+    ...globalOptions,
+    ...planOptions,
+    yes: { type: "boolean", short: "y" },
+    plan: { type: "string" },
+    report: { type: "string" },
+    journal: { type: "string" },
+    "credentials-file": { type: "string" },
+  },
+  validate: { ...globalOptions, profile: { type: "string" } },
+  export: { ...globalOptions, format: { type: "string", short: "f" }, out: { type: "string", short: "o" } },
+  emulator: {
+    help: { type: "boolean", short: "h" },
+    port: { type: "string", short: "p" },
+    profile: { type: "string" },
+    token: { type: "string", multiple: true },
+    seed: { type: "string" },
+    data: { type: "string" },
+    latency: { type: "string" },
+  },
+  demo: { help: { type: "boolean", short: "h" } },
+} satisfies Record<CommandName, Options>;
+
+export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface ParsedCommand {
+  command: CommandName;
+  values: ParsedValues;
+  positionals: string[];
+}
+
+export type ParseResult =
+  { kind: "command"; parsed: ParsedCommand } | { kind: "help"; text: string } | { kind: "version" };
+
+export function parseCommandLine(argv: string[]): ParseResult {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    const topic = first === "help" ? rest[0] : undefined;
+    return { kind: "help", text: topic && isCommand(topic) ? HELP[topic] : MAIN_HELP };
+  }
+  if (first === "--version" || first === "-V") return { kind: "version" };
+  if (!isCommand(first)) {
+    throw new ConfigError(
+      `unknown command "${first}". Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+    );
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: commandOptions[first],
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new ConfigError(
+      `${(err as Error).message.replace(/\. To specify.*$/s, "")}. See usersync ${first} --help.`,
+    );
+  }
+  if (parsed.values.help === true) return { kind: "help", text: HELP[first] };
+  return {
+    kind: "command",
+    parsed: { command: first, values: parsed.values as ParsedValues, positionals: parsed.positionals },
+  };
+}
+
+function isCommand(name: string): name is CommandName {
+  return (COMMANDS as readonly string[]).includes(name);
+}
+
+export function stringOption(values: ParsedValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function intOption(values: ParsedValues, name: string): number | undefined {
+  const v = stringOption(values, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new ConfigError(`--${name} takes a whole number, not "${v}".`);
+  return Number(v);
+}
+
+export function choiceOption<T extends string>(
+  values: ParsedValues,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  const v = stringOption(values, name);
+  if (v === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(v)) {
+    throw new ConfigError(`--${name} must be one of ${choices.join(", ")}, not "${v}".`);
+  }
+  return v as T;
+}
+
+const GLOBAL_HELP = `Global options:
+  -c, --config FILE      config file (default: usersync.yaml in the current folder, if present)
+  -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired)
+      --groups FILE      groups file for a CSV desired state (config: source.groups)
+      --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)
+      --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
+      --log-format FMT   json|pretty (default: pretty on a terminal, json otherwise)
+  -h, --help             this help
+
+The API token comes only from the environment (USERSYNC_TOKEN, or target.tokenEnv) or from
+target.tokenFile; never from a flag or the config file.`;
+
+const EXIT_CODES = `Exit codes: 0 done / no changes, 1 some steps failed or the run stopped, 2 the plan has
+changes (plan --detailed-exitcode only), 3 refused by a safety guard, 4 invalid config or input.`;
+
+export const MAIN_HELP = `usersync: keep an organization's users, credentials and user groups in line with a file.
+
+Usage: usersync <command> [options]
+
+Commands:
+  plan       list the service, compare with the desired state, print the plan (a dry run)
+  apply      plan, confirm, and carry the plan out (or apply a saved plan with --plan)
+  validate   check a desired-state file offline; nothing is sent
+  export     write the organization's users and groups as a desired-state file
+  emulator   run the local emulator of the service API
+  demo       plan and apply fixtures/demo on an embedded emulator (what npm start runs)
+
+Run "usersync <command> --help" for a command's options.
+
+${EXIT_CODES}`;
+
+export const HELP: Record<CommandName, string> = {
+  plan: `Usage: usersync plan [options]
+
+Lists the service, compares it with the desired state and prints the plan. Writes nothing to
+the service.
+
+Options:
+  -o, --out FILE          also save the plan as JSON (apply it later with apply --plan FILE)
+  -f, --format FMT        text|json|markdown (default text)
+      --detailed-exitcode exit 2 when the plan has changes, 0 when it has none
+      --mode M            incremental|full for this run (config: policy.mode)
+      --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
+      --metrics-file FILE write Prometheus metrics (textfile collector format) at the end
+
+${GLOBAL_HELP}
+
+${EXIT_CODES}`,
+  apply: `Usage: usersync apply [options]
+
+Plans, shows the plan, asks for confirmation, and carries it out. A run without a terminal
+needs --yes.
+
+Options:
+  -y, --yes                 do not ask for confirmation (required without a terminal)
+      --plan FILE           apply a saved plan exactly; steps whose objects changed since are
+                            reported as stale (exit 3) and not carried out
+      --credentials-file F  where generated passwords are written (mode 0600, appended to)
+      --report FILE         write the apply report (JSON): every step's outcome
+      --journal FILE        append one JSON line per finished step as the run goes
+  -o, --out FILE            also save the plan as JSON
+  -f, --format FMT          how the plan is shown: text|json|markdown (default text)
+      --mode M              incremental|full for this run (config: policy.mode)
+      --allow-deletes N     allow up to N user deletions in this run, over policy.maxDeletes
+      --metrics-file FILE   write Prometheus metrics (textfile collector format) at the end
+
+${GLOBAL_HELP}
+
+${EXIT_CODES}`,
+  validate: `Usage: usersync validate [FILE] [options]
+
+Checks a desired-state file (and the config) offline: every problem with file, line and field.
+Nothing is sent. FILE defaults to --desired or source.desired.
+
+Options:
+      --profile P    also check the rules of an API profile: v1|legacy
+
+${GLOBAL_HELP}
+
+Exit codes: 0 valid, 4 invalid.`,
+  export: `Usage: usersync export [options]
+
+Writes the organization's users and groups as a desired-state file: the first step of adopting
+usersync.
+
+Options:
+  -f, --format FMT   yaml|csv (default yaml)
+  -o, --out FILE     write to FILE (CSV: the groups go to FILE with .groups.csv); default stdout
+
+${GLOBAL_HELP}`,
+  emulator: `Usage: usersync emulator [options]
+
+Runs the local emulator of the service API on 127.0.0.1 until interrupted.
+
+Options:
+  -p, --port N        port (default 8080; 0 picks a free one)
+      --profile P     v1|legacy|both (default both)
+      --token T       accepted bearer token (repeatable; default dev-token)
+      --seed FILE     initial organization (JSON or YAML: idpUsers, mappings, groups)
+      --data FILE     persist the organization to this JSON file
+      --latency MS    add this latency to every answer
+  -h, --help          this help`,
+  demo: `Usage: usersync demo
+
+Plans and applies fixtures/demo/ against an embedded emulator seeded with a small organization,
+then plans again to show that nothing is left to do. Needs no token and no set-up.`,
+};

@@ -1,0 +1,138 @@
+/**
+ * `usersync apply`: plan (or read a saved plan), show it, confirm, carry it out.
+ * Everything that can be refused is refused before the first request that changes anything.
+ */
+import { readFile } from "node:fs/promises";
+import { ExitCode, InputError, SafetyRefusal } from "../../errors.js";
+import { findStaleSteps, listActualState } from "../../apply/index.js";
+import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
+import type { Plan } from "../../plan/types.js";
+import type { DesiredState } from "../../desired/types.js";
+import { renderPlan } from "../../report/index.js";
+import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
+import { canPrompt, confirm, useColor, type Io } from "../io.js";
+import { writeFileAtomic } from "../files.js";
+import { writeMetricsFile } from "../metrics-file.js";
+import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
+import { connect, type Connection } from "../target.js";
+import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
+import { PLAN_FORMATS } from "./plan.js";
+
+interface Prepared {
+  plan: Plan;
+  connection: Connection;
+  desired?: DesiredState;
+  stale?: Set<string>;
+}
+
+async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepared> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new InputError(`cannot read the saved plan ${file}: ${(err as Error).message}`, []);
+  }
+  const plan = parsePlan(text, file);
+  // Column passwords are never saved in a plan: read them again from the desired state.
+  const desired = passwordSourceNeeded(plan) === "column" ? await loadDesired(runtime) : undefined;
+  const connection = await connect({ config: runtime.config, logger: runtime.logger });
+  try {
+    if (connection.client.profile !== plan.profile) {
+      throw new SafetyRefusal(
+        `the saved plan ${file} was made for API profile ${plan.profile}, but ${connection.label} speaks ${connection.client.profile}: make a new plan.`,
+      );
+    }
+    const actual = await listActualState(connection.client);
+    const stale = findStaleSteps(plan, actual);
+    if (stale.size > 0) {
+      runtime.logger.warn(
+        { stale: stale.size },
+        `${stale.size} step(s) of the saved plan touch objects that changed since it was made; they will not be carried out`,
+      );
+    }
+    return { plan, connection, stale, ...optional("desired", desired) };
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+}
+
+export async function runApply({ values }: ParsedCommand, io: Io): Promise<number> {
+  const started = performance.now();
+  const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
+  const runtime = await loadRuntime(values, io);
+  const savedPlan = stringOption(values, "plan");
+  let prepared: Prepared;
+  if (savedPlan !== undefined) {
+    prepared = await prepareSavedPlan(runtime, savedPlan);
+  } else {
+    const desired = await loadDesired(runtime);
+    const planned = await planAgainstService(runtime, { values, desired });
+    prepared = { plan: planned.plan, connection: planned.connection, desired };
+  }
+  const { plan, connection } = prepared;
+  try {
+    io.stdout.write(renderPlan(plan, { format, dryRun: false, color: useColor(io.stdout, io.env) }));
+    const out = stringOption(values, "out") ?? runtime.config.output.plan;
+    if (out !== undefined && savedPlan === undefined) await writeFileAtomic(out, serializePlan(plan));
+
+    let exitCode: number = ExitCode.ok;
+    let result;
+    if (isEmptyPlan(plan)) {
+      io.stdout.write("Nothing to apply.\n");
+    } else {
+      const passwords = await preparePasswords(runtime, {
+        plan,
+        client: connection.client,
+        ...optional("desired", prepared.desired),
+        ...optional("credentialsFile", stringOption(values, "credentials-file")),
+      });
+      try {
+        await confirmApply(io, values["yes"] === true, plan, connection.label);
+      } catch (err) {
+        await passwords.close();
+        throw err;
+      }
+      ({ result, exitCode } = await executePlan(runtime, {
+        plan,
+        client: connection.client,
+        passwords,
+        ...optional("desired", prepared.desired),
+        ...optional("stale", prepared.stale),
+        ...optional("reportFile", stringOption(values, "report")),
+        ...optional("journalFile", stringOption(values, "journal")),
+      }));
+    }
+    const metricsFile = stringOption(values, "metrics-file") ?? runtime.config.output.metricsFile;
+    if (metricsFile !== undefined) {
+      const stats = connection.client.stats();
+      await writeMetricsFile(metricsFile, {
+        command: "apply",
+        plan,
+        ...optional("result", result),
+        exitCode,
+        durationSeconds: (performance.now() - started) / 1000,
+        requests: stats.requests,
+        retries: stats.retries,
+      });
+    }
+    return exitCode;
+  } finally {
+    await connection.close();
+  }
+}
+
+async function confirmApply(io: Io, yes: boolean, plan: Plan, label: string): Promise<void> {
+  if (yes) return;
+  if (!canPrompt(io)) {
+    throw new SafetyRefusal(
+      "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
+    );
+  }
+  const { create, update, delete: del } = plan.counts;
+  const ok = await confirm(
+    io,
+    `Apply ${create} create(s), ${update} update(s) and ${del} deletion(s) to ${label}?`,
+  );
+  if (!ok) throw new SafetyRefusal('apply cancelled: the answer was not "yes". Nothing was changed.');
+}

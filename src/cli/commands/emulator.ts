@@ -1,0 +1,34 @@
+/** `usersync emulator`: the local service emulator, until SIGINT or SIGTERM. */
+import { loadSeedFile, startEmulator } from "../../emulator/index.js";
+import { ExitCode } from "../../errors.js";
+import { choiceOption, intOption, stringOption, type ParsedCommand } from "../args.js";
+import type { Io } from "../io.js";
+import { optional } from "../pipeline.js";
+
+export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: AbortSignal): Promise<number> {
+  const port = intOption(values, "port") ?? 8080;
+  const profile = choiceOption(values, "profile", ["v1", "legacy", "both"] as const) ?? "both";
+  const tokens = (values["token"] as string[] | undefined) ?? ["dev-token"];
+  const seedFile = stringOption(values, "seed");
+  const latency = intOption(values, "latency");
+  const emulator = await startEmulator({
+    port,
+    profile,
+    tokens: Object.fromEntries(tokens.map((t) => [t, "admin"])),
+    ...(seedFile !== undefined ? { seed: await loadSeedFile(seedFile) } : {}),
+    ...optional("persistPath", stringOption(values, "data")),
+    ...(latency !== undefined ? { faults: { latencyMs: latency } } : {}),
+  });
+  io.stdout.write(`${emulator.url}\n`);
+  io.stderr.write(
+    `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+  await emulator.close();
+  return ExitCode.ok;
+}

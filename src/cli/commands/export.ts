@@ -1,0 +1,43 @@
+/** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
+import { listActualState } from "../../apply/index.js";
+import { renderExport } from "../../desired/index.js";
+import { ExitCode } from "../../errors.js";
+import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
+import type { Io } from "../io.js";
+import { writeFileAtomic } from "../files.js";
+import { loadRuntime } from "../pipeline.js";
+import { connect } from "../target.js";
+
+/** `users.csv` -> `users.groups.csv` */
+export function groupsFileFor(usersFile: string): string {
+  return usersFile.replace(/(\.csv)?$/i, ".groups.csv");
+}
+
+export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
+  const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
+  const out = stringOption(values, "out");
+  const runtime = await loadRuntime(values, io);
+  const { logger } = runtime;
+  const connection = await connect({ config: runtime.config, logger });
+  try {
+    const actual = await listActualState(connection.client);
+    const exported = renderExport(actual, { format, profile: connection.client.profile });
+    for (const w of exported.warnings) logger.warn(w);
+    if (out === undefined) {
+      io.stdout.write(exported.users);
+      if (exported.groups !== undefined && format === "csv") {
+        logger.warn("the groups CSV is only written with --out FILE (beside it, as FILE.groups.csv)");
+      }
+    } else {
+      await writeFileAtomic(out, exported.users);
+      if (exported.groups !== undefined) await writeFileAtomic(groupsFileFor(out), exported.groups);
+      logger.info(
+        { users: actual.mappings.length, groups: actual.groups.length, file: out },
+        `exported ${connection.label}`,
+      );
+    }
+    return ExitCode.ok;
+  } finally {
+    await connection.close();
+  }
+}

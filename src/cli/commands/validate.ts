@@ -1,0 +1,44 @@
+/** `usersync validate [FILE]`: offline. Prints every problem, or one OK line with counts. */
+import { ExitCode, formatProblem } from "../../errors.js";
+import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
+import { ConfigError } from "../../errors.js";
+import { choiceOption, type ParsedCommand } from "../args.js";
+import type { Io } from "../io.js";
+import { loadRuntime, optional } from "../pipeline.js";
+
+export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
+  const runtime = await loadRuntime(values, io);
+  const { config } = runtime;
+  const profile = choiceOption(values, "profile", ["v1", "legacy"] as const);
+  const file = positionals[0] ?? config.source.desired;
+  if (file === undefined) {
+    throw new ConfigError(
+      "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
+    );
+  }
+  const { state, problems } = await readDesiredState({
+    file,
+    ...optional("groupsFile", config.source.groups),
+    ...(config.source.format !== "auto" ? { format: config.source.format } : {}),
+    defaults: { identity: config.identity.default },
+  });
+  const all =
+    profile !== undefined && !problems.some(isError)
+      ? [...problems, ...validateForProfile(state, profile)]
+      : problems;
+  for (const p of all) io.stdout.write(`${isError(p) ? "error" : "warning"}: ${formatProblem(p)}\n`);
+  const errors = all.filter(isError).length;
+  const warnings = all.length - errors;
+  if (errors > 0) {
+    io.stdout.write(
+      `${errors} error(s), ${warnings} warning(s): ${state.files.join(", ")} is not valid. Nothing was sent.\n`,
+    );
+    return ExitCode.invalid;
+  }
+  const absent = state.users.filter((u) => u.state === "absent").length;
+  io.stdout.write(
+    `OK: ${state.files.join(", ")}: ${state.users.length} user(s)${absent ? ` (${absent} marked absent)` : ""}, ` +
+      `${state.groups.length} group(s), ${warnings} warning(s).\n`,
+  );
+  return ExitCode.ok;
+}

@@ -1,0 +1,103 @@
+/**
+ * Carrying a plan out from the CLI: passwords (refused before anything is sent when unsafe),
+ * journal, progress, the executor, the report and the summary.
+ */
+import {
+  applyPlan,
+  buildApplyReport,
+  createPasswordProvider,
+  createProgressReporter,
+  exitCodeForApply,
+  openJournal,
+  renderApplySummary,
+} from "../apply/index.js";
+import type { ApplyResult, Journal } from "../apply/types.js";
+import type { DesiredState } from "../desired/types.js";
+import type { Plan } from "../plan/types.js";
+import type { PasswordSource } from "../plan/policy.js";
+import type { ServiceClient } from "../service/types.js";
+import { useColor } from "./io.js";
+import { writeFileAtomic } from "./files.js";
+import { optional, type Runtime } from "./pipeline.js";
+
+export interface ExecuteOptions {
+  plan: Plan;
+  client: ServiceClient;
+  desired?: DesiredState;
+  stale?: ReadonlySet<string>;
+  credentialsFile?: string;
+  reportFile?: string;
+  journalFile?: string;
+}
+
+/** The password source the plan really needs: none when it creates no built-in user with one. */
+export function passwordSourceNeeded(plan: Plan): PasswordSource {
+  for (const step of plan.steps) {
+    if (step.kind === "createCredentials" && step.status === "planned" && step.after.password !== "none") {
+      return step.after.password;
+    }
+  }
+  return "none";
+}
+
+function columnPasswords(desired: DesiredState | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const u of desired?.users ?? [])
+    if (u.password !== undefined) out.set(u.email.toLowerCase(), u.password);
+  return out;
+}
+
+/** Checks what must be refused before a single request is sent; returns the ready password provider. */
+export async function preparePasswords(runtime: Runtime, options: ExecuteOptions) {
+  const { config } = runtime;
+  return createPasswordProvider({
+    source: passwordSourceNeeded(options.plan),
+    ...optional("credentialsFile", options.credentialsFile ?? config.output.credentialsFile),
+    ...optional("passwordFile", config.identity.passwordFile),
+    columnPasswords: columnPasswords(options.desired),
+  });
+}
+
+export async function executePlan(
+  runtime: Runtime,
+  options: ExecuteOptions & { passwords: Awaited<ReturnType<typeof preparePasswords>> },
+): Promise<{ result: ApplyResult; exitCode: number }> {
+  const { config, logger, io } = runtime;
+  const journalFile = options.journalFile ?? config.output.journal;
+  let journal: Journal | undefined;
+  try {
+    journal = journalFile !== undefined ? await openJournal(journalFile) : undefined;
+    const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
+    const progress = createProgressReporter({
+      stream: io.stderr,
+      isTTY: io.stderr.isTTY === true,
+      total: runnable,
+      logger,
+    });
+    const result = await applyPlan({
+      plan: options.plan,
+      client: options.client,
+      concurrency: config.execution.concurrency,
+      circuitBreaker: config.execution.circuitBreaker,
+      passwords: options.passwords,
+      ...optional("stale", options.stale),
+      ...optional("journal", journal),
+      logger,
+      onProgress: (p) => progress.update(p),
+    });
+    progress.done();
+    const reportFile = options.reportFile ?? config.output.report;
+    if (reportFile !== undefined) {
+      await writeFileAtomic(
+        reportFile,
+        `${JSON.stringify(buildApplyReport(result, options.plan), null, 2)}\n`,
+      );
+      logger.info({ file: reportFile }, "apply report written");
+    }
+    io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
+    return { result, exitCode: exitCodeForApply(result) };
+  } finally {
+    await journal?.close();
+    await options.passwords.close();
+  }
+}

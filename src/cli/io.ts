@@ -1,0 +1,48 @@
+/**
+ * What a command may touch of the process: streams, environment, working folder. Passed in, so
+ * the end-to-end tests can run commands in-process as well as through the built binary.
+ */
+import { createInterface } from "node:readline/promises";
+
+export interface OutStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface Io {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export function processIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
+export function useColor(stream: OutStream, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && (env["NO_COLOR"] ?? "") === "" && env["TERM"] !== "dumb";
+}
+
+/** Asks on the terminal; only the word "yes" confirms. */
+export async function confirm(io: Io, question: string): Promise<boolean> {
+  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: true });
+  try {
+    const answer = await rl.question(`${question} Only "yes" will be accepted: `);
+    return answer.trim() === "yes";
+  } finally {
+    rl.close();
+  }
+}
+
+export function canPrompt(io: Io): boolean {
+  return io.stdin.isTTY === true && io.stderr.isTTY === true;
+}

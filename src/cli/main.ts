@@ -1,0 +1,82 @@
+/**
+ * The top of the program: parse, dispatch, and one handler that turns any error into a message
+ * a person can act on and a stable exit code. Nothing secret reaches these messages: errors are
+ * built without secrets (src/errors.ts).
+ */
+import { createRequire } from "node:module";
+import {
+  ExitCode,
+  exitCodeFor,
+  formatProblem,
+  ConfigError,
+  InputError,
+  HttpError,
+  UsersyncError,
+} from "../errors.js";
+import { parseCommandLine, type CommandName, type ParsedCommand } from "./args.js";
+import { processIo, type Io } from "./io.js";
+import { runPlan } from "./commands/plan.js";
+import { runApply } from "./commands/apply.js";
+import { runValidate } from "./commands/validate.js";
+import { runExport } from "./commands/export.js";
+import { runEmulator } from "./commands/emulator.js";
+import { runDemo } from "./commands/demo.js";
+
+const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<number>> = {
+  plan: runPlan,
+  apply: runApply,
+  validate: runValidate,
+  export: runExport,
+  emulator: runEmulator,
+  demo: runDemo,
+};
+
+export function version(): string {
+  const require = createRequire(import.meta.url);
+  for (const candidate of ["../../package.json", "../package.json"]) {
+    try {
+      return (require(candidate) as { version: string }).version;
+    } catch {
+      // try the next layout (src/ or dist/)
+    }
+  }
+  return "unknown";
+}
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  try {
+    const parsed = parseCommandLine(argv);
+    if (parsed.kind === "help") {
+      io.stdout.write(`${parsed.text}\n`);
+      return ExitCode.ok;
+    }
+    if (parsed.kind === "version") {
+      io.stdout.write(`usersync ${version()}\n`);
+      return ExitCode.ok;
+    }
+    return await handlers[parsed.parsed.command](parsed.parsed, io);
+  } catch (err) {
+    io.stderr.write(describeError(err));
+    return exitCodeFor(err);
+  }
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof InputError || err instanceof ConfigError) {
+    const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
+    const hint =
+      err instanceof InputError
+        ? "Nothing was sent. Fix the file(s) and run again (usersync validate FILE).\n"
+        : "";
+    return `usersync: ${err.message}\n${lines}${hint}`;
+  }
+  if (err instanceof HttpError) {
+    const hint = err.fatal
+      ? " Check the API token (USERSYNC_TOKEN or target.tokenFile) and that it belongs to an organization admin."
+      : "";
+    return `usersync: ${err.message}.${hint}\n`;
+  }
+  if (err instanceof UsersyncError) return `usersync: ${err.message}\n`;
+  const message = err instanceof Error ? err.message : String(err);
+  return `usersync: unexpected error: ${message}\nPlease report it with the command you ran (without any token).\n`;
+}

@@ -1,0 +1,144 @@
+/**
+ * The steps every planning command shares, in the order of the data: config → desired state
+ * (validated, all problems at once, before any request) → the service (actual state) → plan.
+ */
+import type { Logger } from "pino";
+import { InputError, formatProblem, type Problem } from "../errors.js";
+import { readDesiredState, validateForProfile, isError } from "../desired/index.js";
+import type { DesiredState } from "../desired/types.js";
+import { loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
+import { createLogger } from "../logging.js";
+import { listActualState } from "../apply/index.js";
+import { plan as makePlan, checkGroupReferences } from "../plan/index.js";
+import type { Plan } from "../plan/types.js";
+import type { Policy } from "../plan/policy.js";
+import type { ActualState } from "../service/types.js";
+import { ConfigError } from "../errors.js";
+import { intOption, stringOption, type ParsedValues } from "./args.js";
+import type { Io } from "./io.js";
+import { connect, type Connection } from "./target.js";
+import type { EmulatorSeed } from "../emulator/types.js";
+
+export interface Runtime {
+  config: LoadedConfig;
+  logger: Logger;
+  io: Io;
+}
+
+export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
+  const overrides = {
+    ...optional("baseUrl", stringOption(values, "base-url")),
+    ...optional("desired", stringOption(values, "desired")),
+    ...optional("groups", stringOption(values, "groups")),
+    ...optional("logLevel", stringOption(values, "log-level")),
+    ...optional("logFormat", stringOption(values, "log-format")),
+    ...optional("mode", stringOption(values, "mode")),
+  };
+  const config = await loadConfig({
+    ...optional("file", stringOption(values, "config")),
+    env: io.env,
+    cwd: io.cwd,
+    overrides,
+  });
+  const format =
+    config.logging.format === "auto" ? (io.stderr.isTTY ? "pretty" : "json") : config.logging.format;
+  const logger = createLogger({
+    level: config.logging.level,
+    format,
+    destination: io.stderr as NodeJS.WritableStream,
+  });
+  for (const warning of config.warnings) logger.warn(warning);
+  return { config, logger, io };
+}
+
+export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** Reads and validates the desired state; every error at once as an InputError (exit 4). */
+export async function loadDesired(runtime: Runtime, fileArg?: string): Promise<DesiredState> {
+  const { config, logger } = runtime;
+  const file = fileArg ?? config.source.desired;
+  if (file === undefined) {
+    throw new ConfigError(
+      "no desired-state file: pass --desired FILE or set source.desired in the config (see config.example.yaml).",
+    );
+  }
+  const { state, problems } = await readDesiredState({
+    file,
+    ...optional("groupsFile", config.source.groups),
+    ...(config.source.format !== "auto" ? { format: config.source.format } : {}),
+    defaults: { identity: config.identity.default },
+  });
+  reportProblems(problems, logger);
+  return state;
+}
+
+/** Logs warnings; throws an InputError listing every error. */
+export function reportProblems(problems: Problem[], logger: Logger): void {
+  for (const p of problems.filter((p) => !isError(p))) logger.warn({ problem: p.rule }, formatProblem(p));
+  const errors = problems.filter(isError);
+  if (errors.length > 0) {
+    throw new InputError(
+      `${errors.length} problem${errors.length === 1 ? "" : "s"} in the desired state`,
+      errors,
+    );
+  }
+}
+
+export interface Planned {
+  connection: Connection;
+  desired: DesiredState;
+  actual: ActualState;
+  policy: Policy;
+  plan: Plan;
+}
+
+/** Connects, lists the actual state and plans. The caller closes `connection`. */
+export async function planAgainstService(
+  runtime: Runtime,
+  options: {
+    values: ParsedValues;
+    desired: DesiredState;
+    embeddedSeed?: EmulatorSeed;
+    connection?: Connection;
+  },
+): Promise<Planned> {
+  const { config, logger } = runtime;
+  const allowDeletes = intOption(options.values, "allow-deletes");
+  const policy: Policy = { ...toPolicy(config), ...optional("allowDeletes", allowDeletes) };
+  const connection =
+    options.connection ??
+    (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
+  try {
+    const profile = connection.client.profile;
+    reportProblems(validateForProfile(options.desired, profile), logger);
+    const started = performance.now();
+    const actual = await listActualState(connection.client);
+    logger.info(
+      {
+        idpUsers: actual.idpUsers.length,
+        mappings: actual.mappings.length,
+        groups: actual.groups.length,
+        profile,
+        durationMs: Math.round(performance.now() - started),
+      },
+      `listed ${connection.label}`,
+    );
+    reportProblems(checkGroupReferences(options.desired, actual, policy), logger);
+    const plan = makePlan({
+      desired: options.desired,
+      actual,
+      policy,
+      profile,
+      limits: {
+        concurrency: config.execution.concurrency,
+        requestsPerSecond: config.execution.requestsPerSecond,
+      },
+    });
+    return { connection, desired: options.desired, actual, policy, plan };
+  } catch (err) {
+    if (!options.connection) await connection.close();
+    throw err;
+  }
+}

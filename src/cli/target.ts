@@ -1,0 +1,114 @@
+/**
+ * Connecting to the service named by `target`: a URL (with its token), or `embedded`, the
+ * emulator started inside this process. Refuses, before anything is sent, what would be unsafe:
+ * no target at all, plain http to a remote host, a missing token.
+ */
+import type { Logger } from "pino";
+import { ConfigError } from "../errors.js";
+import { startEmulator } from "../emulator/index.js";
+import type { EmulatorHandle, EmulatorSeed } from "../emulator/types.js";
+import { createClient } from "../service/index.js";
+import type { ServiceClient } from "../service/types.js";
+import type { LoadedConfig } from "../config/index.js";
+
+export const EMBEDDED = "embedded";
+/** The token of the embedded emulator: it never leaves the process. */
+const EMBEDDED_TOKEN = "embedded-token";
+
+export interface Connection {
+  client: ServiceClient;
+  /** For messages: the URL, or "embedded emulator". */
+  label: string;
+  embedded?: EmulatorHandle;
+  close(): Promise<void>;
+}
+
+export const NO_TARGET_MESSAGE =
+  "no service to talk to: set target.baseUrl in the config (or --base-url, or USERSYNC_TARGET_BASE_URL) " +
+  'to your service\'s URL, or to "embedded" to rehearse against the built-in emulator.';
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+export function checkTargetUrl(baseUrl: string, allowInsecureHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`target.baseUrl is neither a URL nor "embedded": "${baseUrl}".`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigError(`target.baseUrl must start with https:// (got ${url.protocol}//).`);
+  }
+  const loopback = LOOPBACK.has(url.hostname) || url.hostname.startsWith("127.");
+  if (url.protocol === "http:" && !loopback && !allowInsecureHttp) {
+    throw new ConfigError(
+      `target.baseUrl ${url.origin} is plain http to a remote host: the token would travel unencrypted. ` +
+        "Use https://, or set target.allowInsecureHttp: true if you really mean it.",
+    );
+  }
+  return url;
+}
+
+export async function connect(options: {
+  config: LoadedConfig;
+  logger: Logger;
+  /** Seeds a new embedded emulator (the demo). */
+  embeddedSeed?: EmulatorSeed;
+}): Promise<Connection> {
+  const { config, logger } = options;
+  const target = config.target;
+  if (target.baseUrl === undefined) throw new ConfigError(NO_TARGET_MESSAGE);
+  const execution = config.execution;
+  const common = {
+    profile: target.apiProfile,
+    concurrency: execution.concurrency,
+    requestsPerSecond: execution.requestsPerSecond,
+    retries: execution.retries,
+    pageSize: execution.pageSize,
+    timeouts: target.timeouts,
+    logger,
+  };
+
+  if (target.baseUrl === EMBEDDED) {
+    const emulator = await startEmulator({
+      port: 0,
+      tokens: { [EMBEDDED_TOKEN]: "admin" },
+      ...(options.embeddedSeed ? { seed: options.embeddedSeed } : {}),
+      ...(target.embeddedData ? { persistPath: target.embeddedData } : {}),
+    });
+    try {
+      const client = await createClient({ ...common, baseUrl: emulator.url, token: EMBEDDED_TOKEN });
+      return {
+        client,
+        label: "embedded emulator",
+        embedded: emulator,
+        close: async () => {
+          await client.close();
+          await emulator.close();
+        },
+      };
+    } catch (err) {
+      await emulator.close();
+      throw err;
+    }
+  }
+
+  const url = checkTargetUrl(target.baseUrl, target.allowInsecureHttp);
+  const token = config.token;
+  if (token === undefined || token === "") {
+    throw new ConfigError(
+      `no API token: set the environment variable ${target.tokenEnv}` +
+        (target.tokenFile
+          ? ` or put the token in ${target.tokenFile}`
+          : " or point target.tokenFile at a file holding it") +
+        ".",
+    );
+  }
+  const client = await createClient({
+    ...common,
+    baseUrl: url.href.replace(/\/$/, ""),
+    token,
+    ...(target.caFile ? { caFile: target.caFile } : {}),
+  });
+  return { client, label: url.origin, close: () => client.close() };
+}

@@ -1,0 +1,109 @@
+/**
+ * Prometheus text exposition format, for node_exporter's textfile collector: written once at the
+ * end of every run. `usersync_last_success_timestamp_seconds` is only advanced by a run that
+ * succeeded, so an alert on its age catches a job that keeps failing.
+ */
+import type { ApplyResult } from "../apply/types.js";
+import type { Plan } from "../plan/types.js";
+
+export interface MetricsInput {
+  command: "plan" | "apply";
+  plan?: Plan;
+  result?: ApplyResult;
+  /** Exit code of the run. */
+  exitCode: number;
+  durationSeconds: number;
+  /** Requests sent (listing included) and retries, from the client. */
+  requests: number;
+  retries: number;
+  /** Unix seconds now. */
+  now: number;
+  /** The previous file's last-success value, kept when this run did not succeed. */
+  previousLastSuccess?: number;
+}
+
+interface Sample {
+  labels?: Record<string, string>;
+  value: number;
+}
+
+function metric(name: string, type: "gauge" | "counter", help: string, samples: Sample[]): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
+  for (const s of samples) {
+    const labels = s.labels
+      ? `{${Object.entries(s.labels)
+          .map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`)
+          .join(",")}}`
+      : "";
+    lines.push(`${name}${labels} ${Number.isFinite(s.value) ? s.value : 0}`);
+  }
+  return lines.join("\n");
+}
+
+export function renderMetrics(input: MetricsInput): string {
+  const success = input.exitCode === 0 || (input.command === "plan" && input.exitCode === 2);
+  const blocks: string[] = [];
+  const command = { command: input.command };
+
+  if (input.result) {
+    const byKey = new Map<string, Sample>();
+    for (const o of input.result.outcomes) {
+      const key = `${o.kind}\u0000${o.outcome}`;
+      const s = byKey.get(key) ?? { labels: { kind: o.kind, outcome: o.outcome }, value: 0 };
+      s.value += 1;
+      byKey.set(key, s);
+    }
+    const samples = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s);
+    blocks.push(metric("usersync_steps", "gauge", "Steps of the last run by kind and outcome.", samples));
+  }
+  if (input.plan) {
+    const c = input.plan.counts;
+    blocks.push(
+      metric("usersync_plan_changes", "gauge", "Changes the last plan contained, by action.", [
+        { labels: { action: "create" }, value: c.create },
+        { labels: { action: "update" }, value: c.update },
+        { labels: { action: "delete" }, value: c.delete },
+        { labels: { action: "heldBack" }, value: c.heldBack },
+      ]),
+    );
+  }
+  blocks.push(
+    metric("usersync_requests", "gauge", "HTTP requests the last run sent, retries included.", [
+      { labels: command, value: input.requests },
+    ]),
+    metric("usersync_retries", "gauge", "Retried requests in the last run.", [
+      { labels: command, value: input.retries },
+    ]),
+    metric("usersync_run_duration_seconds", "gauge", "Wall time of the last run.", [
+      { labels: command, value: Math.round(input.durationSeconds * 1000) / 1000 },
+    ]),
+    metric(
+      "usersync_last_exit_code",
+      "gauge",
+      "Exit code of the last run (0 done, 1 failed, 2 changes, 3 refused, 4 invalid).",
+      [{ labels: command, value: input.exitCode }],
+    ),
+    metric("usersync_last_run_timestamp_seconds", "gauge", "When the last run ended.", [
+      { labels: command, value: input.now },
+    ]),
+  );
+  const lastSuccess = success ? input.now : input.previousLastSuccess;
+  if (lastSuccess !== undefined) {
+    blocks.push(
+      metric("usersync_last_success_timestamp_seconds", "gauge", "When a run last ended successfully.", [
+        { labels: command, value: lastSuccess },
+      ]),
+    );
+  }
+  return `${blocks.join("\n")}\n`;
+}
+
+/** Reads `usersync_last_success_timestamp_seconds` back from a previous metrics file. */
+export function previousLastSuccess(text: string, command: string): number | undefined {
+  const re = new RegExp(
+    `^usersync_last_success_timestamp_seconds\\{command="${command}"\\} (\\d+(?:\\.\\d+)?)$`,
+    "m",
+  );
+  const m = re.exec(text);
+  return m?.[1] !== undefined ? Number(m[1]) : undefined;
+}

@@ -1,0 +1,296 @@
+/**
+ * The built CLI end to end, against the emulator over a real socket: the commands, their exit
+ * codes, what they print, and what they send (or do not send).
+ */
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
+import type { EmulatorHandle } from "../../src/emulator/types.js";
+import { ROOT, runCli, withTempDir } from "./run-cli.js";
+
+const TOKEN = "e2e-token-3b1d";
+const DEMO = join(ROOT, "fixtures", "demo");
+const DESIRED = join(DEMO, "users.yaml");
+
+let emulator: EmulatorHandle;
+
+beforeEach(async () => {
+  emulator = await startEmulator({
+    port: 0,
+    tokens: { [TOKEN]: "admin" },
+    seed: await loadSeedFile(join(DEMO, "organization.yaml")),
+  });
+});
+afterEach(async () => {
+  await emulator.close();
+});
+
+const env = () => ({ USERSYNC_TOKEN: TOKEN });
+const writes = () => emulator.requestLog().filter((r) => r.method !== "GET").length;
+
+describe("usersync CLI", () => {
+  it("prints help and its version", async () => {
+    const help = await runCli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Commands:");
+    expect(help.stdout).toContain("Exit codes");
+    const planHelp = await runCli(["plan", "--help"]);
+    expect(planHelp.stdout).toContain("--detailed-exitcode");
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
+    const version = await runCli(["--version"]);
+    expect(version.stdout.trim()).toBe(`usersync ${pkg.version}`);
+  });
+
+  it("an unknown command or option is exit 4 with a hint", async () => {
+    const r = await runCli(["plna"]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('unknown command "plna"');
+    const o = await runCli(["plan", "--colour"]);
+    expect(o.code).toBe(4);
+    expect(o.stderr).toContain("--colour");
+  });
+
+  it("stops with exit 4 when no service is named, and says both ways out", async () => {
+    const r = await runCli(["plan", "--desired", DESIRED], { env: env() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("target.baseUrl");
+    expect(r.stderr).toContain('"embedded"');
+  });
+
+  it("refuses plain http to a remote host and a missing token, before sending anything", async () => {
+    const insecure = await runCli(
+      ["plan", "--desired", DESIRED, "--base-url", "http://analytics.example.com"],
+      {
+        env: env(),
+      },
+    );
+    expect(insecure.code).toBe(4);
+    expect(insecure.stderr).toContain("allowInsecureHttp");
+    const noToken = await runCli(["plan", "--desired", DESIRED, "--base-url", emulator.url]);
+    expect(noToken.code).toBe(4);
+    expect(noToken.stderr).toContain("USERSYNC_TOKEN");
+    expect(emulator.counters().requests).toBe(0);
+  });
+
+  it("plan on the demo prints a dry run, exits 2 with --detailed-exitcode, and is byte-identical twice", async () => {
+    const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--detailed-exitcode"];
+    const first = await runCli(args, { env: env() });
+    expect(first.stderr).not.toContain("ERROR");
+    expect(first.code).toBe(2);
+    expect(first.stdout).toContain("DRY RUN");
+    expect(first.stdout).toMatch(/Plan: 20 to create/);
+    const second = await runCli(args, { env: env() });
+    expect(second.stdout).toBe(first.stdout);
+    expect(writes()).toBe(0);
+  });
+
+  it("plan --format json --out saves the same plan it prints", async () => {
+    await withTempDir(async (dir) => {
+      const out = join(dir, "plan.json");
+      const r = await runCli(
+        ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--format", "json", "--out", out],
+        {
+          env: env(),
+        },
+      );
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(JSON.parse(await readFile(out, "utf8")));
+      expect((JSON.parse(r.stdout) as { formatVersion: number }).formatVersion).toBe(1);
+    });
+  });
+
+  it("apply without a terminal and without --yes refuses with exit 3 and changes nothing", async () => {
+    await withTempDir(async (dir) => {
+      const r = await runCli(
+        ["apply", "--desired", DESIRED, "--base-url", emulator.url, "--credentials-file", join(dir, "c.csv")],
+        { env: env() },
+      );
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain("--yes");
+      expect(writes()).toBe(0);
+    });
+  });
+
+  it("apply with generated passwords and no credentials file is refused before anything is sent", async () => {
+    const r = await runCli(["apply", "--desired", DESIRED, "--base-url", emulator.url, "--yes"], {
+      env: env(),
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("--credentials-file");
+    expect(writes()).toBe(0);
+  });
+
+  it("apply --yes converges: report, journal, metrics, 0600 credentials; the next plan is empty", async () => {
+    await withTempDir(async (dir) => {
+      const files = {
+        credentials: join(dir, "credentials.csv"),
+        report: join(dir, "report.json"),
+        journal: join(dir, "journal.jsonl"),
+        metrics: join(dir, "usersync.prom"),
+      };
+      const r = await runCli(
+        [
+          "apply",
+          "--desired",
+          DESIRED,
+          "--base-url",
+          emulator.url,
+          "--yes",
+          "--credentials-file",
+          files.credentials,
+          "--report",
+          files.report,
+          "--journal",
+          files.journal,
+          "--metrics-file",
+          files.metrics,
+        ],
+        { env: env() },
+      );
+      expect(r.stderr).not.toMatch(/"level":50/);
+      expect(r.code).toBe(0);
+      expect((await stat(files.credentials)).mode & 0o777).toBe(0o600);
+      const credentialLines = (await readFile(files.credentials, "utf8")).trim().split("\n").slice(1);
+      expect(credentialLines).toHaveLength(20);
+      const report = JSON.parse(await readFile(files.report, "utf8")) as {
+        steps: Array<{ outcome: string }>;
+      };
+      expect(report.steps.every((s) => s.outcome === "succeeded")).toBe(true);
+      const journal = (await readFile(files.journal, "utf8")).trim().split("\n");
+      expect(journal).toHaveLength(report.steps.length);
+      const metrics = await readFile(files.metrics, "utf8");
+      expect(metrics).toMatch(/^usersync_last_success_timestamp_seconds\{command="apply"\} \d+$/m);
+      // No generated password anywhere but the credentials file.
+      const passwords = credentialLines.map((l) => l.split(",")[1] ?? "");
+      const everything = [
+        r.stdout,
+        r.stderr,
+        await readFile(files.report, "utf8"),
+        journal.join("\n"),
+        metrics,
+      ].join("\n");
+      for (const p of passwords) expect(everything).not.toContain(p);
+
+      const again = await runCli(
+        ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--detailed-exitcode"],
+        {
+          env: env(),
+        },
+      );
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain("No changes");
+      // The person of another organization and the admin were not touched.
+      const state = emulator.state();
+      expect(state.idpUsers.map((u) => u.email)).toContain("visitor@partner.example");
+      expect(state.idpUsers.find((u) => u.email === "admin@demo.example")?.displayName).toBe(
+        "Organization Admin",
+      );
+      // The leaver was revoked (credentials gone), the mapping stays.
+      expect(state.idpUsers.map((u) => u.email)).not.toContain("leaver@demo.example");
+      expect(state.mappings.map((m) => m.id)).toContain("leaver");
+    });
+  });
+
+  it("apply --plan applies a saved plan and reports steps whose objects changed as stale (exit 3)", async () => {
+    await withTempDir(async (dir) => {
+      const planFile = join(dir, "plan.json");
+      const made = await runCli(
+        ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--out", planFile],
+        {
+          env: env(),
+        },
+      );
+      expect(made.code).toBe(0);
+      // Someone changes a user the plan updates (grace.hopper's groups drifted in the seed).
+      const res = await fetch(`${emulator.url}/api/v1/entities/users/grace.hopper`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/vnd.gooddata.api+json" },
+        body: JSON.stringify({
+          data: { id: "grace.hopper", type: "user", attributes: { lastname: "Hopper-Changed" } },
+        }),
+      });
+      expect(res.status).toBe(200);
+      const r = await runCli(
+        [
+          "apply",
+          "--plan",
+          planFile,
+          "--base-url",
+          emulator.url,
+          "--yes",
+          "--credentials-file",
+          join(dir, "c.csv"),
+          "--report",
+          join(dir, "r.json"),
+        ],
+        { env: env() },
+      );
+      expect(r.code).toBe(3);
+      const report = JSON.parse(await readFile(join(dir, "r.json"), "utf8")) as {
+        steps: Array<{ stepId: string; outcome: string }>;
+      };
+      const stale = report.steps.filter((s) => s.outcome === "stale").map((s) => s.stepId);
+      expect(stale).toEqual(["updateMapping:grace.hopper"]);
+      expect(report.steps.filter((s) => s.outcome === "succeeded").length).toBeGreaterThan(20);
+    });
+  });
+
+  it("an invalid desired file is exit 4 with every problem, and the service gets zero requests", async () => {
+    await withTempDir(async (dir) => {
+      const bad = join(dir, "bad.csv");
+      await writeFile(
+        bad,
+        "email,id,colour\nnot-an-email,.bad,red\na@example.com,a,blue\nA@example.com,b,green\n",
+      );
+      const r = await runCli(["plan", "--desired", bad, "--base-url", emulator.url], { env: env() });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain("colour");
+      expect(r.stderr).toMatch(/bad\.csv:2/);
+      expect(r.stderr).toMatch(/bad\.csv:4/);
+      expect(r.stderr).toContain("Nothing was sent");
+      expect(emulator.counters().requests).toBe(0);
+    });
+  });
+
+  it("export writes a desired state that plans to nothing against the same organization", async () => {
+    await withTempDir(async (dir) => {
+      for (const format of ["yaml", "csv"] as const) {
+        const out = join(dir, `org.${format}`);
+        const r = await runCli(["export", "--base-url", emulator.url, "--format", format, "--out", out], {
+          env: env(),
+        });
+        expect(r.code).toBe(0);
+        const validate = await runCli(
+          ["validate", out, ...(format === "csv" ? ["--groups", join(dir, "org.groups.csv")] : [])],
+          { env: env() },
+        );
+        expect(validate.stdout).toMatch(/^OK: /m);
+        expect(validate.code).toBe(0);
+        const plan = await runCli(
+          [
+            "plan",
+            "--desired",
+            out,
+            "--base-url",
+            emulator.url,
+            "--detailed-exitcode",
+            ...(format === "csv" ? ["--groups", join(dir, "org.groups.csv")] : []),
+          ],
+          { env: env() },
+        );
+        expect(plan.stdout).toContain("No changes");
+        expect(plan.code).toBe(0);
+      }
+      const exported = parseYaml(await readFile(join(dir, "org.yaml"), "utf8")) as { users: unknown[] };
+      expect(exported.users.length).toBeGreaterThan(30);
+    });
+  });
+
+  it("validate is offline and reports OK with counts", async () => {
+    const r = await runCli(["validate", DESIRED]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^OK: .*users\.yaml: 52 user\(s\) \(1 marked absent\), 7 group\(s\)/m);
+  });
+});
