@@ -23,6 +23,17 @@ describe("applyPlan scheduling", () => {
     expect(client.completed.indexOf("createIdpUser:jane@example.com")).toBeLessThan(client.completed.indexOf("createMapping:jane"));
   });
 
+  it("starts a step as soon as its own dependencies succeeded, while an unrelated step is still running", async () => {
+    const client = createFakeClient();
+    let release!: () => void;
+    client.gates.set("createGroup:slow", new Promise<void>((r) => (release = r)));
+    const plan = aPlan([groupStep("slow"), groupStep("b"), groupStep("c", ["b"])]);
+    // "slow" is held until b and c are done: a level-by-level scheduler would never get there.
+    const result = await applyPlan({ plan, client, concurrency: 4, passwords: noPasswords, onProgress: (p) => p.counts.succeeded === 2 && release() });
+    expect(result.counts.succeeded).toBe(3);
+    expect(client.completed).toEqual(["createGroup:b", "createGroup:c", "createGroup:slow"]);
+  });
+
   it("skips the dependents of a failed step, names the dependency, and goes on with unrelated steps", async () => {
     const client = createFakeClient();
     client.failWith.set("createIdpUser:bad@example.com", 400);

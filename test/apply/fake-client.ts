@@ -13,6 +13,8 @@ export interface FakeClient extends ServiceClient {
   groups: Map<string, UserGroup>;
   /** `op:key` -> HTTP status to answer (every time) e.g. `createIdpUser:jane@x.com` -> 400. */
   failWith: Map<string, number>;
+  /** `op:key` -> a promise the write waits for before answering, to hold a step open. */
+  gates: Map<string, Promise<void>>;
   /** Order in which writes completed, as `op:key`. */
   completed: string[];
   maxInFlight: number;
@@ -32,6 +34,7 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
       opts?.onAttempt?.(1);
       stats.requests += 1;
       await delay();
+      await fake.gates.get(`${op}:${key}`);
       const status = fake.failWith.get(`${op}:${key}`);
       if (status !== undefined) {
         throw new HttpError({ method: "POST", path: `/fake/${op}/${key}`, status, detail: "scripted failure", traceId: "trace-1", retryable: false });
@@ -52,6 +55,7 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
     mappings: new Map(),
     groups: new Map(),
     failWith: new Map(),
+    gates: new Map(),
     completed: [],
     maxInFlight: 0,
     getProfile: async () => ({ userId: "admin" }),
