@@ -97,9 +97,11 @@ export class ProfileClient implements ServiceClient {
         secrets: user.password !== undefined ? [user.password] : [],
         call: opts,
       });
-      return (
-        decodeIdpUser(json) ?? { email: user.email, displayName: user.displayName, authenticationId: "" }
-      );
+      const created = decodeIdpUser(json);
+      if (created?.authenticationId) return created;
+      // The mapping needs the generated authenticationId: read it back if the answer lacked it.
+      const read = await this.getIdpUser(user.email);
+      return read ?? { email: user.email, displayName: user.displayName, authenticationId: "" };
     });
   }
 

@@ -3,6 +3,7 @@
  * pool per client; every attempt passes the concurrency limit (p-limit) and the rate limiter,
  * and p-retry repeats what `isRetryable` allows, waiting through the injected `sleep`.
  */
+import { rootCertificates } from "node:tls";
 import { Pool } from "undici";
 import pLimit from "p-limit";
 import pRetry from "p-retry";
@@ -71,7 +72,11 @@ export class Transport {
     this.prefix = url.pathname.replace(/\/+$/, "");
     this.pool = new Pool(url.origin, {
       connections: o.concurrency,
-      connect: { timeout: o.timeouts.connectMs, ...(o.ca !== undefined ? { ca: o.ca } : {}) },
+      // Node's `ca` replaces the default trust store; a custom CA is added to it, not swapped in.
+      connect: {
+        timeout: o.timeouts.connectMs,
+        ...(o.ca !== undefined ? { ca: [...rootCertificates, o.ca] } : {}),
+      },
       headersTimeout: o.timeouts.headersMs,
       bodyTimeout: o.timeouts.bodyMs,
       keepAliveTimeout: 30_000,
@@ -90,6 +95,14 @@ export class Transport {
 
   async request(spec: RequestSpec): Promise<Answer> {
     const secrets = [this.o.token, ...(spec.secrets ?? [])];
+    const retryable = (error: unknown, attempt: number): boolean =>
+      isRetryable({
+        error,
+        method: spec.method,
+        verifiable: spec.isCreate === true,
+        attempt,
+        retries: this.o.retries,
+      });
     let attempt = 0;
     return pRetry(
       async () => {
@@ -100,46 +113,26 @@ export class Transport {
       },
       {
         retries: this.o.retries,
-        // Waiting is done here through the injected sleep, so tests capture delays instead of waiting.
+        // Waiting is done in onFailedAttempt through the injected sleep, so tests capture delays.
         minTimeout: 0,
         maxTimeout: 0,
         randomize: false,
-        shouldRetry: ({ error, attemptNumber }) =>
-          isRetryable({
-            error,
-            method: spec.method,
-            verifiable: spec.isCreate === true,
-            attempt: attemptNumber,
-            retries: this.o.retries,
-          }),
-        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-          const retry =
-            retriesLeft > 0 &&
-            isRetryable({
-              error,
-              method: spec.method,
-              verifiable: spec.isCreate === true,
-              attempt: attemptNumber,
-              retries: this.o.retries,
-            });
-          if (!retry) return;
+        shouldRetry: ({ error, attemptNumber }) => retryable(error, attemptNumber),
+        onFailedAttempt: async ({ error, attemptNumber }) => {
+          if (!retryable(error, attemptNumber)) return;
           const serverWait = error instanceof HttpError ? error.retryAfterMs : undefined;
-          if (serverWait !== undefined) {
-            // A 429 / 503 with Retry-After holds back every request of the client, not only this one.
-            this.limiter.pauseUntil(this.o.now() + serverWait);
-          } else {
-            await this.o.sleep(backoffDelay({ retry: attemptNumber, random: this.o.random }));
-          }
+          const waitMs = serverWait ?? backoffDelay({ retry: attemptNumber, random: this.o.random });
           this.o.logger.warn(
-            {
-              method: spec.method,
-              path: spec.path,
-              attempt: attemptNumber,
-              waitMs: serverWait,
-              err: error.message,
-            },
+            { method: spec.method, path: spec.path, attempt: attemptNumber, waitMs, err: error.message },
             "request failed, retrying",
           );
+          if (serverWait !== undefined) {
+            // A Retry-After (429, 503) holds back every request of the client, not only this one:
+            // the rate limiter makes each next attempt wait until then.
+            this.limiter.pauseUntil(this.o.now() + serverWait);
+          } else {
+            await this.o.sleep(waitMs);
+          }
         },
       },
     );
