@@ -80,7 +80,9 @@ describe("usersync CLI", () => {
     expect(first.stderr).not.toContain("ERROR");
     expect(first.code).toBe(2);
     expect(first.stdout).toContain("DRY RUN");
-    expect(first.stdout).toMatch(/Plan: 20 to create/);
+    expect(first.stdout).toMatch(/^Plan: 44 to create, 19 to update, 1 to delete, 0 held back\.$/m);
+    // The whole text, reviewed once and kept: any change to the demo plan's text shows in a diff.
+    await expect(first.stdout).toMatchFileSnapshot("__snapshots__/demo-plan.txt");
     const second = await runCli(args, { env: env() });
     expect(second.stdout).toBe(first.stdout);
     expect(writes()).toBe(0);
