@@ -3,7 +3,7 @@
  * Neither carries a secret: outcomes hold ids, targets, reasons and error messages only.
  */
 import type { Plan } from "../plan/types.js";
-import { exitCodeForApply } from "./apply-plan.js";
+import { exitCodeForApply } from "./outcomes.js";
 import { OUTCOMES, type ApplyResult, type Outcome, type StepOutcome } from "./types.js";
 
 export const APPLY_REPORT_FORMAT_VERSION = 1;
