@@ -85,18 +85,21 @@ function world(slots: Slot[]): { desired: DesiredState; actual: ActualState } {
 
 const policyArb: fc.Arbitrary<Policy> = fc
   .record({
-    mode: fc.constantFrom("incremental", "full"),
-    membership: fc.constantFrom("exact", "additive"),
-    deletions: fc.constantFrom("none", "revoke", "remove"),
-    unlinkedCredentials: fc.constantFrom("ignore", "delete"),
-    maxDeletes: fc.oneof(fc.record({ count: fc.nat(4) }), fc.record({ percent: fc.nat(100) })),
-    scope: fc.constantFrom(
+    mode: fc.constantFrom<Policy["mode"]>("incremental", "full"),
+    membership: fc.constantFrom<Policy["membership"]>("exact", "additive"),
+    deletions: fc.constantFrom<Policy["deletions"]>("none", "revoke", "remove"),
+    unlinkedCredentials: fc.constantFrom<Policy["unlinkedCredentials"]>("ignore", "delete"),
+    maxDeletes: fc.oneof<fc.Arbitrary<Policy["maxDeletes"]>[]>(
+      fc.record({ count: fc.nat(4) }),
+      fc.record({ percent: fc.nat(100) }),
+    ),
+    scope: fc.constantFrom<Policy["scope"]>(
       {},
       { emailDomains: ["a.com"] },
       { idPatterns: ["u1*", "u3"] },
       { groups: ["g1"] },
     ),
-    protect: fc.constantFrom([], ["u2"], ["*@b.com"]),
+    protect: fc.constantFrom<string[]>([], ["u2"], ["*@b.com"]),
     prune: fc.boolean(),
   })
   .map(({ prune, ...p }) =>

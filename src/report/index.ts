@@ -1,0 +1,28 @@
+/** Renderers of a plan: text (terminal), JSON (the saved plan format) and Markdown (audits, CI summaries). */
+import { serializePlan } from "../plan/serialize.js";
+import type { Plan } from "../plan/types.js";
+import { renderMarkdown } from "./markdown.js";
+import { renderText } from "./text.js";
+
+export { renderPlanSummaryLine } from "./describe.js";
+
+export type PlanFormat = "text" | "json" | "markdown";
+
+export interface RenderOptions {
+  format: PlanFormat;
+  /** Says "DRY RUN — nothing will be changed" at the top (text and Markdown). */
+  dryRun: boolean;
+  /** ANSI colours in text output; the CLI decides (TTY and no NO_COLOR). */
+  color: boolean;
+}
+
+export function renderPlan(plan: Plan, options: RenderOptions): string {
+  switch (options.format) {
+    case "json":
+      return serializePlan(plan);
+    case "markdown":
+      return renderMarkdown(plan, options);
+    case "text":
+      return renderText(plan, options);
+  }
+}
