@@ -31,13 +31,17 @@ function parseWrite(ctx: RouteContext, profile: Profile, type: "user" | "userGro
 
 function checkPathId(ctx: RouteContext, parsed: ParsedResource): void {
   if (parsed.id !== ctx.param) {
-    throw new ProblemError(400, `id ${parsed.id} in the body differs from ${String(ctx.param)} in the path; ids cannot be changed`);
+    throw new ProblemError(
+      400,
+      `id ${parsed.id} in the body differs from ${String(ctx.param)} in the path; ids cannot be changed`,
+    );
   }
 }
 
 function checkGroupsExist(store: Store, ids: readonly string[], where: string): void {
   for (const id of ids) {
-    if (!store.groups.has(id)) throw new ProblemError(400, `${where}: userGroup ${id} does not exist; create it first`);
+    if (!store.groups.has(id))
+      throw new ProblemError(400, `${where}: userGroup ${id} does not exist; create it first`);
   }
 }
 
@@ -66,12 +70,21 @@ export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
 
   if (ctx.param === undefined) {
     if (ctx.method === "GET") {
-      const filterFields = profile === "v1" ? ["id", ...USER_ATTRIBUTES, "userGroups.id"] : ["id", "authenticationId", "userGroup.id"];
+      const filterFields =
+        profile === "v1"
+          ? ["id", ...USER_ATTRIBUTES, "userGroups.id"]
+          : ["id", "authenticationId", "userGroup.id"];
       const q = parseListQuery(ctx.query, { filterFields, includes: [includeName] });
       const byId = q.filters.find((f) => f.field === "id");
       const byAuth = q.filters.find((f) => f.field === "authenticationId");
       const byGroup = q.filters.find((f) => f.field.endsWith(".id"));
-      const candidates = byId ? [byId.value] : byAuth ? store.mappingIdsByAuthId(byAuth.value) : byGroup ? store.membersOf(byGroup.value) : undefined;
+      const candidates = byId
+        ? [byId.value]
+        : byAuth
+          ? store.mappingIdsByAuthId(byAuth.value)
+          : byGroup
+            ? store.membersOf(byGroup.value)
+            : undefined;
       const { ids, total } = pageIds({
         q,
         sorted: store.mappingIds,
@@ -83,7 +96,13 @@ export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
       });
       const recs = ids.map((id) => store.mappings.get(id) as MappingRec);
       const doc: Record<string, unknown> = { data: recs.map((r) => userOut(r, profile, ctx.base)) };
-      if (q.include.has(includeName)) doc.included = includedGroups(store, recs.flatMap((r) => linkedGroups(r, profile)), profile, ctx.base);
+      if (q.include.has(includeName))
+        doc.included = includedGroups(
+          store,
+          recs.flatMap((r) => linkedGroups(r, profile)),
+          profile,
+          ctx.base,
+        );
       Object.assign(doc, listLinksAndMeta({ base: ctx.base, url: ctx.url, q, total }));
       return ok(200, doc);
     }
@@ -130,7 +149,10 @@ export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
       if (!store.deleteMapping(ctx.param)) throw new ProblemError(404, `user ${ctx.param} not found`);
       return { status: 204 };
   }
-  throw new ProblemError(405, `${ctx.method} is not allowed on a user (${profile === "v1" ? "GET, PUT, PATCH, DELETE" : "GET, PUT, DELETE"})`);
+  throw new ProblemError(
+    405,
+    `${ctx.method} is not allowed on a user (${profile === "v1" ? "GET, PUT, PATCH, DELETE" : "GET, PUT, DELETE"})`,
+  );
 }
 
 function applyAttributes(rec: MappingRec, parsed: ParsedResource): void {
@@ -153,7 +175,10 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
   const { store } = ctx;
   const single = (rec: GroupRec, status: number): Reply => {
     const doc: Record<string, unknown> = { data: groupOut(rec, profile, ctx.base) };
-    if (profile === "v1" && ctx.query.getAll("include").some((v) => v.split(",").some((i) => i === "parents" || i === "ALL"))) {
+    if (
+      profile === "v1" &&
+      ctx.query.getAll("include").some((v) => v.split(",").some((i) => i === "parents" || i === "ALL"))
+    ) {
       doc.included = includedGroups(store, rec.parents, profile, ctx.base);
     }
     return ok(status, doc);
@@ -163,14 +188,20 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
     if (!parents) return undefined;
     checkGroupsExist(store, parents, "relationships.parents");
     if (parents.includes(id) || store.wouldCycle(id, parents)) {
-      throw new ProblemError(400, `relationships.parents: making ${parents.join(", ")} parents of ${id} would form a cycle`);
+      throw new ProblemError(
+        400,
+        `relationships.parents: making ${parents.join(", ")} parents of ${id} would form a cycle`,
+      );
     }
     return parents;
   };
 
   if (ctx.param === undefined) {
     if (ctx.method === "GET") {
-      const q = parseListQuery(ctx.query, { filterFields: ["id", "name"], includes: profile === "v1" ? ["parents"] : [] });
+      const q = parseListQuery(ctx.query, {
+        filterFields: ["id", "name"],
+        includes: profile === "v1" ? ["parents"] : [],
+      });
       const byId = q.filters.find((f) => f.field === "id");
       const { ids, total } = pageIds({
         q,
@@ -183,7 +214,13 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
       });
       const recs = ids.map((id) => store.groups.get(id) as GroupRec);
       const doc: Record<string, unknown> = { data: recs.map((r) => groupOut(r, profile, ctx.base)) };
-      if (q.include.has("parents")) doc.included = includedGroups(store, recs.flatMap((r) => r.parents), profile, ctx.base);
+      if (q.include.has("parents"))
+        doc.included = includedGroups(
+          store,
+          recs.flatMap((r) => r.parents),
+          profile,
+          ctx.base,
+        );
       Object.assign(doc, listLinksAndMeta({ base: ctx.base, url: ctx.url, q, total }));
       return ok(200, doc);
     }
@@ -213,7 +250,11 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
       const parents = parentsOf(parsed, existing.id);
       const replace = ctx.method === "PUT" && profile === "v1";
       const rec: GroupRec = { id: existing.id, parents: parents ?? (replace ? [] : existing.parents) };
-      const name = parsed.attributes.has("name") ? parsed.attributes.get("name") : ctx.method === "PATCH" ? existing.name : undefined;
+      const name = parsed.attributes.has("name")
+        ? parsed.attributes.get("name")
+        : ctx.method === "PATCH"
+          ? existing.name
+          : undefined;
       if (name !== undefined) rec.name = name;
       store.putGroup(rec);
       return single(rec, 200);
@@ -232,5 +273,8 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
       return { status: 204 };
     }
   }
-  throw new ProblemError(405, `${ctx.method} is not allowed on a userGroup (${profile === "v1" ? "GET, PUT, PATCH, DELETE" : "GET, PUT, DELETE"})`);
+  throw new ProblemError(
+    405,
+    `${ctx.method} is not allowed on a userGroup (${profile === "v1" ? "GET, PUT, PATCH, DELETE" : "GET, PUT, DELETE"})`,
+  );
 }

@@ -63,25 +63,36 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
     req.on("end", () => {
-      if (size > MAX_BODY_BYTES) reject(new ProblemError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`));
+      if (size > MAX_BODY_BYTES)
+        reject(new ProblemError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`));
       else resolve(Buffer.concat(chunks));
     });
     req.on("error", reject);
   });
 }
 
-/** Parses a JSON body after checking its media type (415) and syntax (400). */
-export function jsonBody(raw: Buffer, contentType: string | undefined, expected: string): unknown {
+/** A request body parsed once: for the handler and, redacted, for the request log. */
+export type ParsedBody =
+  { ok: true; value: unknown } | { ok: false; error: string } | { ok: false; empty: true };
+
+export function parseBody(raw: Buffer): ParsedBody {
+  if (raw.length === 0) return { ok: false, empty: true };
+  try {
+    return { ok: true, value: JSON.parse(raw.toString("utf8")) as unknown };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+/** The JSON body after checking its media type (415) and syntax (400). */
+export function jsonBody(body: ParsedBody, contentType: string | undefined, expected: string): unknown {
   const type = mediaType(contentType);
   if (type !== expected) {
     throw new ProblemError(415, `Content-Type must be ${expected}, got ${type || "none"}`);
   }
-  if (raw.length === 0) throw new ProblemError(400, "request body is empty; a JSON document is required");
-  try {
-    return JSON.parse(raw.toString("utf8")) as unknown;
-  } catch (err) {
-    throw new ProblemError(400, `request body is not valid JSON: ${(err as Error).message}`);
-  }
+  if (body.ok) return body.value;
+  if ("empty" in body) throw new ProblemError(400, "request body is empty; a JSON document is required");
+  throw new ProblemError(400, `request body is not valid JSON: ${body.error}`);
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -93,6 +104,7 @@ export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = k.toLowerCase() === "password" && v != null ? "***" : redact(v);
+  for (const [k, v] of Object.entries(value))
+    out[k] = k.toLowerCase() === "password" && v != null ? "***" : redact(v);
   return out;
 }

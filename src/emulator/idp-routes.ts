@@ -18,7 +18,8 @@ interface AuthUserBody {
 function parseAuthUser(body: unknown): AuthUserBody {
   if (!isObject(body)) throw new ProblemError(400, "body must be a JSON object (AuthUser)");
   const { email, displayName, password, authenticationId } = body;
-  if (typeof email !== "string" || email.trim() === "") throw new ProblemError(400, "email: required, a non-empty string");
+  if (typeof email !== "string" || email.trim() === "")
+    throw new ProblemError(400, "email: required, a non-empty string");
   if (typeof displayName !== "string") throw new ProblemError(400, "displayName: required, a string");
   if (password !== undefined && password !== null && typeof password !== "string") {
     throw new ProblemError(400, "password: must be a string");
@@ -80,7 +81,10 @@ export function handleIdp(ctx: RouteContext): Reply {
     }
     if (!existing) throw new ProblemError(404, `user ${ctx.param} not found`);
     if (body.authenticationId !== undefined && body.authenticationId !== existing.authenticationId) {
-      throw new ProblemError(400, "authenticationId: cannot be changed; leave it out or send the stored value");
+      throw new ProblemError(
+        400,
+        "authenticationId: cannot be changed; leave it out or send the stored value",
+      );
     }
     // Without a password the old one is kept: a display-name change must not reset a login.
     const updated: StoredIdpUser = { ...existing, displayName: body.displayName };

@@ -26,7 +26,8 @@ const RESOURCE_MEMBERS = new Set(["id", "type", "attributes", "relationships", "
 
 /** `{data: resource}`: the wrapper every JSON:API write takes, except the legacy PUT. */
 export function parseDocument(body: unknown, spec: ResourceSpec): ParsedResource {
-  if (!isObject(body) || !("data" in body)) throw new ProblemError(400, "body must be a JSON:API document with a `data` member");
+  if (!isObject(body) || !("data" in body))
+    throw new ProblemError(400, "body must be a JSON:API document with a `data` member");
   return parseResource(body.data, spec, "data");
 }
 
@@ -38,7 +39,10 @@ export function parseResource(value: unknown, spec: ResourceSpec, where: string)
   if (value.type !== spec.type) throw new ProblemError(400, `${where}.type: must be "${spec.type}"`);
   const id = value.id;
   if (typeof id !== "string" || !ID_PATTERN.test(id)) {
-    throw new ProblemError(400, `${where}.id: must match ${ID_PATTERN.source} (1-255 of A-Z a-z 0-9 . _ -, not starting with a dot)`);
+    throw new ProblemError(
+      400,
+      `${where}.id: must match ${ID_PATTERN.source} (1-255 of A-Z a-z 0-9 . _ -, not starting with a dot)`,
+    );
   }
   return {
     id,
@@ -53,11 +57,15 @@ function parseAttributes(value: unknown, spec: ResourceSpec, where: string): Map
   if (!isObject(value)) throw new ProblemError(400, `${where}: must be an object`);
   for (const [key, v] of Object.entries(value)) {
     if (!spec.attributes.includes(key)) {
-      throw new ProblemError(400, `${where}.${key}: unknown attribute of ${spec.type} (known: ${spec.attributes.join(", ")})`);
+      throw new ProblemError(
+        400,
+        `${where}.${key}: unknown attribute of ${spec.type} (known: ${spec.attributes.join(", ")})`,
+      );
     }
     if (v === null) out.set(key, undefined);
     else if (typeof v !== "string") throw new ProblemError(400, `${where}.${key}: must be a string`);
-    else if (v.length > MAX_ATTRIBUTE_LENGTH) throw new ProblemError(400, `${where}.${key}: at most ${MAX_ATTRIBUTE_LENGTH} characters`);
+    else if (v.length > MAX_ATTRIBUTE_LENGTH)
+      throw new ProblemError(400, `${where}.${key}: at most ${MAX_ATTRIBUTE_LENGTH} characters`);
     else out.set(key, v);
   }
   return out;
@@ -71,14 +79,19 @@ function parseRelationships(value: unknown, spec: ResourceSpec, where: string): 
     const kind = spec.relationships[key];
     if (!kind) {
       const known = Object.keys(spec.relationships);
-      throw new ProblemError(400, `${where}.${key}: unknown relationship of ${spec.type} (known: ${known.join(", ") || "none"})`);
+      throw new ProblemError(
+        400,
+        `${where}.${key}: unknown relationship of ${spec.type} (known: ${known.join(", ") || "none"})`,
+      );
     }
-    if (!isObject(rel) || !("data" in rel)) throw new ProblemError(400, `${where}.${key}: must be an object with \`data\``);
+    if (!isObject(rel) || !("data" in rel))
+      throw new ProblemError(400, `${where}.${key}: must be an object with \`data\``);
     const data = rel.data;
     if (kind === "toOne") {
       out.set(key, data === null ? [] : [linkage(data, `${where}.${key}.data`)]);
     } else {
-      if (!Array.isArray(data)) throw new ProblemError(400, `${where}.${key}.data: must be an array of {id, type}`);
+      if (!Array.isArray(data))
+        throw new ProblemError(400, `${where}.${key}.data: must be an array of {id, type}`);
       const ids = data.map((d, i) => linkage(d, `${where}.${key}.data[${i}]`));
       out.set(key, [...new Set(ids)]);
     }
@@ -89,6 +102,7 @@ function parseRelationships(value: unknown, spec: ResourceSpec, where: string): 
 function linkage(value: unknown, where: string): string {
   if (!isObject(value)) throw new ProblemError(400, `${where}: must be {id, type: "userGroup"}`);
   if (value.type !== "userGroup") throw new ProblemError(400, `${where}.type: must be "userGroup"`);
-  if (typeof value.id !== "string" || !ID_PATTERN.test(value.id)) throw new ProblemError(400, `${where}.id: must be a valid id`);
+  if (typeof value.id !== "string" || !ID_PATTERN.test(value.id))
+    throw new ProblemError(400, `${where}.id: must be a valid id`);
   return value.id;
 }

@@ -32,7 +32,11 @@ function intParam(query: URLSearchParams, name: string, fallback: number, min: n
 }
 
 function commaList(query: URLSearchParams, name: string): string[] {
-  return query.getAll(name).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  return query
+    .getAll(name)
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 const FILTER_TERM = /^\s*([A-Za-z][A-Za-z.]*)\s*==\s*(?:'([^']*)'|"([^"]*)"|([^;'"]*?))\s*(?:;|$)/;
@@ -43,16 +47,21 @@ export function parseFilter(raw: string | null, fields: readonly string[]): List
   let rest = raw;
   while (rest.trim() !== "") {
     const m = FILTER_TERM.exec(rest);
-    if (!m) throw new ProblemError(400, `filter=${raw}: only field=='value' terms joined by ';' are supported`);
+    if (!m)
+      throw new ProblemError(400, `filter=${raw}: only field=='value' terms joined by ';' are supported`);
     const field = m[1] as string;
-    if (!fields.includes(field)) throw new ProblemError(400, `filter field ${field}: unknown (known: ${fields.join(", ")})`);
+    if (!fields.includes(field))
+      throw new ProblemError(400, `filter field ${field}: unknown (known: ${fields.join(", ")})`);
     out.push({ field, value: m[2] ?? m[3] ?? m[4] ?? "" });
     rest = rest.slice(m[0].length);
   }
   return out;
 }
 
-export function parseListQuery(query: URLSearchParams, opts: { filterFields: readonly string[]; includes: readonly string[] }): ListQuery {
+export function parseListQuery(
+  query: URLSearchParams,
+  opts: { filterFields: readonly string[]; includes: readonly string[] },
+): ListQuery {
   let descending = false;
   for (const s of query.getAll("sort")) {
     const v = s.trim();
@@ -92,7 +101,9 @@ export function pageIds(opts: {
   if (opts.candidates === undefined && q.filters.length === 0) {
     return { ids: sorted.slice(start, q.size, q.descending), total: sorted.size };
   }
-  const all = opts.candidates ? [...opts.candidates].filter(opts.matches).sort(cmp) : sorted.all().filter(opts.matches);
+  const all = opts.candidates
+    ? [...opts.candidates].filter(opts.matches).sort(cmp)
+    : sorted.all().filter(opts.matches);
   if (q.descending) all.reverse();
   return { ids: all.slice(start, start + q.size), total: all.length };
 }
@@ -108,6 +119,8 @@ export function listLinksAndMeta(opts: { base: string; url: string; q: ListQuery
   if (!q.metaPage) return { links };
   return {
     links,
-    meta: { page: { number: q.page, size: q.size, totalElements: total, totalPages: Math.ceil(total / q.size) } },
+    meta: {
+      page: { number: q.page, size: q.size, totalElements: total, totalPages: Math.ceil(total / q.size) },
+    },
   };
 }

@@ -21,9 +21,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function checkSeedShape(value: unknown, path: string): EmulatorSeed {
-  if (!isRecord(value)) throw new Error(`${path}: must be an object with idpUsers, mappings and groups lists`);
+  if (!isRecord(value))
+    throw new Error(`${path}: must be an object with idpUsers, mappings and groups lists`);
   for (const key of ["idpUsers", "mappings", "groups"]) {
-    if (value[key] !== undefined && !Array.isArray(value[key])) throw new Error(`${path}: ${key} must be a list`);
+    if (value[key] !== undefined && !Array.isArray(value[key]))
+      throw new Error(`${path}: ${key} must be a list`);
   }
   return value as EmulatorSeed;
 }
@@ -42,7 +44,9 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
 }
 
 /** The persisted store, or undefined when the file does not exist yet. */
-export async function loadPersisted(path: string): Promise<(EmulatorSeed & { authCounter?: number }) | undefined> {
+export async function loadPersisted(
+  path: string,
+): Promise<(EmulatorSeed & { authCounter?: number }) | undefined> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -54,9 +58,12 @@ export async function loadPersisted(path: string): Promise<(EmulatorSeed & { aut
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${path}: the emulator's store file is not valid JSON (${(err as Error).message}); delete it to start empty`, {
-      cause: err,
-    });
+    throw new Error(
+      `${path}: the emulator's store file is not valid JSON (${(err as Error).message}); delete it to start empty`,
+      {
+        cause: err,
+      },
+    );
   }
   return checkSeedShape(value, path);
 }
@@ -120,7 +127,9 @@ export class Persister {
     if (this.failure !== undefined) {
       const err = this.failure;
       this.failure = undefined;
-      throw new Error(`cannot save the emulator's store to ${this.path}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`cannot save the emulator's store to ${this.path}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 }

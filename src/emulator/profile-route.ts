@@ -18,7 +18,11 @@ export function profileReply(ctx: RouteContext, userId: string): Reply {
       userId,
       permissions: ["MANAGE"],
       telemetryConfig: {
-        context: { deploymentId: "usersync-emulator", organizationHash: hash(ORGANIZATION_ID), userHash: hash(userId) },
+        context: {
+          deploymentId: "usersync-emulator",
+          organizationHash: hash(ORGANIZATION_ID),
+          userHash: hash(userId),
+        },
         services: {},
       },
       features: { static: { context: { earlyAccess: "", earlyAccessValues: [] }, items: {} } },

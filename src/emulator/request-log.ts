@@ -24,7 +24,12 @@ export class RequestLog {
 
   counters(): EmulatorCounters {
     const c = this.count;
-    return { requests: c.requests, byMethod: { ...c.byMethod }, byStatus: { ...c.byStatus }, faults: { ...c.faults } };
+    return {
+      requests: c.requests,
+      byMethod: { ...c.byMethod },
+      byStatus: { ...c.byStatus },
+      faults: { ...c.faults },
+    };
   }
 
   reset(): void {

@@ -6,7 +6,16 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Profile } from "./entity-docs.js";
 import { handleGroups, handleUsers } from "./entity-routes.js";
 import type { FaultEngine, RateLimitStatus } from "./faults.js";
-import { JSON_TYPE, ProblemError, jsonBody, problemReply, readBody, redact, type Reply } from "./http-util.js";
+import {
+  JSON_TYPE,
+  ProblemError,
+  jsonBody,
+  parseBody,
+  problemReply,
+  readBody,
+  redact,
+  type Reply,
+} from "./http-util.js";
 import { handleIdp } from "./idp-routes.js";
 import { profileReply } from "./profile-route.js";
 import type { Persister } from "./persistence.js";
@@ -37,11 +46,35 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { profile: "v1", pattern: /^\/api\/v1\/profile$/, handler: () => (ctx, caller) => profileReply(ctx, caller) },
-  { profile: "v1", pattern: /^\/api\/v1\/auth\/users(?:\/([^/]+))?$/, param: 1, handler: () => (ctx) => handleIdp(ctx) },
-  { profile: "legacy", pattern: /^\/api\/auth\/users(?:\/([^/]+))?$/, param: 1, handler: () => (ctx) => handleIdp(ctx) },
-  { profile: "v1", pattern: /^\/api\/v1\/entities\/(users|userGroups)(?:\/([^/]+))?$/, param: 2, handler: (m) => entity(m, "v1") },
-  { profile: "legacy", pattern: /^\/api\/entities\/(users|userGroups)(?:\/([^/]+))?$/, param: 2, handler: (m) => entity(m, "legacy") },
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/profile$/,
+    handler: () => (ctx, caller) => profileReply(ctx, caller),
+  },
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/auth\/users(?:\/([^/]+))?$/,
+    param: 1,
+    handler: () => (ctx) => handleIdp(ctx),
+  },
+  {
+    profile: "legacy",
+    pattern: /^\/api\/auth\/users(?:\/([^/]+))?$/,
+    param: 1,
+    handler: () => (ctx) => handleIdp(ctx),
+  },
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/entities\/(users|userGroups)(?:\/([^/]+))?$/,
+    param: 2,
+    handler: (m) => entity(m, "v1"),
+  },
+  {
+    profile: "legacy",
+    pattern: /^\/api\/entities\/(users|userGroups)(?:\/([^/]+))?$/,
+    param: 2,
+    handler: (m) => entity(m, "legacy"),
+  },
 ];
 
 function entity(m: RegExpExecArray, profile: Profile): Handler {
@@ -55,7 +88,8 @@ export function createPipeline(deps: PipelineDeps): (req: IncomingMessage, res: 
   return (req, res) => {
     handle(deps, req, res).catch((err: unknown) => {
       // Only a bug gets here: answer 500 when still possible so the client sees something.
-      if (!res.headersSent && !res.destroyed) write(res, problemReply(500, `emulator error: ${(err as Error).message}`), undefined);
+      if (!res.headersSent && !res.destroyed)
+        write(res, problemReply(500, `emulator error: ${(err as Error).message}`), undefined);
     });
   };
 }
@@ -81,11 +115,17 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   const caller = token === undefined ? undefined : deps.tokens[token];
   if (caller === undefined && (token === undefined || !deps.forbiddenTokens.has(token))) {
     req.resume();
-    return finish({ status: 401, headers: { "WWW-Authenticate": "Bearer" } }, deps.faults.peekRateLimit(time));
+    return finish(
+      { status: 401, headers: { "WWW-Authenticate": "Bearer" } },
+      deps.faults.peekRateLimit(time),
+    );
   }
   if (caller === undefined) {
     req.resume();
-    return finish(problemReply(403, "this token may not manage users of the organization"), deps.faults.peekRateLimit(time));
+    return finish(
+      problemReply(403, "this token may not manage users of the organization"),
+      deps.faults.peekRateLimit(time),
+    );
   }
 
   let route: { handler: Handler; param: string | undefined } | undefined;
@@ -115,30 +155,26 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   try {
     raw = await readBody(req);
   } catch (err) {
-    return finish(err instanceof ProblemError ? problemReply(err.status, err.detail) : problemReply(400, "cannot read the request body"), rate);
+    return finish(
+      err instanceof ProblemError
+        ? problemReply(err.status, err.detail)
+        : problemReply(400, "cannot read the request body"),
+      rate,
+    );
   }
   if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
 
-  let parsed: unknown;
-  let parsedOk = false;
-  const body = (expected: string): unknown => {
-    if (!parsedOk) {
-      parsed = jsonBody(raw, req.headers["content-type"], expected);
-      parsedOk = true;
-    }
-    return parsed;
-  };
-  if (raw.length > 0) {
-    try {
-      entry.body = redact(JSON.parse(raw.toString("utf8")));
-    } catch {
-      entry.body = `<${raw.length} bytes, not JSON>`;
-    }
-  }
+  const parsed = parseBody(raw);
+  const body = (expected: string): unknown => jsonBody(parsed, req.headers["content-type"], expected);
+  if (parsed.ok) entry.body = redact(parsed.value);
+  else if (!("empty" in parsed)) entry.body = `<${raw.length} bytes, not JSON>`;
 
   if (rate?.exceeded) {
     entry.fault = "rateLimit";
-    return finish(throttled(`rate limit of ${rate.limit} requests per window exceeded`, rate.resetSeconds), rate);
+    return finish(
+      throttled(`rate limit of ${rate.limit} requests per window exceeded`, rate.resetSeconds),
+      rate,
+    );
   }
   const fault = decision?.fault;
   if (fault === "500" || fault === "503") {

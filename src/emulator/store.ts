@@ -48,7 +48,10 @@ export class Store {
   newAuthenticationId(): string {
     for (;;) {
       this.authCounter++;
-      const id = createHash("sha256").update(`usersync-emulator:${this.authCounter}`).digest("base64url").slice(0, 22);
+      const id = createHash("sha256")
+        .update(`usersync-emulator:${this.authCounter}`)
+        .digest("base64url")
+        .slice(0, 22);
       if (!this.authIds.has(id)) return id;
     }
   }
@@ -153,7 +156,8 @@ export class Store {
   load(seed: EmulatorSeed & { authCounter?: number }): void {
     if (typeof seed.authCounter === "number") this.authCounter = seed.authCounter;
     for (const u of seed.idpUsers ?? []) {
-      if (this.getIdp(u.email)) throw new Error(`seed: idpUsers has ${u.email} twice (emails are case-insensitive)`);
+      if (this.getIdp(u.email))
+        throw new Error(`seed: idpUsers has ${u.email} twice (emails are case-insensitive)`);
       const user: StoredIdpUser = {
         email: u.email,
         displayName: u.displayName,
@@ -169,16 +173,19 @@ export class Store {
     }
     for (const g of groups) {
       for (const p of g.parents ?? []) {
-        if (!this.groups.has(p)) throw new Error(`seed: group ${g.id} has unknown parent ${p}: add it to groups`);
+        if (!this.groups.has(p))
+          throw new Error(`seed: group ${g.id} has unknown parent ${p}: add it to groups`);
       }
-      if (this.wouldCycle(g.id, g.parents ?? [])) throw new Error(`seed: group ${g.id} is part of a parent cycle`);
+      if (this.wouldCycle(g.id, g.parents ?? []))
+        throw new Error(`seed: group ${g.id} is part of a parent cycle`);
     }
     // Inserting in id order keeps every index insert on the append fast path (100,000 seeds load in ms).
     const mappings = [...(seed.mappings ?? [])].sort((a, b) => cmp(a.id, b.id));
     for (const m of mappings) {
       if (this.mappings.has(m.id)) throw new Error(`seed: mapping ${m.id} appears twice`);
       for (const g of m.groups ?? []) {
-        if (!this.groups.has(g)) throw new Error(`seed: mapping ${m.id} references unknown group ${g}: add it to groups`);
+        if (!this.groups.has(g))
+          throw new Error(`seed: mapping ${m.id} references unknown group ${g}: add it to groups`);
       }
       const rec: MappingRec = { id: m.id, groups: [...new Set(m.groups ?? [])] };
       for (const key of ["authenticationId", "firstname", "lastname", "email"] as const) {
@@ -211,7 +218,11 @@ export function cmp(a: string, b: string): number {
 }
 
 /** Sets `obj[key] = value` only when value is defined (exactOptionalPropertyTypes). */
-export function withOptional<T extends object, K extends string, V>(obj: T, key: K, value: V | undefined): T & { [P in K]?: V } {
+export function withOptional<T extends object, K extends string, V>(
+  obj: T,
+  key: K,
+  value: V | undefined,
+): T & { [P in K]?: V } {
   if (value !== undefined) (obj as Record<string, unknown>)[key] = value;
   return obj as T & { [P in K]?: V };
 }

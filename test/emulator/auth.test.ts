@@ -18,7 +18,9 @@ describe("authentication", () => {
       expect(res.text).toBe("");
       expect(res.headers.get("www-authenticate")).toBe("Bearer");
     }
-    const basic = await fetch(`${emu.url}/api/v1/profile`, { headers: { authorization: "Basic ZGV2LXRva2Vu" } });
+    const basic = await fetch(`${emu.url}/api/v1/profile`, {
+      headers: { authorization: "Basic ZGV2LXRva2Vu" },
+    });
     expect(basic.status).toBe(401);
     // Faults are injected after auth only: these 401s drew none.
     expect(emu.counters().faults).toEqual({});
@@ -39,7 +41,12 @@ describe("authentication", () => {
     const res = await call(emu, "GET", "/api/v1/entities/users", { token: "read-only" });
     expect(res.status).toBe(403);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(res.json).toMatchObject({ status: 403, title: "Forbidden", detail: expect.any(String), traceId: expect.any(String) });
+    expect(res.json).toMatchObject({
+      status: 403,
+      title: "Forbidden",
+      detail: expect.any(String),
+      traceId: expect.any(String),
+    });
   });
 });
 

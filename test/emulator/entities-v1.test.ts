@@ -10,8 +10,21 @@ let emu: EmulatorHandle;
 beforeEach(async () => {
   emu = await startEmulator({
     seed: {
-      groups: [{ id: "all", name: "Everyone" }, { id: "eng", name: "Engineering", parents: ["all"] }, { id: "ops" }],
-      mappings: [{ id: "ann", authenticationId: "sub-ann", firstname: "Ann", lastname: "Lee", email: "ann@example.com", groups: ["eng"] }],
+      groups: [
+        { id: "all", name: "Everyone" },
+        { id: "eng", name: "Engineering", parents: ["all"] },
+        { id: "ops" },
+      ],
+      mappings: [
+        {
+          id: "ann",
+          authenticationId: "sub-ann",
+          firstname: "Ann",
+          lastname: "Lee",
+          email: "ann@example.com",
+          groups: ["eng"],
+        },
+      ],
     },
   });
 });
@@ -19,7 +32,9 @@ afterEach(() => emu.close());
 
 describe("v1 users", () => {
   it("creates a user (201) whose document matches JsonApiUserOutDocument", async () => {
-    const res = await call(emu, "POST", USERS, { body: userDoc("bob", { authenticationId: "sub-bob", firstname: "Bob" }, ["eng", "ops"]) });
+    const res = await call(emu, "POST", USERS, {
+      body: userDoc("bob", { authenticationId: "sub-bob", firstname: "Bob" }, ["eng", "ops"]),
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("content-type")).toBe("application/vnd.gooddata.api+json");
     expect(validateAgainst("metadata", "JsonApiUserOutDocument", res.json)).toEqual([]);
@@ -27,17 +42,31 @@ describe("v1 users", () => {
       id: "bob",
       type: "user",
       attributes: { authenticationId: "sub-bob", firstname: "Bob" },
-      relationships: { userGroups: { data: [{ id: "eng", type: "userGroup" }, { id: "ops", type: "userGroup" }] } },
+      relationships: {
+        userGroups: {
+          data: [
+            { id: "eng", type: "userGroup" },
+            { id: "ops", type: "userGroup" },
+          ],
+        },
+      },
       links: { self: `${emu.url}${USERS}/bob` },
     });
-    expect(emu.state().mappings.find((m) => m.id === "bob")).toEqual({ id: "bob", authenticationId: "sub-bob", firstname: "Bob", groups: ["eng", "ops"] });
+    expect(emu.state().mappings.find((m) => m.id === "bob")).toEqual({
+      id: "bob",
+      authenticationId: "sub-bob",
+      firstname: "Bob",
+      groups: ["eng", "ops"],
+    });
   });
 
   it("gets one user, with included groups on request", async () => {
     const res = await call(emu, "GET", `${USERS}/ann?include=userGroups`);
     expect(res.status).toBe(200);
     expect(validateAgainst("metadata", "JsonApiUserOutDocument", res.json)).toEqual([]);
-    expect(res.json.included).toEqual([expect.objectContaining({ id: "eng", type: "userGroup", attributes: { name: "Engineering" } })]);
+    expect(res.json.included).toEqual([
+      expect.objectContaining({ id: "eng", type: "userGroup", attributes: { name: "Engineering" } }),
+    ]);
     expect((await call(emu, "GET", `${USERS}/nobody`)).status).toBe(404);
   });
 
@@ -51,7 +80,9 @@ describe("v1 users", () => {
   });
 
   it("PUT replaces the whole resource: attributes and relationships left out are cleared", async () => {
-    const res = await call(emu, "PUT", `${USERS}/ann`, { body: userDoc("ann", { authenticationId: "sub-ann2" }) });
+    const res = await call(emu, "PUT", `${USERS}/ann`, {
+      body: userDoc("ann", { authenticationId: "sub-ann2" }),
+    });
     expect(res.status).toBe(200);
     expect(validateAgainst("metadata", "JsonApiUserOutDocument", res.json)).toEqual([]);
     expect(emu.state().mappings).toEqual([{ id: "ann", authenticationId: "sub-ann2", groups: [] }]);
@@ -61,7 +92,14 @@ describe("v1 users", () => {
     const res = await call(emu, "PATCH", `${USERS}/ann`, { body: userDoc("ann", { firstname: "Anne" }) });
     expect(res.status).toBe(200);
     expect(emu.state().mappings).toEqual([
-      { id: "ann", authenticationId: "sub-ann", firstname: "Anne", lastname: "Lee", email: "ann@example.com", groups: ["eng"] },
+      {
+        id: "ann",
+        authenticationId: "sub-ann",
+        firstname: "Anne",
+        lastname: "Lee",
+        email: "ann@example.com",
+        groups: ["eng"],
+      },
     ]);
     await call(emu, "PATCH", `${USERS}/ann`, { body: userDoc("ann", {}, ["ops"]) });
     expect(emu.state().mappings[0]?.groups).toEqual(["ops"]);
@@ -80,7 +118,10 @@ describe("v1 users", () => {
       ["256-char attribute", { data: { id: "x", type: "user", attributes: { firstname: "a".repeat(256) } } }],
       ["non-string attribute", { data: { id: "x", type: "user", attributes: { email: 5 } } }],
       ["missing data", { id: "x", type: "user" }],
-      ["linkage without type", { data: { id: "x", type: "user", relationships: { userGroups: { data: [{ id: "eng" }] } } } }],
+      [
+        "linkage without type",
+        { data: { id: "x", type: "user", relationships: { userGroups: { data: [{ id: "eng" }] } } } },
+      ],
     ];
     for (const [why, body] of bad) {
       expect(validateAgainst("metadata", "JsonApiUserInDocument", body), why).not.toEqual([]);
@@ -91,7 +132,9 @@ describe("v1 users", () => {
     const unknownAttr = await call(emu, "POST", USERS, { body: userDoc("x", { nickname: "X" }) });
     expect(unknownAttr.status).toBe(400);
     expect(unknownAttr.json.detail).toContain("data.attributes.nickname");
-    const unknownRel = await call(emu, "POST", USERS, { body: { data: { id: "x", type: "user", relationships: { userGroup: { data: null } } } } });
+    const unknownRel = await call(emu, "POST", USERS, {
+      body: { data: { id: "x", type: "user", relationships: { userGroup: { data: null } } } },
+    });
     expect(unknownRel.status).toBe(400);
     expect(emu.state().mappings.map((m) => m.id)).toEqual(["ann"]);
   });
@@ -107,7 +150,10 @@ describe("v1 users", () => {
     const json = await call(emu, "POST", USERS, { body: userDoc("x"), contentType: "application/json" });
     expect(json.status).toBe(415);
     expect(json.json.status).toBe(415);
-    const charset = await call(emu, "POST", USERS, { body: userDoc("x"), contentType: "application/vnd.gooddata.api+json; charset=UTF-8" });
+    const charset = await call(emu, "POST", USERS, {
+      body: userDoc("x"),
+      contentType: "application/vnd.gooddata.api+json; charset=UTF-8",
+    });
     expect(charset.status).toBe(201);
   });
 
@@ -135,7 +181,11 @@ describe("v1 user groups", () => {
 
   it("PUT clears the name and parents left out; PATCH keeps them", async () => {
     await call(emu, "PATCH", `${GROUPS}/eng`, { body: groupDoc("eng", "Eng") });
-    expect(emu.state().groups.find((g) => g.id === "eng")).toEqual({ id: "eng", name: "Eng", parents: ["all"] });
+    expect(emu.state().groups.find((g) => g.id === "eng")).toEqual({
+      id: "eng",
+      name: "Eng",
+      parents: ["all"],
+    });
     await call(emu, "PUT", `${GROUPS}/eng`, { body: groupDoc("eng") });
     expect(emu.state().groups.find((g) => g.id === "eng")).toEqual({ id: "eng", parents: [] });
   });
@@ -144,7 +194,9 @@ describe("v1 user groups", () => {
     const cycle = await call(emu, "PATCH", `${GROUPS}/all`, { body: groupDoc("all", undefined, ["eng"]) });
     expect(cycle.status).toBe(400);
     expect(cycle.json.detail).toContain("cycle");
-    expect((await call(emu, "PATCH", `${GROUPS}/ops`, { body: groupDoc("ops", undefined, ["ops"]) })).status).toBe(400);
+    expect(
+      (await call(emu, "PATCH", `${GROUPS}/ops`, { body: groupDoc("ops", undefined, ["ops"]) })).status,
+    ).toBe(400);
     const unknown = await call(emu, "POST", GROUPS, { body: groupDoc("new", "New", ["nope"]) });
     expect(unknown.status).toBe(400);
     expect(unknown.json.detail).toContain("nope");
@@ -165,7 +217,13 @@ describe("v1 user groups", () => {
   });
 
   it("rejects unknown group attributes and a 256-char name", async () => {
-    expect((await call(emu, "POST", GROUPS, { body: { data: { id: "x", type: "userGroup", attributes: { title: "X" } } } })).status).toBe(400);
+    expect(
+      (
+        await call(emu, "POST", GROUPS, {
+          body: { data: { id: "x", type: "userGroup", attributes: { title: "X" } } },
+        })
+      ).status,
+    ).toBe(400);
     const long = { data: { id: "x", type: "userGroup", attributes: { name: "n".repeat(256) } } };
     expect(validateAgainst("metadata", "JsonApiUserGroupInDocument", long)).not.toEqual([]);
     expect((await call(emu, "POST", GROUPS, { body: long })).status).toBe(400);

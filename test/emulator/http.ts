@@ -19,7 +19,12 @@ export interface CallOptions {
   token?: string | null;
 }
 
-export async function call(emu: Pick<EmulatorHandle, "url">, method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
+export async function call(
+  emu: Pick<EmulatorHandle, "url">,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   const token = opts.token === undefined ? "dev-token" : opts.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -29,7 +34,9 @@ export async function call(emu: Pick<EmulatorHandle, "url">, method: string, pat
   const res = await fetch(emu.url + path, {
     method,
     headers,
-    ...(opts.body !== undefined ? { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) } : {}),
+    ...(opts.body !== undefined
+      ? { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) }
+      : {}),
   });
   const text = await res.text();
   let json: unknown;
@@ -46,7 +53,9 @@ export const userDoc = (id: string, attributes: Record<string, unknown> = {}, gr
     id,
     type: "user",
     attributes,
-    ...(groups ? { relationships: { userGroups: { data: groups.map((g) => ({ id: g, type: "userGroup" })) } } } : {}),
+    ...(groups
+      ? { relationships: { userGroups: { data: groups.map((g) => ({ id: g, type: "userGroup" })) } } }
+      : {}),
   },
 });
 
@@ -55,6 +64,8 @@ export const groupDoc = (id: string, name?: string, parents?: string[]) => ({
     id,
     type: "userGroup",
     ...(name !== undefined ? { attributes: { name } } : {}),
-    ...(parents ? { relationships: { parents: { data: parents.map((g) => ({ id: g, type: "userGroup" })) } } } : {}),
+    ...(parents
+      ? { relationships: { parents: { data: parents.map((g) => ({ id: g, type: "userGroup" })) } } }
+      : {}),
   },
 });

@@ -19,21 +19,35 @@ describe.each([
   afterEach(() => emu.close());
 
   it("creates a user with a generated authenticationId and password null", async () => {
-    const res = await call(emu, "POST", base, { body: { email: "bob@example.com", displayName: "Bob", password: "s3cret" } });
+    const res = await call(emu, "POST", base, {
+      body: { email: "bob@example.com", displayName: "Bob", password: "s3cret" },
+    });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ email: "bob@example.com", displayName: "Bob", authenticationId: expect.any(String), password: null });
+    expect(res.json).toEqual({
+      email: "bob@example.com",
+      displayName: "Bob",
+      authenticationId: expect.any(String),
+      password: null,
+    });
     expect(res.json.authenticationId).not.toBe("bob@example.com");
     expect(res.json.authenticationId.length).toBeGreaterThan(10);
     expect(validateAgainst("auth", "AuthUser", { ...res.json, password: undefined })).toEqual([]);
     const stored = emu.state().idpUsers.find((u) => u.email === "bob@example.com");
-    expect(stored).toEqual({ email: "bob@example.com", displayName: "Bob", authenticationId: res.json.authenticationId, password: "s3cret" });
+    expect(stored).toEqual({
+      email: "bob@example.com",
+      displayName: "Bob",
+      authenticationId: res.json.authenticationId,
+      password: "s3cret",
+    });
   });
 
   it("lists a plain array without passwords, matching the official schema", async () => {
     const res = await call(emu, "GET", base);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(res.json).toEqual([{ email: "Ann@Example.com", displayName: "Ann", authenticationId: expect.any(String) }]);
+    expect(res.json).toEqual([
+      { email: "Ann@Example.com", displayName: "Ann", authenticationId: expect.any(String) },
+    ]);
     expect(res.text).not.toContain("old-secret");
     for (const u of res.json) expect(validateAgainst("auth", "AuthUser", u)).toEqual([]);
   });
@@ -51,7 +65,9 @@ describe.each([
     expect(dup.headers.get("content-type")).toBe("application/problem+json");
     expect(dup.json).toMatchObject({ status: 409, title: "Conflict", traceId: expect.any(String) });
     emu.setFaults({ duplicateIdpAs400: true });
-    const dup400 = await call(emu, "POST", base, { body: { email: "ann@example.com", displayName: "Ann 2" } });
+    const dup400 = await call(emu, "POST", base, {
+      body: { email: "ann@example.com", displayName: "Ann 2" },
+    });
     expect(dup400.status).toBe(400);
     expect(dup400.json.detail).toBe("user already exists");
     expect(emu.state().idpUsers).toHaveLength(1);
@@ -59,11 +75,15 @@ describe.each([
 
   it("PUT without a password keeps it, with a password sets it", async () => {
     const path = `${base}/${encodeURIComponent("ann@example.com")}`;
-    const keep = await call(emu, "PUT", path, { body: { email: "ann@example.com", displayName: "Ann Smith" } });
+    const keep = await call(emu, "PUT", path, {
+      body: { email: "ann@example.com", displayName: "Ann Smith" },
+    });
     expect(keep.status).toBe(200);
     expect(keep.json).toMatchObject({ email: "Ann@Example.com", displayName: "Ann Smith" });
     expect(emu.state().idpUsers[0]).toMatchObject({ displayName: "Ann Smith", password: "old-secret" });
-    const set = await call(emu, "PUT", path, { body: { email: "ann@example.com", displayName: "Ann Smith", password: "new-secret" } });
+    const set = await call(emu, "PUT", path, {
+      body: { email: "ann@example.com", displayName: "Ann Smith", password: "new-secret" },
+    });
     expect(set.status).toBe(200);
     expect(set.text).not.toContain("new-secret");
     expect(emu.state().idpUsers[0]?.password).toBe("new-secret");
@@ -73,18 +93,26 @@ describe.each([
     const path = `${base}/${encodeURIComponent("ann@example.com")}`;
     const other = await call(emu, "PUT", path, { body: { email: "eve@example.com", displayName: "Eve" } });
     expect(other.status).toBe(400);
-    const authId = await call(emu, "PUT", path, { body: { email: "ann@example.com", displayName: "A", authenticationId: "forged" } });
+    const authId = await call(emu, "PUT", path, {
+      body: { email: "ann@example.com", displayName: "A", authenticationId: "forged" },
+    });
     expect(authId.status).toBe(400);
     expect(authId.json.detail).toContain("authenticationId");
     const same = emu.state().idpUsers[0]?.authenticationId;
-    const ok = await call(emu, "PUT", path, { body: { email: "ann@example.com", displayName: "A", authenticationId: same } });
+    const ok = await call(emu, "PUT", path, {
+      body: { email: "ann@example.com", displayName: "A", authenticationId: same },
+    });
     expect(ok.status).toBe(200);
-    const missing = await call(emu, "PUT", `${base}/nobody%40example.com`, { body: { email: "nobody@example.com", displayName: "N" } });
+    const missing = await call(emu, "PUT", `${base}/nobody%40example.com`, {
+      body: { email: "nobody@example.com", displayName: "N" },
+    });
     expect(missing.status).toBe(404);
   });
 
   it("rejects a create with an authenticationId, bodies the AuthUser schema rejects, and non-JSON media types", async () => {
-    const withId = await call(emu, "POST", base, { body: { email: "c@example.com", displayName: "C", authenticationId: "x" } });
+    const withId = await call(emu, "POST", base, {
+      body: { email: "c@example.com", displayName: "C", authenticationId: "x" },
+    });
     expect(withId.status).toBe(400);
     const bad = { email: "c@example.com" };
     expect(validateAgainst("auth", "AuthUser", bad)).not.toEqual([]);
@@ -92,7 +120,10 @@ describe.each([
     const badType = { email: 42, displayName: "C" };
     expect(validateAgainst("auth", "AuthUser", badType)).not.toEqual([]);
     expect((await call(emu, "POST", base, { body: badType })).status).toBe(400);
-    const text = await call(emu, "POST", base, { body: { email: "c@example.com", displayName: "C" }, contentType: "text/plain" });
+    const text = await call(emu, "POST", base, {
+      body: { email: "c@example.com", displayName: "C" },
+      contentType: "text/plain",
+    });
     expect(text.status).toBe(415);
     const charset = await call(emu, "POST", base, {
       body: { email: "c@example.com", displayName: "C" },
@@ -104,9 +135,14 @@ describe.each([
 
   it("DELETE removes the credentials only: the mapping stays", async () => {
     const authenticationId = emu.state().idpUsers[0]?.authenticationId as string;
-    const map = await call(emu, "POST", base.includes("/v1/") ? "/api/v1/entities/users" : "/api/entities/users", {
-      body: { data: { id: "ann", type: "user", attributes: { authenticationId } } },
-    });
+    const map = await call(
+      emu,
+      "POST",
+      base.includes("/v1/") ? "/api/v1/entities/users" : "/api/entities/users",
+      {
+        body: { data: { id: "ann", type: "user", attributes: { authenticationId } } },
+      },
+    );
     expect(map.status).toBe(201);
     const del = await call(emu, "DELETE", `${base}/ann%40example.com`);
     expect(del.status).toBe(204);

@@ -14,7 +14,11 @@ describe("paging of entity lists", () => {
     // Seeded in reverse so that the served order must come from sorting, not from insertion.
     const mappings: SeedMapping[] = [];
     for (let i = 44; i >= 0; i--) {
-      mappings.push({ id: `u${pad(i)}`, authenticationId: `sub-${i % 40}`, groups: i % 2 === 0 ? ["even"] : ["odd", "all"] });
+      mappings.push({
+        id: `u${pad(i)}`,
+        authenticationId: `sub-${i % 40}`,
+        groups: i % 2 === 0 ? ["even"] : ["odd", "all"],
+      });
     }
     emu = await startEmulator({ seed: { groups: [{ id: "all" }, { id: "even" }, { id: "odd" }], mappings } });
   });
@@ -67,23 +71,48 @@ describe("paging of entity lists", () => {
   });
 
   it("filters with minimal RSQL", async () => {
-    const byAuth = await call(emu, "GET", `${USERS}?filter=${encodeURIComponent("authenticationId=='sub-3'")}&metaInclude=page`);
+    const byAuth = await call(
+      emu,
+      "GET",
+      `${USERS}?filter=${encodeURIComponent("authenticationId=='sub-3'")}&metaInclude=page`,
+    );
     expect(ids(byAuth)).toEqual(["u003", "u043"]);
     expect(byAuth.json.meta.page.totalElements).toBe(2);
-    const unquoted = await call(emu, "GET", `${USERS}?filter=${encodeURIComponent("authenticationId==sub-3;id=='u043'")}`);
+    const unquoted = await call(
+      emu,
+      "GET",
+      `${USERS}?filter=${encodeURIComponent("authenticationId==sub-3;id=='u043'")}`,
+    );
     expect(ids(unquoted)).toEqual(["u043"]);
     const byId = await call(emu, "GET", `${USERS}?filter=${encodeURIComponent('id=="u010"')}`);
     expect(ids(byId)).toEqual(["u010"]);
-    const byGroup = await call(emu, "GET", `${USERS}?filter=${encodeURIComponent("userGroups.id=='odd'")}&size=100&sort=-id`);
+    const byGroup = await call(
+      emu,
+      "GET",
+      `${USERS}?filter=${encodeURIComponent("userGroups.id=='odd'")}&size=100&sort=-id`,
+    );
     expect(ids(byGroup)).toHaveLength(22);
     expect(ids(byGroup)[0]).toBe("u043");
-    const none = await call(emu, "GET", `${USERS}?filter=${encodeURIComponent("id=='nobody'")}&metaInclude=page`);
+    const none = await call(
+      emu,
+      "GET",
+      `${USERS}?filter=${encodeURIComponent("id=='nobody'")}&metaInclude=page`,
+    );
     expect(none.json.data).toEqual([]);
     expect(none.json.meta.page.totalPages).toBe(0);
   });
 
   it("answers 400 for bad paging parameters, naming them", async () => {
-    for (const q of ["size=1001", "size=0", "page=-1", "size=abc", "sort=name", "include=parents", "filter=title=='x'", "filter=id!='x'"]) {
+    for (const q of [
+      "size=1001",
+      "size=0",
+      "page=-1",
+      "size=abc",
+      "sort=name",
+      "include=parents",
+      "filter=title=='x'",
+      "filter=id!='x'",
+    ]) {
       const res = await call(emu, "GET", `${USERS}?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.json.detail, q).toMatch(/size|page|sort|include|filter/);
@@ -94,13 +123,21 @@ describe("paging of entity lists", () => {
 
 describe("a store of 100,000 mappings", () => {
   it("loads, pages from the end and filters without sorting the store per request", async () => {
-    const mappings: SeedMapping[] = Array.from({ length: 100_000 }, (_, i) => ({ id: `user-${(i * 7919) % 100_000}`, authenticationId: `sub-${i}`, groups: [] }));
+    const mappings: SeedMapping[] = Array.from({ length: 100_000 }, (_, i) => ({
+      id: `user-${(i * 7919) % 100_000}`,
+      authenticationId: `sub-${i}`,
+      groups: [],
+    }));
     const emu = await startEmulator({ seed: { mappings } });
     try {
       const res = await call(emu, "GET", `${USERS}?page=99&size=1000&metaInclude=page`);
       expect(res.json.data).toHaveLength(1000);
       expect(res.json.meta.page).toEqual({ number: 99, size: 1000, totalElements: 100_000, totalPages: 100 });
-      const one = await call(emu, "GET", `${USERS}?filter=${encodeURIComponent("authenticationId=='sub-12345'")}`);
+      const one = await call(
+        emu,
+        "GET",
+        `${USERS}?filter=${encodeURIComponent("authenticationId=='sub-12345'")}`,
+      );
       expect(ids(one)).toEqual([`user-${(12345 * 7919) % 100_000}`]);
       const created = await call(emu, "POST", USERS, { body: { data: { id: "user-0000", type: "user" } } });
       expect(created.status).toBe(201);

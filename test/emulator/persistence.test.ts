@@ -15,9 +15,15 @@ describe("persistence", () => {
   it("writes every write atomically and loads it back in preference to the seed", async () => {
     const persistPath = join(dir, "store.json");
     const emu = await startEmulator({ persistPath, seed: { groups: [{ id: "g", name: "G" }] } });
-    await call(emu, "POST", "/api/v1/auth/users", { body: { email: "a@b.c", displayName: "A", password: "pw-not-saved" } });
+    await call(emu, "POST", "/api/v1/auth/users", {
+      body: { email: "a@b.c", displayName: "A", password: "pw-not-saved" },
+    });
     // Many concurrent writes right before close: none may be lost.
-    await Promise.all(Array.from({ length: 30 }, (_, i) => call(emu, "POST", "/api/v1/entities/users", { body: userDoc(`u${i}`, {}, ["g"]) })));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call(emu, "POST", "/api/v1/entities/users", { body: userDoc(`u${i}`, {}, ["g"]) }),
+      ),
+    );
     const before = emu.state();
     await emu.close();
 
@@ -31,7 +37,9 @@ describe("persistence", () => {
       expect(rest).toEqual({ mappings: before.mappings, groups: before.groups });
       expect(idpUsers).toEqual(before.idpUsers.map(({ password: _p, ...u }) => u));
       // The authenticationId counter survives a restart: a new user gets a fresh id.
-      const next = await call(again, "POST", "/api/v1/auth/users", { body: { email: "d@e.f", displayName: "D" } });
+      const next = await call(again, "POST", "/api/v1/auth/users", {
+        body: { email: "d@e.f", displayName: "D" },
+      });
       expect(next.json.authenticationId).not.toBe(idpUsers[0]?.authenticationId);
       await call(again, "POST", "/api/v1/entities/userGroups", { body: groupDoc("late") });
     } finally {
@@ -44,7 +52,10 @@ describe("persistence", () => {
 
   it("writes a seeded store at start and refuses a corrupt store file with its path", async () => {
     const persistPath = join(dir, "seeded.json");
-    const emu = await startEmulator({ persistPath, seed: { idpUsers: [{ email: "s@e.ed", displayName: "S" }] } });
+    const emu = await startEmulator({
+      persistPath,
+      seed: { idpUsers: [{ email: "s@e.ed", displayName: "S" }] },
+    });
     await emu.close();
     expect(JSON.parse(await readFile(persistPath, "utf8")).idpUsers[0].email).toBe("s@e.ed");
     await writeFile(persistPath, "{ broken");
@@ -57,7 +68,14 @@ describe("seeds", () => {
     const yamlPath = join(dir, "seed.yaml");
     await writeFile(
       yamlPath,
-      ["idpUsers:", "  - { email: admin@example.com, displayName: Admin }", "groups:", "  - { id: g1, name: One }", "mappings:", "  - { id: admin, groups: [g1] }"].join("\n"),
+      [
+        "idpUsers:",
+        "  - { email: admin@example.com, displayName: Admin }",
+        "groups:",
+        "  - { id: g1, name: One }",
+        "mappings:",
+        "  - { id: admin, groups: [g1] }",
+      ].join("\n"),
     );
     const jsonPath = join(dir, "seed.json");
     await writeFile(jsonPath, JSON.stringify({ groups: [{ id: "g1" }] }));
@@ -76,7 +94,18 @@ describe("seeds", () => {
     const bad = join(dir, "bad.json");
     await writeFile(bad, JSON.stringify({ mappings: { id: "x" } }));
     await expect(loadSeedFile(bad)).rejects.toThrow(/mappings must be a list/);
-    await expect(startEmulator({ seed: { mappings: [{ id: "m", groups: ["ghost"] }] } })).rejects.toThrow(/m references unknown group ghost/);
-    await expect(startEmulator({ seed: { groups: [{ id: "a", parents: ["b"] }, { id: "b", parents: ["a"] }] } })).rejects.toThrow(/cycle/);
+    await expect(startEmulator({ seed: { mappings: [{ id: "m", groups: ["ghost"] }] } })).rejects.toThrow(
+      /m references unknown group ghost/,
+    );
+    await expect(
+      startEmulator({
+        seed: {
+          groups: [
+            { id: "a", parents: ["b"] },
+            { id: "b", parents: ["a"] },
+          ],
+        },
+      }),
+    ).rejects.toThrow(/cycle/);
   });
 });

@@ -10,7 +10,9 @@ afterEach(() => emu.close());
 
 describe("request log and counters", () => {
   it("logs method, url, status and the body with passwords replaced by ***", async () => {
-    await call(emu, "POST", "/api/v1/auth/users", { body: { email: "a@b.c", displayName: "A", password: "hunter2" } });
+    await call(emu, "POST", "/api/v1/auth/users", {
+      body: { email: "a@b.c", displayName: "A", password: "hunter2" },
+    });
     const [entry] = emu.requestLog();
     expect(entry).toEqual({
       method: "POST",
@@ -27,7 +29,12 @@ describe("request log and counters", () => {
   it("counts by method and status, keeps the last N entries, and resets", async () => {
     for (let i = 0; i < 4; i++) await call(emu, "GET", `/api/v1/entities/users?page=${i}`);
     await call(emu, "GET", "/api/v1/entities/users/nobody");
-    expect(emu.counters()).toEqual({ requests: 5, byMethod: { GET: 5 }, byStatus: { "200": 4, "404": 1 }, faults: {} });
+    expect(emu.counters()).toEqual({
+      requests: 5,
+      byMethod: { GET: 5 },
+      byStatus: { "200": 4, "404": 1 },
+      faults: {},
+    });
     expect(emu.requestLog().map((e) => e.url)).toEqual([
       "/api/v1/entities/users?page=2",
       "/api/v1/entities/users?page=3",
