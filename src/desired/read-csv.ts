@@ -170,7 +170,12 @@ function toRecord<F extends string>(options: {
     if (shape.lists.includes(field)) lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
     else text[field] = value;
   });
-  return { line, text, lists, where: (field: F): Where => ({ file, line, field }) };
+  return { line, text, lists, where: whereIn(file, line) };
+}
+
+/** Built outside `toRecord` so the closure, kept for every user, holds two values and not the row. */
+function whereIn(file: string, line: number): (field: string) => Where {
+  return (field) => ({ file, line, field });
 }
 
 function reportStop(options: { err: unknown; file: string; problems: ProblemList; nextLine: number }): void {
