@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyPlan, exitCodeForApply } from "../../src/apply/index.js";
 import type { StepOutcome } from "../../src/apply/index.js";
+import { SafetyRefusal } from "../../src/errors.js";
 import type { Step } from "../../src/plan/types.js";
 import { aPlan, deleteCredentialsStep, groupStep, newUserSteps, noPasswords } from "./builders.js";
 import { createFakeClient } from "./fake-client.js";
@@ -134,6 +135,14 @@ describe("applyPlan scheduling", () => {
     await applyPlan({ plan, client, concurrency: 2, passwords: noPasswords, onProgress: (p) => seen.push(p.done) });
     expect(seen.at(-1)).toBe(3);
     expect(seen).toEqual([...seen].sort((x, y) => x - y));
+  });
+
+  it("refuses a plan made for another API profile before sending anything", async () => {
+    const client = createFakeClient();
+    const err = await applyPlan({ plan: aPlan([groupStep("a")], { profile: "legacy" }), client, concurrency: 1, passwords: noPasswords }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SafetyRefusal);
+    expect((err as Error).message).toMatch(/profile legacy but the service speaks v1/);
+    expect(client.stats().requests).toBe(0);
   });
 
   it("rejects a plan that depends on an unknown step before sending anything", async () => {
