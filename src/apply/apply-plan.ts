@@ -9,7 +9,7 @@ import { HttpError, InternalError, SafetyRefusal } from "../errors.js";
 import type { Plan, Step } from "../plan/types.js";
 import type { ServiceClient } from "../service/types.js";
 import { logStep, notRun, rootOf, skippedBecause, toStepError, type Root } from "./outcomes.js";
-import { runStep } from "./run-step.js";
+import { runStep, StepFailure } from "./run-step.js";
 import { emptyCounts, type ApplyResult, type Journal, type PasswordProvider, type Progress, type SkipCause, type StepOutcome } from "./types.js";
 
 export interface ApplyOptions {
@@ -171,9 +171,12 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       if (res.recovered) o.recovered = res.recovered;
       return o;
     } catch (err) {
-      if (err instanceof HttpError && err.fatal && !stoppedBy) {
+      if (!stoppedBy && err instanceof HttpError && err.fatal) {
         stoppedBy = "fatal";
         stopReason = `fatal error: ${err.message}; check the token and its permissions. No new steps were started`;
+      } else if (!stoppedBy && err instanceof StepFailure && err.fatal) {
+        stoppedBy = "fatal";
+        stopReason = `fatal error: ${err.message}. No new steps were started`;
       }
       return { ...base, outcome: "failed", attempts, durationMs: Math.round(now() - t0), error: toStepError(err) };
     }

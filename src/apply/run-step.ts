@@ -28,6 +28,8 @@ export class StepFailure extends Error {
     message: string,
     readonly status?: number,
     readonly traceId?: string,
+    /** Stops the run like a 401: every later step would fail the same way. */
+    readonly fatal = false,
   ) {
     super(message);
     this.name = "StepFailure";
@@ -52,7 +54,7 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
       return deleted(await client.deleteGroup(step.target, opts));
     case "createCredentials": {
       const { email, displayName } = step.after;
-      const password = step.after.password === "none" ? undefined : await ctx.passwords.passwordFor(email);
+      const password = step.after.password === "none" ? undefined : await passwordFor(ctx.passwords, email);
       const res = await client.createIdpUser(password === undefined ? { email, displayName } : { email, displayName, password }, opts);
       if (res.status === "created") return { authenticationId: res.value.authenticationId };
       const found = await client.getIdpUser(email);
@@ -91,6 +93,16 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     }
     case "deleteMapping":
       return deleted(await client.deleteMapping(step.target, opts));
+  }
+}
+
+/** A password that cannot be made durable must not be sent; and the next create would fail alike. */
+async function passwordFor(passwords: PasswordProvider, email: string): Promise<string | undefined> {
+  try {
+    return await passwords.passwordFor(email);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new StepFailure(`the initial password for ${email} could not be stored (${why}); nothing was sent for this user`, undefined, undefined, true);
   }
 }
 

@@ -76,6 +76,18 @@ describe("applyPlan scheduling", () => {
     expect(exitCodeForApply(result)).toBe(1);
   });
 
+  it("stops the run when a password cannot be stored, and sends no create without it", async () => {
+    const client = createFakeClient();
+    const broken = { source: "generate" as const, passwordFor: async () => Promise.reject(new Error("ENOSPC: no space left on device, write")), close: async () => {} };
+    const plan = aPlan([...newUserSteps("a@example.com", "a"), ...newUserSteps("b@example.com", "b")]);
+    const result = await applyPlan({ plan, client, concurrency: 1, passwords: broken });
+    expect(result.stoppedBy).toBe("fatal");
+    expect(result.outcomes[0]?.error?.message).toMatch(/initial password for a@example.com could not be stored \(ENOSPC/);
+    expect(result.outcomes.slice(1).map((o) => o.outcome)).toEqual(["skipped", "skipped", "skipped"]);
+    expect(client.idp.size).toBe(0);
+    expect(client.stats().requests).toBe(0);
+  });
+
   it("trips the circuit breaker after N consecutive failures", async () => {
     const client = createFakeClient();
     const ids = ["a", "b", "c", "d", "e", "f"];
