@@ -14,7 +14,7 @@
  */
 import { JSON_API, ProblemError, type Reply } from "./http-util.js";
 import { parseDocument, parseResource, type ParsedResource } from "./jsonapi.js";
-import { listLinksAndMeta, pageIds, parseListQuery } from "./paging.js";
+import { listLinksAndMeta, pageIds, parseInclude, parseListQuery } from "./paging.js";
 import type { RouteContext } from "./route-context.js";
 import type { GroupRec, MappingRec, Store } from "./store.js";
 import { SPECS, USER_ATTRIBUTES, groupOut, linkedGroups, userOut, type Profile } from "./entity-docs.js";
@@ -59,10 +59,13 @@ function includedGroups(store: Store, ids: Iterable<string>, profile: Profile, b
 export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
   const { store } = ctx;
   const relName = profile === "v1" ? "userGroups" : "userGroup";
-  const includeName = "userGroups";
+  // Legacy clients may name the to-one relationship (`userGroup`) instead of the collection.
+  const includeNames = profile === "v1" ? ["userGroups"] : ["userGroups", "userGroup"];
+  // Checked before any write, so a bad `include` never answers 400 for a write that landed.
+  const include = parseInclude(ctx.query, includeNames);
   const single = (rec: MappingRec, status: number): Reply => {
     const doc: Record<string, unknown> = { data: userOut(rec, profile, ctx.base) };
-    if (ctx.query.getAll("include").some((v) => v.split(",").some((i) => i === includeName || i === "ALL"))) {
+    if (include.size > 0) {
       doc.included = includedGroups(store, linkedGroups(rec, profile), profile, ctx.base);
     }
     return ok(status, doc);
@@ -74,7 +77,7 @@ export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
         profile === "v1"
           ? ["id", ...USER_ATTRIBUTES, "userGroups.id"]
           : ["id", "authenticationId", "userGroup.id"];
-      const q = parseListQuery(ctx.query, { filterFields, includes: [includeName] });
+      const q = parseListQuery(ctx.query, { filterFields, includes: includeNames });
       const byId = q.filters.find((f) => f.field === "id");
       const byAuth = q.filters.find((f) => f.field === "authenticationId");
       const byGroup = q.filters.find((f) => f.field.endsWith(".id"));
@@ -96,7 +99,7 @@ export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
       });
       const recs = ids.map((id) => store.mappings.get(id) as MappingRec);
       const doc: Record<string, unknown> = { data: recs.map((r) => userOut(r, profile, ctx.base)) };
-      if (q.include.has(includeName))
+      if (q.include.size > 0)
         doc.included = includedGroups(
           store,
           recs.flatMap((r) => linkedGroups(r, profile)),
@@ -173,12 +176,10 @@ function userMatches(m: MappingRec, field: string, value: string, profile: Profi
 
 export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
   const { store } = ctx;
+  const include = parseInclude(ctx.query, profile === "v1" ? ["parents"] : []);
   const single = (rec: GroupRec, status: number): Reply => {
     const doc: Record<string, unknown> = { data: groupOut(rec, profile, ctx.base) };
-    if (
-      profile === "v1" &&
-      ctx.query.getAll("include").some((v) => v.split(",").some((i) => i === "parents" || i === "ALL"))
-    ) {
+    if (include.has("parents")) {
       doc.included = includedGroups(store, rec.parents, profile, ctx.base);
     }
     return ok(status, doc);

@@ -58,6 +58,17 @@ export function parseFilter(raw: string | null, fields: readonly string[]): List
   return out;
 }
 
+/** `include=a,b` or `include=ALL`, checked against what the collection can include. */
+export function parseInclude(query: URLSearchParams, includes: readonly string[]): Set<string> {
+  const include = new Set<string>();
+  for (const inc of commaList(query, "include")) {
+    if (inc === "ALL") includes.forEach((i) => include.add(i));
+    else if (includes.includes(inc)) include.add(inc);
+    else throw new ProblemError(400, `include=${inc}: supported are ${[...includes, "ALL"].join(", ")}`);
+  }
+  return include;
+}
+
 export function parseListQuery(
   query: URLSearchParams,
   opts: { filterFields: readonly string[]; includes: readonly string[] },
@@ -69,12 +80,7 @@ export function parseListQuery(
     else if (v === "-id" || v === "id,desc") descending = true;
     else throw new ProblemError(400, `sort=${s}: supported are id, id,asc, id,desc and -id`);
   }
-  const include = new Set<string>();
-  for (const inc of commaList(query, "include")) {
-    if (inc === "ALL") opts.includes.forEach((i) => include.add(i));
-    else if (opts.includes.includes(inc)) include.add(inc);
-    else throw new ProblemError(400, `include=${inc}: supported are ${[...opts.includes, "ALL"].join(", ")}`);
-  }
+  const include = parseInclude(query, opts.includes);
   const metaInclude = commaList(query, "metaInclude");
   return {
     page: intParam(query, "page", 0, 0, Number.MAX_SAFE_INTEGER),

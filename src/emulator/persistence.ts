@@ -60,12 +60,17 @@ export async function loadPersisted(
   } catch (err) {
     throw new Error(
       `${path}: the emulator's store file is not valid JSON (${(err as Error).message}); delete it to start empty`,
-      {
-        cause: err,
-      },
+      { cause: err },
     );
   }
-  return checkSeedShape(value, path);
+  const seed = checkSeedShape(value, path);
+  const version = (seed as { formatVersion?: unknown }).formatVersion;
+  if (version !== undefined && version !== PERSIST_FORMAT_VERSION) {
+    throw new Error(
+      `${path}: store file format ${String(version)} is not supported (expected ${PERSIST_FORMAT_VERSION})`,
+    );
+  }
+  return seed;
 }
 
 /** Passwords are never written to disk: the emulator has no login, so nothing needs them back. */

@@ -76,7 +76,7 @@ describe("legacy entity API", () => {
   });
 
   it("serves a user with several groups with the first group id in sort order", async () => {
-    const res = await call(emu, "GET", `${USERS}/multi?include=userGroups`);
+    const res = await call(emu, "GET", `${USERS}/multi?include=userGroup`);
     expect(res.status).toBe(200);
     expect(res.json.data.relationships).toEqual({ userGroup: { data: { id: "a-team", type: "userGroup" } } });
     expect(res.json.data.attributes).toEqual({ authenticationId: "sub-m" });

@@ -105,6 +105,13 @@ describe("v1 users", () => {
     expect(emu.state().mappings[0]?.groups).toEqual(["ops"]);
   });
 
+  it("checks include before a write, so a bad include stores nothing", async () => {
+    const res = await call(emu, "POST", `${USERS}?include=parents`, { body: userDoc("x") });
+    expect(res.status).toBe(400);
+    expect(res.json.detail).toContain("include=parents");
+    expect(emu.state().mappings.map((m) => m.id)).toEqual(["ann"]);
+  });
+
   it("refuses a body id that differs from the path id", async () => {
     const res = await call(emu, "PUT", `${USERS}/ann`, { body: userDoc("bob") });
     expect(res.status).toBe(400);

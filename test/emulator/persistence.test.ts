@@ -60,6 +60,8 @@ describe("persistence", () => {
     expect(JSON.parse(await readFile(persistPath, "utf8")).idpUsers[0].email).toBe("s@e.ed");
     await writeFile(persistPath, "{ broken");
     await expect(startEmulator({ persistPath })).rejects.toThrow(persistPath);
+    await writeFile(persistPath, JSON.stringify({ formatVersion: 99, mappings: [] }));
+    await expect(startEmulator({ persistPath })).rejects.toThrow(/format 99 is not supported/);
   });
 });
 
