@@ -9,7 +9,6 @@ import { createReadStream } from "node:fs";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parse } from "csv-parse";
-import type { Info } from "csv-parse";
 import { ByteChecker } from "./byte-check.js";
 import type { ByteFinding } from "./byte-check.js";
 import { unneutraliseCell } from "./csv-cell.js";
@@ -61,7 +60,7 @@ export async function readCsv<F extends string>(options: {
   });
   const parser = parse({
     bom: true,
-    info: true,
+    // `raw` (not `info`, which costs twice the parse time) gives each row's text to count lines.
     raw: true,
     // The field count is checked here, row by row, so one bad row does not stop the file.
     relax_column_count: true,
@@ -74,7 +73,7 @@ export async function readCsv<F extends string>(options: {
   let nextLine = 1;
   let stopped = false;
   const consume = async (): Promise<void> => {
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: Info; raw: string }>) {
+    for await (const item of parser as AsyncIterable<{ record: string[]; raw: string }>) {
       // Physical lines, counted from the raw text: csv-parse's own count differs for quoted line breaks.
       const line = nextLine;
       nextLine += newlines(item.raw) + (item.raw.endsWith("\n") ? 0 : 1);

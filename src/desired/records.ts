@@ -103,8 +103,16 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
     else fail("identity", "bad-identity", `"${identityText}" is not an identity: use builtin or external`);
   }
 
+  const stateText = textOf(raw, "state");
+  let state: DesiredUser["state"] = "present";
+  if (stateText !== undefined) {
+    if (stateText === "present" || stateText === "absent") state = stateText;
+    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
+  }
+
   const authenticationId = textOf(raw, "authenticationId");
-  if (identity === "external" && authenticationId === undefined)
+  // A row marked absent only names whom to delete: it needs no sub claim.
+  if (identity === "external" && authenticationId === undefined && state === "present")
     fail("authenticationId", "authentication-id-required", "is required for an external user: set it to the user's sub claim from the external identity provider");
   if (identity === "builtin" && authenticationId !== undefined)
     fail("authenticationId", "authentication-id-forbidden", "is only for external users: the built-in identity provider assigns it; remove it or set identity to external");
@@ -117,13 +125,6 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
       ctx.passwordWarned.value = true;
       problems.warn(raw.where("password"), "password-discouraged", "passwords in a desired-state file are discouraged: prefer identity.passwords: generate (the file is a secret now; keep it safe)");
     }
-  }
-
-  const stateText = textOf(raw, "state");
-  let state: DesiredUser["state"] = "present";
-  if (stateText !== undefined) {
-    if (stateText === "present" || stateText === "absent") state = stateText;
-    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
   }
 
   const displayName = textOf(raw, "displayName");

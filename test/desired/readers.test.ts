@@ -203,3 +203,14 @@ describe("ByteChecker", () => {
     expect(new ByteChecker().push(Buffer.from("a\n\nb\0"))).toMatchObject({ rule: "binary", line: 3 });
   });
 });
+
+describe("state: absent", () => {
+  test("an absent external user needs no authenticationId; a present one does", async () => {
+    const file = await write("absent.csv", "email,identity,state\ngone@example.com,external,absent\nhere@example.com,external,\n");
+    expect(await lines(file)).toEqual([
+      "<dir>/absent.csv:3: authenticationId: is required for an external user: set it to the user's sub claim from the external identity provider [authentication-id-required]",
+    ]);
+    const { state } = await readDesiredState({ file });
+    expect(state.users).toEqual([expect.objectContaining({ email: "gone@example.com", identity: "external", state: "absent" })]);
+  });
+});
