@@ -9,6 +9,7 @@ import type { Progress } from "./types.js";
 export interface ProgressReporterOptions {
   stream: { write(chunk: string): unknown };
   isTTY: boolean;
+  /** Steps expected; informational, since every update carries its own `total`. */
   total: number;
   /** Between progress lines when not a TTY (default 5000 ms). */
   intervalMs?: number;
