@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openJournal } from "../../src/apply/index.js";
+import { applyPlan, openJournal } from "../../src/apply/index.js";
+import { aPlan, groupStep, noPasswords } from "./builders.js";
+import { createFakeClient } from "./fake-client.js";
 import type { StepOutcome } from "../../src/apply/index.js";
 
 let dir: string;
@@ -47,5 +49,25 @@ describe("openJournal", () => {
     expect(lines).toBe(5000);
     expect(syncs).toBeLessThanOrEqual(5000);
     expect((await readFile(file, "utf8")).trim().split("\n")).toHaveLength(5000);
+  });
+
+  it("holds a finished step's line on disk while other steps are still running", async () => {
+    const file = join(dir, "run.jsonl");
+    const journal = await openJournal(file);
+    const client = createFakeClient();
+    let release!: () => void;
+    client.gates.set("createGroup:slow", new Promise<void>((r) => (release = r)));
+    const run = applyPlan({ plan: aPlan([groupStep("slow"), groupStep("fast")]), client, concurrency: 2, passwords: noPasswords, journal });
+    // Poll the file (bounded) while "slow" is held open.
+    let seen = "";
+    for (let i = 0; i < 200 && !seen.includes("createGroup:fast"); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      seen = await readFile(file, "utf8");
+    }
+    release();
+    await run;
+    await journal.close();
+    expect(seen.trim().split("\n").map((l) => (JSON.parse(l) as { stepId: string }).stepId)).toEqual(["createGroup:fast"]);
+    expect((await readFile(file, "utf8")).trim().split("\n")).toHaveLength(2);
   });
 });
