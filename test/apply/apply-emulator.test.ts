@@ -77,20 +77,23 @@ describe("apply against the emulator", () => {
     }
   });
 
-  it("a 401 midway stops new steps; running ones finish; the report says so", async () => {
-    const env = await withEmulatorClient();
-    const revoked = await createClient({ baseUrl: env.emulator.url, token: "revoked-token", profile: "v1", requestsPerSecond: 0, sleep: async () => {} });
+  it.each([
+    { status: 401, token: "revoked-token" },
+    { status: 403, token: "forbidden-token" },
+  ])("a $status midway stops new steps; running ones finish; the report says so", async ({ status, token }) => {
+    const env = await withEmulatorClient({ emulator: { forbiddenTokens: ["forbidden-token"] } });
+    const revoked = await createClient({ baseUrl: env.emulator.url, token, profile: "v1", requestsPerSecond: 0, sleep: async () => {} });
     try {
       const client = revokedAfter(env.client, revoked, 2);
       const plan = aPlan(["g1", "g2", "g3", "g4", "g5"].map((g) => groupStep(g)));
       const result = await applyPlan({ plan, client, concurrency: 1, passwords: noPasswords });
       expect(result.outcomes.map((o) => o.outcome)).toEqual(["succeeded", "succeeded", "failed", "skipped", "skipped"]);
-      expect(result.outcomes[2]?.error?.status).toBe(401);
+      expect(result.outcomes[2]?.error?.status).toBe(status);
       expect(result.stoppedBy).toBe("fatal");
       expect(env.emulator.state().groups.map((g) => g.id)).toEqual(["g1", "g2"]);
       const report = buildApplyReport(result, plan);
       expect(report).toMatchObject({ exitCode: 1, stoppedBy: "fatal" });
-      expect(report.stopReason).toMatch(/fatal error: POST .* answered 401/);
+      expect(report.stopReason).toMatch(new RegExp(`fatal error: POST .* answered ${status}`));
       expect(report.steps[4]?.reason).toMatch(/not started: the run stopped/);
     } finally {
       await revoked.close();
