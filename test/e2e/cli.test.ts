@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { ROOT, runCli, withTempDir } from "./run-cli.js";
+import { ROOT, runCli, startCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "e2e-token-3b1d";
 const DEMO = join(ROOT, "fixtures", "demo");
@@ -294,5 +294,57 @@ describe("usersync CLI", () => {
     const r = await runCli(["validate", DESIRED]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^OK: .*users\.yaml: 52 user\(s\) \(1 marked absent\), 7 group\(s\)/m);
+  });
+
+  it("usersync emulator --port 0 --profile v1 prints its URL and answers with the token", async () => {
+    const { child, done } = startCli(["emulator", "--port", "0", "--profile", "v1", "--token", "cli-token"]);
+    const url = await new Promise<string>((resolve) =>
+      child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())),
+    );
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const ok = await fetch(`${url}/api/v1/auth/users`, { headers: { authorization: "Bearer cli-token" } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual([]);
+    const denied = await fetch(`${url}/api/v1/auth/users`, { headers: { authorization: "Bearer wrong" } });
+    expect(denied.status).toBe(401);
+    const legacy = await fetch(`${url}/api/auth/users`, { headers: { authorization: "Bearer cli-token" } });
+    expect(legacy.status).toBe(404);
+    child.kill("SIGTERM");
+    expect((await done).code).toBe(0);
+  });
+
+  it("--base-url embedded runs the emulator in the process and persists it with target.embeddedData", async () => {
+    await withTempDir(async (dir) => {
+      const config = join(dir, "usersync.yaml");
+      await writeFile(
+        config,
+        "target:\n  baseUrl: embedded\n  embeddedData: ./store.json\nidentity:\n  passwords: none\n",
+      );
+      const apply = await runCli(["apply", "--desired", DESIRED, "--yes"], { cwd: dir });
+      expect(apply.code).toBe(0);
+      const store = JSON.parse(await readFile(join(dir, "store.json"), "utf8")) as { mappings: unknown[] };
+      expect(store.mappings.length).toBe(51);
+      const again = await runCli(["plan", "--desired", DESIRED, "--detailed-exitcode"], { cwd: dir });
+      expect(again.code).toBe(0);
+    });
+  });
+
+  it("a plan's metrics file counts its changes and keeps the last success time", async () => {
+    await withTempDir(async (dir) => {
+      const metrics = join(dir, "usersync.prom");
+      const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--metrics-file", metrics];
+      expect((await runCli(args, { env: env() })).code).toBe(0);
+      const text = await readFile(metrics, "utf8");
+      expect(text).toContain('usersync_plan_changes{action="create"} 44');
+      expect(text).toContain('usersync_last_exit_code{command="plan"} 0');
+      const success = /^usersync_last_success_timestamp_seconds\{command="plan"\} (\d+)$/m.exec(text)?.[1];
+      expect(Number(success)).toBeGreaterThan(1_700_000_000);
+      // A failing run (wrong token) keeps the previous success time.
+      const failed = await runCli(args, { env: { USERSYNC_TOKEN: "wrong" } });
+      expect(failed.code).toBe(1);
+      const after = await readFile(metrics, "utf8");
+      expect(after).toContain('usersync_last_exit_code{command="plan"} 1');
+      expect(after).toContain(`usersync_last_success_timestamp_seconds{command="plan"} ${success}`);
+    });
   });
 });

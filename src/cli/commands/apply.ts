@@ -3,7 +3,7 @@
  * Everything that can be refused is refused before the first request that changes anything.
  */
 import { readFile } from "node:fs/promises";
-import { ExitCode, InputError, SafetyRefusal } from "../../errors.js";
+import { ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import { findStaleSteps, listActualState } from "../../apply/index.js";
 import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
 import type { Plan } from "../../plan/types.js";
@@ -12,7 +12,7 @@ import { renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../files.js";
-import { writeMetricsFile } from "../metrics-file.js";
+import { runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
@@ -57,10 +57,25 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   }
 }
 
-export async function runApply({ values }: ParsedCommand, io: Io): Promise<number> {
-  const started = performance.now();
+export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
+  const runtime = await loadRuntime(command.values, io);
+  const metricsFile = stringOption(command.values, "metrics-file") ?? runtime.config.output.metricsFile;
+  const metrics = runMetrics("apply", metricsFile);
+  try {
+    return await metrics.finish(await applyCommand(command, runtime, metrics));
+  } catch (err) {
+    await metrics.finish(exitCodeFor(err));
+    throw err;
+  }
+}
+
+async function applyCommand(
+  { values }: ParsedCommand,
+  runtime: Runtime,
+  metrics: RunMetrics,
+): Promise<number> {
+  const { io } = runtime;
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
-  const runtime = await loadRuntime(values, io);
   const savedPlan = stringOption(values, "plan");
   let prepared: Prepared;
   if (savedPlan !== undefined) {
@@ -71,51 +86,38 @@ export async function runApply({ values }: ParsedCommand, io: Io): Promise<numbe
     prepared = { plan: planned.plan, connection: planned.connection, desired };
   }
   const { plan, connection } = prepared;
+  metrics.client = connection.client;
+  metrics.plan = plan;
   try {
     io.stdout.write(renderPlan(plan, { format, dryRun: false, color: useColor(io.stdout, io.env) }));
     const out = stringOption(values, "out") ?? runtime.config.output.plan;
     if (out !== undefined && savedPlan === undefined) await writeFileAtomic(out, serializePlan(plan));
-
-    let exitCode: number = ExitCode.ok;
-    let result;
     if (isEmptyPlan(plan)) {
       io.stdout.write("Nothing to apply.\n");
-    } else {
-      const passwords = await preparePasswords(runtime, {
-        plan,
-        client: connection.client,
-        ...optional("desired", prepared.desired),
-        ...optional("credentialsFile", stringOption(values, "credentials-file")),
-      });
-      try {
-        await confirmApply(io, values["yes"] === true, plan, connection.label);
-      } catch (err) {
-        await passwords.close();
-        throw err;
-      }
-      ({ result, exitCode } = await executePlan(runtime, {
-        plan,
-        client: connection.client,
-        passwords,
-        ...optional("desired", prepared.desired),
-        ...optional("stale", prepared.stale),
-        ...optional("reportFile", stringOption(values, "report")),
-        ...optional("journalFile", stringOption(values, "journal")),
-      }));
+      return ExitCode.ok;
     }
-    const metricsFile = stringOption(values, "metrics-file") ?? runtime.config.output.metricsFile;
-    if (metricsFile !== undefined) {
-      const stats = connection.client.stats();
-      await writeMetricsFile(metricsFile, {
-        command: "apply",
-        plan,
-        ...optional("result", result),
-        exitCode,
-        durationSeconds: (performance.now() - started) / 1000,
-        requests: stats.requests,
-        retries: stats.retries,
-      });
+    const passwords = await preparePasswords(runtime, {
+      plan,
+      client: connection.client,
+      ...optional("desired", prepared.desired),
+      ...optional("credentialsFile", stringOption(values, "credentials-file")),
+    });
+    try {
+      await confirmApply(io, values["yes"] === true, plan, connection.label);
+    } catch (err) {
+      await passwords.close();
+      throw err;
     }
+    const { result, exitCode } = await executePlan(runtime, {
+      plan,
+      client: connection.client,
+      passwords,
+      ...optional("desired", prepared.desired),
+      ...optional("stale", prepared.stale),
+      ...optional("reportFile", stringOption(values, "report")),
+      ...optional("journalFile", stringOption(values, "journal")),
+    });
+    metrics.result = result;
     return exitCode;
   } finally {
     await connection.close();
