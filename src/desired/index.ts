@@ -47,9 +47,9 @@ export async function readDesiredState(options: ReadDesiredOptions): Promise<Rea
   const groups: DesiredGroup[] = [];
   const defaultIdentity = options.defaults?.identity ?? "builtin";
 
-  const main = await readOne({ file: options.file, format: options.format, role: "users", problems, defaultIdentity, users, groups });
+  const main = await readSafely({ file: options.file, format: options.format, role: "users", problems, defaultIdentity, users, groups });
   if (options.groupsFile !== undefined)
-    await readOne({ file: options.groupsFile, format: undefined, role: "groups", problems, defaultIdentity, users, groups });
+    await readSafely({ file: options.groupsFile, format: undefined, role: "groups", problems, defaultIdentity, users, groups });
 
   if (main.readable && users.length === 0 && !main.allowEmpty && !problems.hasErrors)
     problems.error({ file: options.file }, "empty-file", main.format === "csv"
@@ -60,7 +60,7 @@ export async function readDesiredState(options: ReadDesiredOptions): Promise<Rea
   return { state: { users, groups, files }, problems: sortProblems(problems.items, files) };
 }
 
-async function readOne(options: {
+interface ReadOneOptions {
   file: string;
   format: DesiredFormat | undefined;
   role: "users" | "groups";
@@ -68,7 +68,26 @@ async function readOne(options: {
   defaultIdentity: Identity;
   users: DesiredUser[];
   groups: DesiredGroup[];
-}): Promise<{ readable: boolean; allowEmpty: boolean; format: DesiredFormat | undefined }> {
+}
+
+interface ReadOneResult {
+  readable: boolean;
+  allowEmpty: boolean;
+  format: DesiredFormat | undefined;
+}
+
+/** An I/O failure half-way (permissions, a vanished file) is a problem too: the reader never throws for input. */
+async function readSafely(options: ReadOneOptions): Promise<ReadOneResult> {
+  try {
+    return await readOne(options);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    options.problems.error({ file: options.file }, "file-unreadable", `cannot be read (${typeof code === "string" ? code : (err as Error).message}): check its permissions`);
+    return { readable: false, allowEmpty: false, format: undefined };
+  }
+}
+
+async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
   const { file, problems, role } = options;
   const format = options.format ?? formatOf(file);
   const fail = { readable: false, allowEmpty: false, format };

@@ -194,7 +194,5 @@ function reportStop(options: { err: unknown; file: string; problems: ProblemList
     problems.error({ file, ...(line !== undefined ? { line } : {}) }, "csv-quote", `a quote (") inside a field that is not quoted as a whole: quote the field and double inner quotes (""); reading stopped here`);
   } else if (typeof code === "string" && code.startsWith("CSV_")) {
     problems.error({ file, ...(line !== undefined ? { line } : {}) }, "csv-syntax", `${(err as Error).message}; reading stopped here`);
-  } else if (code === "EISDIR" || code === "EACCES" || code === "ENOENT") {
-    problems.error({ file }, "file-not-found", `cannot read the file (${String(code)})`);
-  } else throw err;
+  } else throw err; // an I/O error: the caller reports it as file-unreadable
 }

@@ -207,3 +207,14 @@ describe("loadConfig", () => {
     });
   });
 });
+
+describe("desiredReadOptions", () => {
+  test("maps source and identity; a command's FILE wins; undefined without any file", async () => {
+    const { desiredReadOptions } = await import("../../src/config/index.js");
+    await configFile("source:\n  desired: users.txt\n  groups: groups.csv\n  format: csv\nidentity:\n  default: external\n");
+    const c = await loadConfig({ cwd: dir, env: {} });
+    expect(desiredReadOptions(c)).toEqual({ file: join(dir, "users.txt"), groupsFile: join(dir, "groups.csv"), format: "csv", defaults: { identity: "external" } });
+    expect(desiredReadOptions(c, "other.yaml")?.file).toBe("other.yaml");
+    expect(desiredReadOptions(await loadConfig({ cwd: "/nonexistent-dir", env: {} }))).toBeUndefined();
+  });
+});

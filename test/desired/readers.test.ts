@@ -214,3 +214,12 @@ describe("state: absent", () => {
     expect(state.users).toEqual([expect.objectContaining({ email: "gone@example.com", identity: "external", state: "absent" })]);
   });
 });
+
+describe("unreadable files", () => {
+  test.skipIf(process.getuid?.() === 0)("a file without read permission is a problem, not an exception", async () => {
+    const { chmod } = await import("node:fs/promises");
+    const file = await write("locked.csv", "email\na@example.com\n");
+    await chmod(file, 0o000);
+    expect(await lines(file)).toEqual(["<dir>/locked.csv: cannot be read (EACCES): check its permissions [file-unreadable]"]);
+  });
+});
