@@ -4,6 +4,7 @@ import { applyPlan, listActualState } from "../../src/apply/index.js";
 import type { ApplyOptions, ApplyResult } from "../../src/apply/index.js";
 import { defaultPolicy, plan, type Plan, type Policy } from "../../src/plan/index.js";
 import type { ServiceClient } from "../../src/service/types.js";
+import { noPasswords } from "./builders.js";
 
 export function aDesiredUser(u: Partial<DesiredUser> & { email: string; id: string }): DesiredUser {
   return { idDerived: false, identity: "builtin", state: "present", source: { file: "users.yaml", line: 1 }, ...u };
@@ -35,7 +36,7 @@ export async function planAndApply(options: {
     plan: p,
     client,
     concurrency: 4,
-    passwords: { source: "none", passwordFor: async () => undefined, close: async () => {} },
+    passwords: noPasswords,
     ...options.apply,
   });
   return { plan: p, result };
