@@ -1,6 +1,6 @@
 /** `usersync emulator`: the local service emulator, until SIGINT or SIGTERM. */
 import { loadSeedFile, startEmulator } from "../../emulator/index.js";
-import { ExitCode } from "../../errors.js";
+import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, intOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { optional } from "../pipeline.js";
@@ -11,14 +11,20 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
   const tokens = (values["token"] as string[] | undefined) ?? ["dev-token"];
   const seedFile = stringOption(values, "seed");
   const latency = intOption(values, "latency");
-  const emulator = await startEmulator({
-    port,
-    profile,
-    tokens: Object.fromEntries(tokens.map((t) => [t, "admin"])),
-    ...(seedFile !== undefined ? { seed: await loadSeedFile(seedFile) } : {}),
-    ...optional("persistPath", stringOption(values, "data")),
-    ...(latency !== undefined ? { faults: { latencyMs: latency } } : {}),
-  });
+  let emulator;
+  try {
+    emulator = await startEmulator({
+      port,
+      profile,
+      tokens: Object.fromEntries(tokens.map((t) => [t, "admin"])),
+      ...(seedFile !== undefined ? { seed: await loadSeedFile(seedFile) } : {}),
+      ...optional("persistPath", stringOption(values, "data")),
+      ...(latency !== undefined ? { faults: { latencyMs: latency } } : {}),
+    });
+  } catch (err) {
+    // A bad seed or data file, or a port in use: the person can fix it.
+    throw new ConfigError(`cannot start the emulator: ${(err as Error).message}`);
+  }
   io.stdout.write(`${emulator.url}\n`);
   io.stderr.write(
     `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.\n`,
