@@ -13,8 +13,10 @@ export interface Indexes {
   idpByEmail: Map<string, IdpUser>;
   idpByAuth: Map<string, IdpUser>;
   mappingById: Map<string, Mapping>;
-  /** Every mapping pointing at an authenticationId (more than one is a conflict). */
-  mappingsByAuth: Map<string, Mapping[]>;
+  /** The first mapping pointing at each authenticationId. */
+  mappingByAuth: Map<string, Mapping>;
+  /** Only authenticationIds that several mappings point at (a conflict): all of them. */
+  sharedAuth: Map<string, Mapping[]>;
   groupById: Map<string, UserGroup>;
   desiredById: Map<string, DesiredUser>;
   /** Key: lower-cased email. */
@@ -27,7 +29,8 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
     idpByEmail: new Map(),
     idpByAuth: new Map(),
     mappingById: new Map(),
-    mappingsByAuth: new Map(),
+    mappingByAuth: new Map(),
+    sharedAuth: new Map(),
     groupById: new Map(),
     desiredById: new Map(),
     desiredByEmail: new Map(),
@@ -40,9 +43,14 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
   for (const m of actual.mappings) {
     idx.mappingById.set(m.id, m);
     if (m.authenticationId === undefined) continue;
-    const list = idx.mappingsByAuth.get(m.authenticationId);
-    if (list) list.push(m);
-    else idx.mappingsByAuth.set(m.authenticationId, [m]);
+    // One Map entry per mapping and arrays only for the rare shared ids: this runs 100k times.
+    const first = idx.mappingByAuth.get(m.authenticationId);
+    if (first === undefined) idx.mappingByAuth.set(m.authenticationId, m);
+    else {
+      const shared = idx.sharedAuth.get(m.authenticationId);
+      if (shared) shared.push(m);
+      else idx.sharedAuth.set(m.authenticationId, [first, m]);
+    }
   }
   for (const g of actual.groups) idx.groupById.set(g.id, g);
   for (const u of desired.users) {
@@ -84,6 +92,20 @@ export function makeContext(input: {
     createdGroups: new Map(),
     notices: [],
   };
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/** Ids of the mappings other than `id` that point at `auth`, sorted. */
+export function otherHolders(idx: Indexes, auth: string, id: string | undefined): readonly string[] {
+  const shared = idx.sharedAuth.get(auth);
+  if (shared)
+    return shared
+      .filter((m) => m.id !== id)
+      .map((m) => m.id)
+      .sort(compareStrings);
+  const first = idx.mappingByAuth.get(auth);
+  return first !== undefined && first.id !== id ? [first.id] : NONE;
 }
 
 export const lower = (email: string): string => email.trim().toLowerCase();

@@ -5,15 +5,14 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { lower, type PlanContext } from "./context.js";
+import { lower, otherHolders, type PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
 import type { Step } from "./types.js";
 
 /** Credentials may go with a user only when no other mapping uses them and no present row wants the email. */
 function deletableCredentials(ctx: PlanContext, idp: IdpUser, mappingId: string | undefined): boolean {
-  const holders = ctx.idx.mappingsByAuth.get(idp.authenticationId) ?? [];
-  if (holders.some((m) => m.id !== mappingId)) return false;
+  if (otherHolders(ctx.idx, idp.authenticationId, mappingId).length > 0) return false;
   return ctx.idx.desiredByEmail.get(lower(idp.email))?.state !== "present";
 }
 
@@ -131,7 +130,7 @@ export function planUnlisted(ctx: PlanContext): number {
   }
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
   for (const u of ctx.actual.idpUsers) {
-    if (idx.mappingsByAuth.has(u.authenticationId) || idx.desiredByEmail.has(lower(u.email))) continue;
+    if (idx.mappingByAuth.has(u.authenticationId) || idx.desiredByEmail.has(lower(u.email))) continue;
     const inScope = safety.idpInScope(u);
     if (deleteUnlinked && inScope) {
       if (!safety.isProtected([u.email])) managed++;

@@ -43,19 +43,19 @@ function groupDepths(ctx: PlanContext): Map<string, number> {
 
 export function orderSteps(ctx: PlanContext): Step[] {
   const depths = groupDepths(ctx);
-  const rank = (s: Step): number => {
+  // Decorate once, sort, undecorate: the comparator then does no Map look-ups.
+  const decorated = [...ctx.steps.values()].map((s) => {
+    if (s.dependsOn.length > 0) s.dependsOn = sortedUnique(s.dependsOn.filter((d) => ctx.steps.has(d)));
     const d = depths.get(s.target) ?? 0;
-    if (s.kind === "createGroup" || s.kind === "updateGroup") return d;
-    if (s.kind === "deleteGroup") return -d;
-    return 0;
-  };
-  const steps = [...ctx.steps.values()];
-  for (const s of steps) s.dependsOn = sortedUnique(s.dependsOn.filter((d) => ctx.steps.has(d)));
-  return steps.sort(
+    const rank = s.kind === "createGroup" || s.kind === "updateGroup" ? d : s.kind === "deleteGroup" ? -d : 0;
+    return { s, phase: PHASE[s.kind], rank };
+  });
+  decorated.sort(
     (a, b) =>
-      PHASE[a.kind] - PHASE[b.kind] ||
-      rank(a) - rank(b) ||
-      compareStrings(a.target, b.target) ||
-      compareStrings(a.id, b.id),
+      a.phase - b.phase ||
+      a.rank - b.rank ||
+      compareStrings(a.s.target, b.s.target) ||
+      compareStrings(a.s.id, b.s.id),
   );
+  return decorated.map((x) => x.s);
 }

@@ -4,7 +4,7 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser } from "../service/types.js";
-import { lower, type PlanContext } from "./context.js";
+import { lower, otherHolders, type PlanContext } from "./context.js";
 import { mappingStep, targetGroups } from "./mapping-step.js";
 import {
   base,
@@ -31,14 +31,6 @@ export function defaultDisplayName(d: DesiredUser): string {
   return at > 0 ? email.slice(0, at) : email;
 }
 
-/** Other mappings that already point at `auth`: mapping a second user to it would be a conflict. */
-function otherHolders(ctx: PlanContext, auth: string, id: string): string[] {
-  return (ctx.idx.mappingsByAuth.get(auth) ?? [])
-    .filter((m) => m.id !== id)
-    .map((m) => m.id)
-    .sort();
-}
-
 export function planPresentUser(ctx: PlanContext, d: DesiredUser): void {
   if (d.identity === "external") planExternalUser(ctx, d);
   else planBuiltinUser(ctx, d);
@@ -55,7 +47,7 @@ function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
     });
     return;
   }
-  const holders = otherHolders(ctx, auth, d.id);
+  const holders = otherHolders(ctx.idx, auth, d.id);
   if (holders.length > 0) {
     const message = `${where(d)}: authenticationId of user '${d.id}' is already used by mapping(s) ${holders.join(", ")}; not mapped`;
     notice(ctx, { kind: "conflict", target: mappingKey(d.id), message });
@@ -79,7 +71,7 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
   const idp = ctx.idx.idpByEmail.get(email);
   const linked = m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
   if (idp) {
-    const holders = otherHolders(ctx, idp.authenticationId, d.id);
+    const holders = otherHolders(ctx.idx, idp.authenticationId, d.id);
     if (holders.length > 0) {
       const message = `${where(d)}: credentials of ${email} are already mapped to ${holders.join(", ")}; user '${d.id}' not planned`;
       notice(ctx, { kind: "conflict", target: idpKey(email), message });
@@ -152,7 +144,7 @@ function oldCredentialsCleanup(
   const oldEmail = lower(input.linked.email);
   if (oldEmail === input.email || ctx.policy.deletions === "none") return undefined;
   if (ctx.idx.desiredByEmail.has(oldEmail)) return undefined;
-  if (otherHolders(ctx, input.linked.authenticationId, input.mappingId).length > 0) return undefined;
+  if (otherHolders(ctx.idx, input.linked.authenticationId, input.mappingId).length > 0) return undefined;
   const target = credentialsTarget(oldEmail);
   return {
     ...base({
