@@ -5,8 +5,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
-import type { Node } from "yaml";
+import { isMap, isScalar } from "yaml";
+import { parseYaml } from "../desired/yaml-text.js";
 import type { Problem } from "../errors.js";
 import { envNameOf, LEAVES, MAX_DELETES_PATTERN, PATH_LEAVES } from "./schema.js";
 import type { LeafKind } from "./schema.js";
@@ -30,24 +30,18 @@ export async function fileLayer(file: string): Promise<Layer> {
   const layer: Layer = { data: {}, origins: new Map(), problems: [] };
   let text: string;
   try {
-    text = (await readFile(file, "utf8")).replace(/^\uFEFF/, "");
+    text = await readFile(file, "utf8");
   } catch (err) {
     const code = (err as { code?: string }).code ?? "unknown error";
     layer.problems.push({ file, rule: "file-not-found", message: `cannot read the config file (${code}): check the --config path` });
     return layer;
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  for (const e of doc.errors)
-    layer.problems.push({ file, line: lineCounter.linePos(e.pos[0]).line, rule: "yaml-syntax", message: e.message.split("\n")[0]!.trim() });
-  if (layer.problems.length > 0) return layer;
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    layer.problems.push({ file, rule: "yaml-alias-limit", message: `aliases expand too much: ${(err as Error).message}` });
+  const parsed = parseYaml(text, file);
+  if (parsed.problems) {
+    layer.problems.push(...parsed.problems);
     return layer;
   }
+  const { doc, data, lineOf } = parsed.yaml;
   if (data === null || data === undefined) return layer;
   if (typeof data !== "object" || Array.isArray(data)) {
     layer.problems.push({ file, line: 1, rule: "bad-type", message: "the config file must be a mapping of sections (target, source, policy, ...)" });
@@ -60,8 +54,8 @@ export async function fileLayer(file: string): Promise<Layer> {
     for (const pair of node.items) {
       if (!isScalar(pair.key)) continue;
       const path = prefix ? `${prefix}.${String(pair.key.value)}` : String(pair.key.value);
-      const range = (pair.key as Node).range;
-      layer.origins.set(path, range ? { file, line: lineCounter.linePos(range[0]).line } : { file });
+      const line = lineOf(pair.key);
+      layer.origins.set(path, line !== undefined ? { file, line } : { file });
       walk(pair.value, path);
     }
   };

@@ -4,16 +4,15 @@
  * parsed nodes, so every problem points at its item or key.
  */
 import { readFile, stat } from "node:fs/promises";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import type { Document, Node, YAMLMap } from "yaml";
+import { isMap, isScalar, isSeq } from "yaml";
+import type { YAMLMap } from "yaml";
 import { checkBytes } from "./byte-check.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { GroupField, RawRecord, UserField } from "./records.js";
 import { GROUP_FIELDS, USER_FIELDS } from "./records.js";
+import { parseYaml } from "./yaml-text.js";
 
 export const MAX_YAML_BYTES = 64 * 1024 * 1024;
-/** Aliases a desired-state file may expand; a billion-laughs file needs far more. */
-export const MAX_YAML_ALIASES = 100;
 
 const TOP_KEYS = ["version", "users", "groups", "allowEmpty"] as const;
 const LIST_FIELDS: readonly string[] = ["groups", "parents"];
@@ -21,8 +20,6 @@ const LIST_FIELDS: readonly string[] = ["groups", "parents"];
 export interface YamlRead {
   users: Array<RawRecord<UserField>>;
   groups: Array<RawRecord<GroupField>>;
-  /** `users:` was present (a list, possibly empty). */
-  hasUsers: boolean;
   allowEmpty: boolean;
   /** The file could be parsed at all (false: nothing more to check). */
   parsed: boolean;
@@ -30,7 +27,7 @@ export interface YamlRead {
 
 export async function readYaml(options: { file: string; problems: ProblemList; usersAllowed: boolean }): Promise<YamlRead> {
   const { file, problems } = options;
-  const out: YamlRead = { users: [], groups: [], hasUsers: false, allowEmpty: false, parsed: false };
+  const out: YamlRead = { users: [], groups: [], allowEmpty: false, parsed: false };
   const size = (await stat(file)).size;
   if (size > MAX_YAML_BYTES) {
     problems.error({ file }, "file-too-large", `is ${size} bytes; a YAML desired state may be at most ${MAX_YAML_BYTES} bytes (use CSV for very large files)`);
@@ -42,31 +39,17 @@ export async function readYaml(options: { file: string; problems: ProblemList; u
     problems.error({ file, line: finding.line }, finding.rule, finding.message);
     return out;
   }
-  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
+  const text = bytes.toString("utf8");
   if (text.trim() === "") {
     problems.error({ file }, "empty-file", "the file is empty: write version: 1 and a users list");
     return out;
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const lineOf = (node: unknown): number | undefined => {
-    const range = (node as Node | undefined)?.range;
-    return range ? lineCounter.linePos(range[0]).line : undefined;
-  };
-  if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
-      const line = lineCounter.linePos(e.pos[0]).line;
-      problems.error({ file, line }, "yaml-syntax", `${firstLine(e.message)}`);
-    }
+  const parsed = parseYaml(text, file);
+  if (parsed.problems) {
+    problems.items.push(...parsed.problems.map((p) => ({ ...p, severity: "error" as const })));
     return out;
   }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
-  } catch (err) {
-    problems.error({ file }, "yaml-alias-limit", `aliases expand too much (more than ${MAX_YAML_ALIASES}): write the values out instead of using anchors (${firstLine((err as Error).message)})`);
-    return out;
-  }
+  const { doc, data, lineOf } = parsed.yaml;
   if (!isPlainObject(data) || !isMap(doc.contents)) {
     problems.error({ file, line: lineOf(doc.contents) ?? 1 }, "bad-type", "the top level must be a mapping with version: 1 and a users list");
     return out;
@@ -101,12 +84,11 @@ export async function readYaml(options: { file: string; problems: ProblemList; u
         problems.error({ file, line, field: path }, "bad-type", "must be a mapping of fields (e.g. email: ...)");
         return [];
       }
-      const record = toRecord({ item, itemNode, path, line, fields, file, problems, doc, lineOf });
+      const record = toRecord({ item, itemNode, path, line, fields, file, problems, lineOf });
       return record ? [record] : [];
     });
   };
   if (options.usersAllowed) {
-    out.hasUsers = Array.isArray(data.users);
     out.users = list("users", USER_FIELDS);
   }
   out.groups = list("groups", GROUP_FIELDS);
@@ -121,7 +103,6 @@ function toRecord<F extends string>(options: {
   fields: readonly F[];
   file: string;
   problems: ProblemList;
-  doc: Document;
   lineOf: (node: unknown) => number | undefined;
 }): RawRecord<F> | undefined {
   const { item, path, line, fields, file, problems, lineOf } = options;
@@ -156,8 +137,4 @@ function toRecord<F extends string>(options: {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function firstLine(s: string): string {
-  return s.split("\n")[0]!.trim();
 }

@@ -190,6 +190,15 @@ describe("loadConfig", () => {
     expect(problems.every((p) => p.startsWith("<dir>/usersync.yaml:") && p.endsWith("[yaml-syntax]"))).toBe(true);
   });
 
+  test("a config file that expands aliases too much is refused, not expanded", async () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (const n of "bcdefgh") levels.push(`${n}: &${n} [${Array(10).fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`).join(", ")}]`);
+    await configFile(levels.join("\n") + "\n");
+    const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^<dir>\/usersync\.yaml: aliases expand too much \(more than 100\).*\[yaml-alias-limit\]$/);
+  });
+
   test("toPolicy maps the policy section and percentages", async () => {
     await configFile("policy:\n  mode: full\n  membership: additive\n  deletions: remove\n  maxDeletes: 5%\n  protect: [ceo@example.com]\n  groups:\n    prune: true\nidentity:\n  passwords: none\n");
     const c = await loadConfig({ cwd: dir, env: {} });

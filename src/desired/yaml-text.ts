@@ -1,0 +1,45 @@
+/**
+ * Parsing YAML with positions and limits, shared by the desired-state reader and the config
+ * loader: syntax errors with their lines, alias expansion capped (a billion-laughs file is
+ * refused, not expanded), and `lineOf` for any node.
+ */
+import { LineCounter, parseDocument } from "yaml";
+import type { Document, Node } from "yaml";
+import type { Problem } from "../errors.js";
+
+/** Aliases a file may expand; a billion-laughs file needs far more. */
+export const MAX_YAML_ALIASES = 100;
+
+export interface ParsedYaml {
+  doc: Document.Parsed;
+  /** The plain value (`toJS`). */
+  data: unknown;
+  /** 1-based line where a node starts, if it has a position. */
+  lineOf(node: unknown): number | undefined;
+}
+
+export function parseYaml(text: string, file: string): { yaml: ParsedYaml; problems?: undefined } | { problems: Problem[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text.replace(/^\uFEFF/, ""), { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0)
+    return {
+      problems: doc.errors.map((e) => ({ file, line: lineCounter.linePos(e.pos[0]).line, rule: "yaml-syntax", message: firstLine(e.message) })),
+    };
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    return {
+      problems: [{ file, rule: "yaml-alias-limit", message: `aliases expand too much (more than ${MAX_YAML_ALIASES}): write the values out instead of using anchors (${firstLine((err as Error).message)})` }],
+    };
+  }
+  const lineOf = (node: unknown): number | undefined => {
+    const range = (node as Node | undefined)?.range;
+    return range ? lineCounter.linePos(range[0]).line : undefined;
+  };
+  return { yaml: { doc, data, lineOf } };
+}
+
+function firstLine(s: string): string {
+  return s.split("\n")[0]!.trim();
+}
