@@ -38,6 +38,11 @@ interface ExportGroup {
   parents?: string[];
 }
 
+/** Where the CLI writes the groups CSV of a CSV export: beside the users file, `users.csv` -> `users-groups.csv`. */
+export function groupsPathFor(usersPath: string): string {
+  return /\.csv$/i.test(usersPath) ? usersPath.replace(/\.csv$/i, "-groups.csv") : `${usersPath}-groups.csv`;
+}
+
 const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function renderExport(actual: ActualState, options: ExportOptions): ExportResult {

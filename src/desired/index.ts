@@ -17,7 +17,7 @@ import type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.
 export type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
 export { deriveUserId, emailProblem, isValidId, ID_PATTERN } from "./ids.js";
 export { validateForProfile } from "./profile.js";
-export { renderExport } from "./export.js";
+export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { readDesiredState, renderExport } from "../../src/desired/index.js";
+import { groupsPathFor, readDesiredState, renderExport } from "../../src/desired/index.js";
 import type { DesiredState } from "../../src/desired/index.js";
 import type { ActualState } from "../../src/service/types.js";
 
@@ -123,4 +123,10 @@ describe("renderExport", () => {
     expect(state.users).toEqual([]);
     expect(out.warnings).toContain("the organization has no exportable users: the file says allowEmpty: true");
   });
+});
+
+test("the groups CSV of an export goes beside the users file", () => {
+  expect(groupsPathFor("out/users.csv")).toBe("out/users-groups.csv");
+  expect(groupsPathFor("export.CSV")).toBe("export-groups.csv");
+  expect(groupsPathFor("users")).toBe("users-groups.csv");
 });

@@ -71,6 +71,15 @@ describe("YAML", () => {
     ]);
   });
 
+  test("a YAML file over 64 MiB is refused before it is read", async () => {
+    const { truncate } = await import("node:fs/promises");
+    const file = await write("huge.yaml", "version: 1\n");
+    await truncate(file, 64 * 1024 * 1024 + 1); // sparse: costs no disk
+    expect(await lines(file)).toEqual([
+      "<dir>/huge.yaml: is 67108865 bytes; a YAML desired state may be at most 67108864 bytes (use CSV for very large files) [file-too-large]",
+    ]);
+  });
+
   test("defaults.identity applies to users without an identity", async () => {
     const file = await write("ext.yaml", "version: 1\nusers:\n  - email: a@example.com\n    authenticationId: sub-1\n");
     const { state, problems } = await readDesiredState({ file, defaults: { identity: "external" } });
