@@ -1,0 +1,67 @@
+/** Generated plans validate against the published JSON Schema, docs/plan.schema.json. */
+import { readFileSync } from "node:fs";
+import { Ajv } from "ajv";
+import { expect, test } from "vitest";
+import { renderPlan } from "../../src/report/index.js";
+import { plan } from "../../src/plan/index.js";
+import {
+  aDesiredGroup,
+  aDesiredState,
+  aGroup,
+  aMapping,
+  aPolicy,
+  aUser,
+  anActualState,
+  anIdpUser,
+} from "../plan/builders.js";
+import { samplePlan } from "./sample-plan.js";
+
+/** Group updates and deletions, an email change (mapping re-pointed at new credentials), a legacy profile. */
+function groupsAndEmailChange(profile: "v1" | "legacy") {
+  return plan({
+    desired: aDesiredState(
+      [aUser({ email: "new@x.com", id: "jo" })],
+      [aDesiredGroup({ id: "g", name: "G2" })],
+    ),
+    actual: anActualState({
+      idpUsers: [anIdpUser({ email: "old@x.com" })],
+      mappings: [aMapping({ id: "jo", authenticationId: "auth-old@x.com", groups: ["g"] })],
+      groups: [aGroup({ id: "g", name: "G" }), aGroup({ id: "empty" })],
+    }),
+    policy: aPolicy({
+      mode: "full",
+      groups: { create: true, update: true, prune: true, createReferenced: false },
+    }),
+    profile,
+  });
+}
+
+const schema = JSON.parse(
+  readFileSync(new URL("../../docs/plan.schema.json", import.meta.url), "utf8"),
+) as object;
+const validate = new Ajv({ allErrors: true, strict: true }).compile(schema);
+
+test.each([
+  ["a plan with every kind of change", samplePlan()],
+  ["a plan with held-back deletions", samplePlan({ maxDeletes: 0 })],
+  ["group update and prune, email change (v1)", groupsAndEmailChange("v1")],
+  ["group update and prune, email change (legacy)", groupsAndEmailChange("legacy")],
+])("%s validates", (_name, plan) => {
+  expect(plan.steps.length).toBeGreaterThan(0);
+  const json = JSON.parse(renderPlan(plan, { format: "json", dryRun: true, color: false })) as unknown;
+  expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+});
+
+test("the schema rejects what a plan must not contain", () => {
+  const json = JSON.parse(renderPlan(samplePlan(), { format: "json", dryRun: true, color: false })) as {
+    steps: Array<Record<string, unknown>>;
+    formatVersion: number;
+  };
+  expect(validate({ ...json, formatVersion: 2 })).toBe(false);
+  const withPassword = structuredClone(json);
+  const create = withPassword.steps.find((s) => s["kind"] === "createCredentials") as {
+    after: Record<string, unknown>;
+  };
+  create.after["password"] = "Secret-Pa55";
+  expect(validate(withPassword)).toBe(false);
+});
