@@ -80,7 +80,9 @@ const TOKEN_KEYS = /^(token|apiToken|api_token|bearerToken|password)$/i;
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const configFile = await findConfigFile(options);
-  const file: Layer = configFile ? await fileLayer(configFile) : { data: {}, origins: new Map(), problems: [] };
+  const file: Layer = configFile
+    ? await fileLayer(configFile)
+    : { data: {}, origins: new Map(), problems: [] };
   if (file.problems.length > 0) throw configError(file.problems);
   const fileProblems = tokenKeyProblems(file, configFile ?? "");
   if (configFile) resolvePaths(file.data, dirname(configFile));
@@ -92,7 +94,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const env = envLayer(options.env, tokenEnvCandidates);
   resolvePaths(env.data, options.cwd);
   const flags = flagLayer(
-    Object.entries(options.overrides ?? {}).map(([key, value]) => ({ ...FLAGS[key as keyof ConfigOverrides], value })),
+    Object.entries(options.overrides ?? {}).map(([key, value]) => ({
+      ...FLAGS[key as keyof ConfigOverrides],
+      value,
+    })),
   );
   resolvePaths(flags.data, options.cwd);
 
@@ -117,8 +122,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       for (const key of keys) {
         if (key !== undefined && TOKEN_KEYS.test(key)) continue; // reported by tokenKeyProblems
         const path = [base, key].filter(Boolean).join(".");
-        const message = key !== undefined ? `unknown key; see config.example.yaml for the keys of ${base || "the top level"}` : issue.message;
-        problems.push({ ...originOf(path), field: path || "(top level)", rule: key !== undefined ? "unknown-key" : "config-schema", message });
+        const message =
+          key !== undefined
+            ? `unknown key; see config.example.yaml for the keys of ${base || "the top level"}`
+            : issue.message;
+        problems.push({
+          ...originOf(path),
+          field: path || "(top level)",
+          rule: key !== undefined ? "unknown-key" : "config-schema",
+          message,
+        });
       }
     }
   }
@@ -149,7 +162,14 @@ function tokenKeyProblems(file: Layer, configFile: string): Problem[] {
   for (const [path, origin] of file.origins) {
     const key = path.split(".").pop()!;
     if (TOKEN_KEYS.test(key) && path !== "target.tokenEnv")
-      out.push({ ...origin, file: configFile, field: path, rule: "token-in-config", message: "secrets never go into the config file: put the API token in the environment variable named by target.tokenEnv (default USERSYNC_TOKEN) or in a file named by target.tokenFile, and remove this key" });
+      out.push({
+        ...origin,
+        file: configFile,
+        field: path,
+        rule: "token-in-config",
+        message:
+          "secrets never go into the config file: put the API token in the environment variable named by target.tokenEnv (default USERSYNC_TOKEN) or in a file named by target.tokenFile, and remove this key",
+      });
   }
   return out;
 }
@@ -158,7 +178,8 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 function crossFieldProblems(config: Config, originOf: (path: string) => Origin): Problem[] {
   const out: Problem[] = [];
-  const add = (field: string, rule: string, message: string, at = field): void => void out.push({ ...originOf(at), field, rule, message });
+  const add = (field: string, rule: string, message: string, at = field): void =>
+    void out.push({ ...originOf(at), field, rule, message });
   const { baseUrl } = config.target;
   if (baseUrl !== undefined && baseUrl !== "embedded") {
     let url: URL | undefined;
@@ -170,16 +191,33 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
     if (url && url.protocol !== "https:" && url.protocol !== "http:")
       add("target.baseUrl", "bad-url", `"${baseUrl}": only http and https URLs are supported`);
     else if (url && (url.username || url.password))
-      add("target.baseUrl", "bad-url", "must not contain a user name or password: the token comes from the environment or a token file");
+      add(
+        "target.baseUrl",
+        "bad-url",
+        "must not contain a user name or password: the token comes from the environment or a token file",
+      );
     else if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname) && !config.target.allowInsecureHttp)
-      add("target.baseUrl", "insecure-http", `plain http:// to ${url.hostname} would send the token unencrypted: use https:// or set target.allowInsecureHttp: true`);
+      add(
+        "target.baseUrl",
+        "insecure-http",
+        `plain http:// to ${url.hostname} would send the token unencrypted: use https:// or set target.allowInsecureHttp: true`,
+      );
   }
   if (config.identity.passwords === "file" && config.identity.passwordFile === undefined)
-    add("identity.passwordFile", "required", "is required when identity.passwords is file", "identity.passwords");
+    add(
+      "identity.passwordFile",
+      "required",
+      "is required when identity.passwords is file",
+      "identity.passwords",
+    );
   return out;
 }
 
-async function readToken(config: Config, env: NodeJS.ProcessEnv, originOf: (path: string) => Origin): Promise<string | undefined> {
+async function readToken(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  originOf: (path: string) => Origin,
+): Promise<string | undefined> {
   const { tokenFile, tokenEnv } = config.target;
   if (tokenFile !== undefined) {
     let text: string;
@@ -187,11 +225,25 @@ async function readToken(config: Config, env: NodeJS.ProcessEnv, originOf: (path
       text = await readFile(tokenFile, "utf8");
     } catch (err) {
       const code = (err as { code?: string }).code ?? "unknown error";
-      throw configError([{ ...originOf("target.tokenFile"), field: "target.tokenFile", rule: "token-file", message: `cannot read the token file ${tokenFile} (${code})` }]);
+      throw configError([
+        {
+          ...originOf("target.tokenFile"),
+          field: "target.tokenFile",
+          rule: "token-file",
+          message: `cannot read the token file ${tokenFile} (${code})`,
+        },
+      ]);
     }
     const token = text.trim();
     if (token === "")
-      throw configError([{ ...originOf("target.tokenFile"), field: "target.tokenFile", rule: "token-file", message: `the token file ${tokenFile} is empty` }]);
+      throw configError([
+        {
+          ...originOf("target.tokenFile"),
+          field: "target.tokenFile",
+          rule: "token-file",
+          message: `the token file ${tokenFile} is empty`,
+        },
+      ]);
     return token;
   }
   const fromEnv = env[tokenEnv]?.trim();
@@ -203,5 +255,8 @@ function configError(unsorted: Problem[], configFile?: string): ConfigError {
   const rank = (p: Problem): number => (p.file === configFile ? 0 : p.file.startsWith("env ") ? 1 : 2);
   const problems = [...unsorted].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0));
   const lines = problems.map((p) => `  ${formatProblem(p)}`).join("\n");
-  return new ConfigError(`invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`, problems);
+  return new ConfigError(
+    `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
+    problems,
+  );
 }

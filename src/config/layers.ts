@@ -33,7 +33,11 @@ export async function fileLayer(file: string): Promise<Layer> {
     text = await readFile(file, "utf8");
   } catch (err) {
     const code = (err as { code?: string }).code ?? "unknown error";
-    layer.problems.push({ file, rule: "file-not-found", message: `cannot read the config file (${code}): check the --config path` });
+    layer.problems.push({
+      file,
+      rule: "file-not-found",
+      message: `cannot read the config file (${code}): check the --config path`,
+    });
     return layer;
   }
   const parsed = parseYaml(text, file);
@@ -44,7 +48,12 @@ export async function fileLayer(file: string): Promise<Layer> {
   const { doc, data, lineOf } = parsed.yaml;
   if (data === null || data === undefined) return layer;
   if (typeof data !== "object" || Array.isArray(data)) {
-    layer.problems.push({ file, line: 1, rule: "bad-type", message: "the config file must be a mapping of sections (target, source, policy, ...)" });
+    layer.problems.push({
+      file,
+      line: 1,
+      rule: "bad-type",
+      message: "the config file must be a mapping of sections (target, source, policy, ...)",
+    });
     return layer;
   }
   // `key:` with nothing after it (e.g. a section whose keys are all commented out) means unset.
@@ -64,20 +73,35 @@ export async function fileLayer(file: string): Promise<Layer> {
 }
 
 /** `USERSYNC_<SECTION>_<KEY>` variables, typed by `LEAVES`; other `USERSYNC_` names give warnings. */
-export function envLayer(env: NodeJS.ProcessEnv, ignore: ReadonlySet<string>): Layer & { warnings: string[] } {
-  const layer = { data: {} as Tree, origins: new Map<string, Origin>(), problems: [] as Problem[], warnings: [] as string[] };
+export function envLayer(
+  env: NodeJS.ProcessEnv,
+  ignore: ReadonlySet<string>,
+): Layer & { warnings: string[] } {
+  const layer = {
+    data: {} as Tree,
+    origins: new Map<string, Origin>(),
+    problems: [] as Problem[],
+    warnings: [] as string[],
+  };
   const byName = new Map(Object.entries(LEAVES).map(([leaf, kind]) => [envNameOf(leaf), { leaf, kind }]));
   for (const [name, raw] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
     if (!name.startsWith("USERSYNC_") || raw === undefined || ignore.has(name)) continue;
     const known = byName.get(name);
     if (!known) {
-      layer.warnings.push(`environment variable ${name} is not a config key and is ignored (see docs/configuration.md)`);
+      layer.warnings.push(
+        `environment variable ${name} is not a config key and is ignored (see docs/configuration.md)`,
+      );
       continue;
     }
     const origin = { file: `env ${name}` };
     const value = parseTyped(raw, known.kind);
     if (value === undefined) {
-      layer.problems.push({ ...origin, field: known.leaf, rule: "bad-env", message: `"${raw}" is not ${describe(known.kind)}` });
+      layer.problems.push({
+        ...origin,
+        field: known.leaf,
+        rule: "bad-env",
+        message: `"${raw}" is not ${describe(known.kind)}`,
+      });
       continue;
     }
     setPath(layer.data, known.leaf, value);
@@ -107,7 +131,10 @@ function parseTyped(raw: string, kind: LeafKind): unknown {
     case "boolean":
       return /^(true|1|yes|on)$/i.test(v) ? true : /^(false|0|no|off)$/i.test(v) ? false : undefined;
     case "list":
-      return v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      return v
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
     case "countOrPercent":
       return /^\d+$/.test(v) ? Number(v) : MAX_DELETES_PATTERN.test(v) ? v : undefined;
   }

@@ -6,7 +6,8 @@
 import { z } from "zod";
 
 const path = z.string().min(1, "must be a file path");
-const int = (min: number, max: number, dflt: number) => z.number().int("must be a whole number").min(min).max(max).default(dflt);
+const int = (min: number, max: number, dflt: number) =>
+  z.number().int("must be a whole number").min(min).max(max).default(dflt);
 const list = z.array(z.string().min(1));
 
 export const MAX_DELETES_PATTERN = /^\d+(\.\d+)?%$/;
@@ -16,7 +17,10 @@ const target = z.strictObject({
   /** A URL or `embedded`; no default: a run without one stops (exit 4) and says how to set it. */
   baseUrl: z.string().min(1).optional(),
   apiProfile: z.enum(["auto", "v1", "legacy"]).default("auto"),
-  tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").default("USERSYNC_TOKEN"),
+  tokenEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+    .default("USERSYNC_TOKEN"),
   tokenFile: path.optional(),
   timeouts: z
     .strictObject({
@@ -48,9 +52,15 @@ const policy = z.strictObject({
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
   unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
   maxDeletes: z
-    .union([z.number().int(MAX_DELETES_HELP).min(0, MAX_DELETES_HELP), z.string().regex(MAX_DELETES_PATTERN, MAX_DELETES_HELP)], {
-      error: MAX_DELETES_HELP,
-    })
+    .union(
+      [
+        z.number().int(MAX_DELETES_HELP).min(0, MAX_DELETES_HELP),
+        z.string().regex(MAX_DELETES_PATTERN, MAX_DELETES_HELP),
+      ],
+      {
+        error: MAX_DELETES_HELP,
+      },
+    )
     .default("10%"),
   scope: z
     .strictObject({

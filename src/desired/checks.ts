@@ -15,37 +15,66 @@ export function checkUsers(users: readonly DesiredUser[], problems: ProblemList)
     const key = u.email.toLowerCase();
     const firstByEmail = byEmail.get(key);
     if (firstByEmail)
-      problems.error(whereOf(u, "email"), "duplicate-email", `"${u.email}" is already used at ${at(firstByEmail.source)} (emails are compared case-insensitively)`);
+      problems.error(
+        whereOf(u, "email"),
+        "duplicate-email",
+        `"${u.email}" is already used at ${at(firstByEmail.source)} (emails are compared case-insensitively)`,
+      );
     else byEmail.set(key, u);
 
     const firstById = byId.get(u.id);
     if (firstById && !firstByEmail) {
       const derived = u.idDerived || firstById.idDerived;
-      const hint = derived ? `; "${u.email}" and "${firstById.email}" derive the same id: set id explicitly for one of them` : "";
-      problems.error(whereOf(u, "id"), "duplicate-id", `id "${u.id}" is already used at ${at(firstById.source)}${hint}`);
+      const hint = derived
+        ? `; "${u.email}" and "${firstById.email}" derive the same id: set id explicitly for one of them`
+        : "";
+      problems.error(
+        whereOf(u, "id"),
+        "duplicate-id",
+        `id "${u.id}" is already used at ${at(firstById.source)}${hint}`,
+      );
     } else if (!firstById) byId.set(u.id, u);
   }
 }
 
-export function checkGroups(groups: readonly DesiredGroup[], users: readonly DesiredUser[], problems: ProblemList): void {
+export function checkGroups(
+  groups: readonly DesiredGroup[],
+  users: readonly DesiredUser[],
+  problems: ProblemList,
+): void {
   const declared = new Map<string, DesiredGroup>();
   for (const g of groups) {
     const first = declared.get(g.id);
-    if (first) problems.error(whereOf(g, "id"), "duplicate-group", `group "${g.id}" is already declared at ${at(first.source)}`);
+    if (first)
+      problems.error(
+        whereOf(g, "id"),
+        "duplicate-group",
+        `group "${g.id}" is already declared at ${at(first.source)}`,
+      );
     else declared.set(g.id, g);
   }
   for (const g of declared.values())
     for (const p of g.parents ?? []) {
-      if (p === g.id) problems.error(whereOf(g, "parents"), "group-cycle", `group "${g.id}" is its own parent`);
+      if (p === g.id)
+        problems.error(whereOf(g, "parents"), "group-cycle", `group "${g.id}" is its own parent`);
       else if (!declared.has(p))
-        problems.warn(whereOf(g, "parents"), "unknown-parent", `parent "${p}" is not declared in the desired state: it must exist in the service`);
+        problems.warn(
+          whereOf(g, "parents"),
+          "unknown-parent",
+          `parent "${p}" is not declared in the desired state: it must exist in the service`,
+        );
     }
   reportCycles(declared, problems);
 
   const referenced = new Map<string, DesiredUser>();
-  for (const u of users) for (const g of u.groups ?? []) if (!declared.has(g) && !referenced.has(g)) referenced.set(g, u);
+  for (const u of users)
+    for (const g of u.groups ?? []) if (!declared.has(g) && !referenced.has(g)) referenced.set(g, u);
   for (const [g, u] of [...referenced].sort(([a], [b]) => a.localeCompare(b)))
-    problems.warn(whereOf(u, "groups"), "undeclared-group", `group "${g}" is not declared in the desired state: it must exist in the service (or set policy.groups.createReferenced: true)`);
+    problems.warn(
+      whereOf(u, "groups"),
+      "undeclared-group",
+      `group "${g}" is not declared in the desired state: it must exist in the service (or set policy.groups.createReferenced: true)`,
+    );
 }
 
 /** Depth-first search; each cycle is reported once, at its group with the smallest id. */
@@ -63,7 +92,11 @@ function reportCycles(declared: Map<string, DesiredGroup>, problems: ProblemList
       if (reported.has(key)) return;
       reported.add(key);
       const g = declared.get(start)!;
-      problems.error(whereOf(g, "parents"), "group-cycle", `groups form a cycle: ${[...rotated, start].join(" -> ")}; a group cannot be its own ancestor`);
+      problems.error(
+        whereOf(g, "parents"),
+        "group-cycle",
+        `groups form a cycle: ${[...rotated, start].join(" -> ")}; a group cannot be its own ancestor`,
+      );
       return;
     }
     if (done.has(id)) return;

@@ -50,20 +50,31 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
   const { users, linked } = exportUsers(actual, options.profile, warnings);
   const unlinked = actual.idpUsers.length - linked;
   if (unlinked > 0)
-    warnings.push(`${unlinked} built-in identity provider user(s) have no mapping in this organization and are not exported`);
+    warnings.push(
+      `${unlinked} built-in identity provider user(s) have no mapping in this organization and are not exported`,
+    );
   const groups: ExportGroup[] = [...actual.groups].sort(byId).map((g) => ({
     id: g.id,
     ...(g.name !== undefined ? { name: g.name } : {}),
     ...(options.profile === "v1" && g.parents.length > 0 ? { parents: [...g.parents].sort() } : {}),
   }));
-  if (users.length === 0) warnings.push("the organization has no exportable users: the file says allowEmpty: true");
+  if (users.length === 0)
+    warnings.push("the organization has no exportable users: the file says allowEmpty: true");
 
   if (options.format === "yaml") {
     const doc = { version: 1, ...(users.length === 0 ? { allowEmpty: true } : {}), groups, users };
     return { users: stringify(doc, { lineWidth: 0 }), warnings };
   }
   const v1 = options.profile === "v1";
-  const columns = ["email", "id", "displayName", ...(v1 ? ["firstname", "lastname"] : []), "groups", "identity", "authenticationId"];
+  const columns = [
+    "email",
+    "id",
+    "displayName",
+    ...(v1 ? ["firstname", "lastname"] : []),
+    "groups",
+    "identity",
+    "authenticationId",
+  ];
   const rows = users.map((u) => [
     u.email,
     u.id,
@@ -81,7 +92,11 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
   };
 }
 
-function exportUsers(actual: ActualState, profile: ApiProfile, warnings: string[]): { users: ExportUser[]; linked: number } {
+function exportUsers(
+  actual: ActualState,
+  profile: ApiProfile,
+  warnings: string[],
+): { users: ExportUser[]; linked: number } {
   const idpByAuth = new Map<string, IdpUser>(actual.idpUsers.map((u) => [u.authenticationId, u]));
   const linkedAuth = new Set<string>();
   const users: ExportUser[] = [];
@@ -94,12 +109,20 @@ function exportUsers(actual: ActualState, profile: ApiProfile, warnings: string[
       groups: [...m.groups].sort(),
     };
     if (idp && linkedAuth.has(idp.authenticationId)) {
-      warnings.push(`user "${m.id}" shares its authenticationId with another user (a conflict: only one can sign in); it is not exported`);
+      warnings.push(
+        `user "${m.id}" shares its authenticationId with another user (a conflict: only one can sign in); it is not exported`,
+      );
     } else if (idp) {
       linkedAuth.add(idp.authenticationId);
       users.push({ email: idp.email, id: m.id, displayName: idp.displayName, ...base, identity: "builtin" });
     } else if (m.authenticationId !== undefined && m.email !== undefined && m.email !== "") {
-      users.push({ email: m.email, id: m.id, ...base, identity: "external", authenticationId: m.authenticationId });
+      users.push({
+        email: m.email,
+        id: m.id,
+        ...base,
+        identity: "external",
+        authenticationId: m.authenticationId,
+      });
     } else {
       warnings.push(
         m.authenticationId === undefined

@@ -37,8 +37,18 @@ export interface ReadDesiredResult {
   problems: Problem[];
 }
 
-export const USERS_CSV: CsvShape<UserField> = { fields: USER_FIELDS, required: ["email"], lists: ["groups"], noun: "user" };
-export const GROUPS_CSV: CsvShape<GroupField> = { fields: GROUP_FIELDS, required: ["id"], lists: ["parents"], noun: "group" };
+export const USERS_CSV: CsvShape<UserField> = {
+  fields: USER_FIELDS,
+  required: ["email"],
+  lists: ["groups"],
+  noun: "user",
+};
+export const GROUPS_CSV: CsvShape<GroupField> = {
+  fields: GROUP_FIELDS,
+  required: ["id"],
+  lists: ["parents"],
+  noun: "group",
+};
 
 export async function readDesiredState(options: ReadDesiredOptions): Promise<ReadDesiredResult> {
   const problems = new ProblemList();
@@ -47,14 +57,34 @@ export async function readDesiredState(options: ReadDesiredOptions): Promise<Rea
   const groups: DesiredGroup[] = [];
   const defaultIdentity = options.defaults?.identity ?? "builtin";
 
-  const main = await readSafely({ file: options.file, format: options.format, role: "users", problems, defaultIdentity, users, groups });
+  const main = await readSafely({
+    file: options.file,
+    format: options.format,
+    role: "users",
+    problems,
+    defaultIdentity,
+    users,
+    groups,
+  });
   if (options.groupsFile !== undefined)
-    await readSafely({ file: options.groupsFile, format: undefined, role: "groups", problems, defaultIdentity, users, groups });
+    await readSafely({
+      file: options.groupsFile,
+      format: undefined,
+      role: "groups",
+      problems,
+      defaultIdentity,
+      users,
+      groups,
+    });
 
   if (main.readable && users.length === 0 && !main.allowEmpty && !problems.hasErrors)
-    problems.error({ file: options.file }, "empty-file", main.format === "csv"
-      ? "has no user rows: an empty desired state is never valid input by accident (a file cut short?)"
-      : "has no users: an empty desired state is never valid by accident; write allowEmpty: true at the top if you mean it");
+    problems.error(
+      { file: options.file },
+      "empty-file",
+      main.format === "csv"
+        ? "has no user rows: an empty desired state is never valid input by accident (a file cut short?)"
+        : "has no users: an empty desired state is never valid by accident; write allowEmpty: true at the top if you mean it",
+    );
   checkUsers(users, problems);
   checkGroups(groups, users, problems);
   return { state: { users, groups, files }, problems: sortProblems(problems.items, files) };
@@ -82,7 +112,11 @@ async function readSafely(options: ReadOneOptions): Promise<ReadOneResult> {
     return await readOne(options);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    options.problems.error({ file: options.file }, "file-unreadable", `cannot be read (${typeof code === "string" ? code : (err as Error).message}): check its permissions`);
+    options.problems.error(
+      { file: options.file },
+      "file-unreadable",
+      `cannot be read (${typeof code === "string" ? code : (err as Error).message}): check its permissions`,
+    );
     return { readable: false, allowEmpty: false, format: undefined };
   }
 }
@@ -98,14 +132,26 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
       return fail;
     }
   } catch {
-    problems.error({ file }, "file-not-found", `does not exist: check the path (relative paths start at the current directory)`);
+    problems.error(
+      { file },
+      "file-not-found",
+      `does not exist: check the path (relative paths start at the current directory)`,
+    );
     return fail;
   }
   if (format === undefined) {
-    problems.error({ file }, "format", `cannot tell the format from the extension "${extname(file)}": use .yaml, .yml or .csv (or set source.format)`);
+    problems.error(
+      { file },
+      "format",
+      `cannot tell the format from the extension "${extname(file)}": use .yaml, .yml or .csv (or set source.format)`,
+    );
     return fail;
   }
-  const ctx: RecordContext = { problems, defaultIdentity: options.defaultIdentity, passwordWarned: { value: false } };
+  const ctx: RecordContext = {
+    problems,
+    defaultIdentity: options.defaultIdentity,
+    passwordWarned: { value: false },
+  };
   const addUser = (u: DesiredUser | undefined): void => void (u && options.users.push(u));
   const addGroup = (g: DesiredGroup | undefined): void => void (g && options.groups.push(g));
 
@@ -121,12 +167,25 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
   const read =
     role === "users"
       ? await readCsv({ file, shape: USERS_CSV, problems, onRecord: (r) => addUser(normaliseUser(r, ctx)) })
-      : await readCsv({ file, shape: GROUPS_CSV, problems, onRecord: (r) => addGroup(normaliseGroup(r, ctx)) });
+      : await readCsv({
+          file,
+          shape: GROUPS_CSV,
+          problems,
+          onRecord: (r) => addGroup(normaliseGroup(r, ctx)),
+        });
   const cleanStop = problems.items.length === before;
   if (read.rows === 0 && cleanStop && !read.headerOk && role === "users")
-    problems.error({ file }, "empty-file", "the file is empty: the first row must name the columns (email,id,displayName,groups,...)");
+    problems.error(
+      { file },
+      "empty-file",
+      "the file is empty: the first row must name the columns (email,id,displayName,groups,...)",
+    );
   if (read.rows === 0 && cleanStop && role === "groups")
-    problems.error({ file }, "empty-file", "has no group rows: a groups file lists at least one group (id,name,parents)");
+    problems.error(
+      { file },
+      "empty-file",
+      "has no group rows: a groups file lists at least one group (id,name,parents)",
+    );
   return { readable: read.headerOk, allowEmpty: false, format };
 }
 

@@ -14,12 +14,24 @@ export function validateForProfile(state: DesiredState, profile: ApiProfile): Pr
   const problems = new ProblemList();
   for (const u of state.users) {
     if (u.groups !== undefined && u.groups.length > 1)
-      problems.error(whereOf(u, "groups"), "legacy-one-group", `user "${u.id}" has ${u.groups.length} groups (${u.groups.join(", ")}); the legacy API maps a user to exactly one group`);
+      problems.error(
+        whereOf(u, "groups"),
+        "legacy-one-group",
+        `user "${u.id}" has ${u.groups.length} groups (${u.groups.join(", ")}); the legacy API maps a user to exactly one group`,
+      );
     if (u.firstname !== undefined || u.lastname !== undefined)
-      problems.warn(whereOf(u, u.firstname !== undefined ? "firstname" : "lastname"), "legacy-no-names", `user "${u.id}": the legacy API has no firstname/lastname; they are ignored`);
+      problems.warn(
+        whereOf(u, u.firstname !== undefined ? "firstname" : "lastname"),
+        "legacy-no-names",
+        `user "${u.id}": the legacy API has no firstname/lastname; they are ignored`,
+      );
   }
   for (const g of state.groups)
     if (g.parents !== undefined && g.parents.length > 0)
-      problems.error(whereOf(g, "parents"), "legacy-no-parents", `group "${g.id}" has parents; the legacy API has no group hierarchy: remove them`);
+      problems.error(
+        whereOf(g, "parents"),
+        "legacy-no-parents",
+        `group "${g.id}" has parents; the legacy API has no group hierarchy: remove them`,
+      );
   return sortProblems(problems.items, state.files);
 }

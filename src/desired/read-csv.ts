@@ -90,13 +90,21 @@ export async function readCsv<F extends string>(options: {
       }
       rows++;
       if (record.length !== header.length) {
-        problems.error({ file, line }, "field-count", `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`);
+        problems.error(
+          { file, line },
+          "field-count",
+          `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
+        );
         continue;
       }
       const cols = header;
       const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
       if (long >= 0) {
-        problems.error({ file, line, field: cols[long] ?? `column ${long + 1}` }, "field-too-long", `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`);
+        problems.error(
+          { file, line, field: cols[long] ?? `column ${long + 1}` },
+          "field-too-long",
+          `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
+        );
         continue;
       }
       options.onRecord(toRecord({ file, line, record, header: cols, shape }));
@@ -141,15 +149,25 @@ function readHeader<F extends string>(options: {
     const name = rawName.trim();
     const field = known.get(name.toLowerCase());
     if (field === undefined) {
-      problems.error({ file, line, field: name || `column ${i + 1}` }, "unknown-column", `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`);
+      problems.error(
+        { file, line, field: name || `column ${i + 1}` },
+        "unknown-column",
+        `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`,
+      );
       return undefined;
     }
-    if (seen.has(field)) problems.error({ file, line, field: name }, "duplicate-column", "appears twice in the header");
+    if (seen.has(field))
+      problems.error({ file, line, field: name }, "duplicate-column", "appears twice in the header");
     seen.add(field);
     return field;
   });
   for (const r of shape.required)
-    if (!seen.has(r)) problems.error({ file, line, field: r }, "missing-column", `the header has no ${r} column; it is required (the first row must name the columns, e.g. ${shape.fields.slice(0, 3).join(",")})`);
+    if (!seen.has(r))
+      problems.error(
+        { file, line, field: r },
+        "missing-column",
+        `the header has no ${r} column; it is required (the first row must name the columns, e.g. ${shape.fields.slice(0, 3).join(",")})`,
+      );
   return columns;
 }
 
@@ -166,7 +184,8 @@ function toRecord<F extends string>(options: {
   header.forEach((field, i) => {
     if (field === undefined) return;
     const value = unneutraliseCell(record[i]!.trim());
-    if (shape.lists.includes(field)) lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
+    if (shape.lists.includes(field))
+      lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
     else text[field] = value;
   });
   return { line, text, lists, where: whereIn(file, line) };
@@ -187,12 +206,28 @@ function reportStop(options: { err: unknown; file: string; problems: ProblemList
   const lines = (err as { lines?: unknown }).lines;
   const line = typeof lines === "number" ? lines : undefined;
   if (code === "CSV_QUOTE_NOT_CLOSED") {
-    problems.error({ file, line: nextLine }, "csv-quote", `the row starting on this line has a quoted field that is never closed: check the quotes ("); reading stopped here`);
+    problems.error(
+      { file, line: nextLine },
+      "csv-quote",
+      `the row starting on this line has a quoted field that is never closed: check the quotes ("); reading stopped here`,
+    );
   } else if (code === "CSV_MAX_RECORD_SIZE") {
-    problems.error({ file, line: nextLine }, "field-too-long", `the row is longer than ${MAX_RECORD_CHARS} characters (a missing closing quote?); reading stopped here`);
+    problems.error(
+      { file, line: nextLine },
+      "field-too-long",
+      `the row is longer than ${MAX_RECORD_CHARS} characters (a missing closing quote?); reading stopped here`,
+    );
   } else if (code === "INVALID_OPENING_QUOTE" || code === "CSV_INVALID_CLOSING_QUOTE") {
-    problems.error({ file, ...(line !== undefined ? { line } : {}) }, "csv-quote", `a quote (") inside a field that is not quoted as a whole: quote the field and double inner quotes (""); reading stopped here`);
+    problems.error(
+      { file, ...(line !== undefined ? { line } : {}) },
+      "csv-quote",
+      `a quote (") inside a field that is not quoted as a whole: quote the field and double inner quotes (""); reading stopped here`,
+    );
   } else if (typeof code === "string" && code.startsWith("CSV_")) {
-    problems.error({ file, ...(line !== undefined ? { line } : {}) }, "csv-syntax", `${(err as Error).message}; reading stopped here`);
+    problems.error(
+      { file, ...(line !== undefined ? { line } : {}) },
+      "csv-syntax",
+      `${(err as Error).message}; reading stopped here`,
+    );
   } else throw err; // an I/O error: the caller reports it as file-unreadable
 }

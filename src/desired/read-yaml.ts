@@ -25,12 +25,20 @@ export interface YamlRead {
   parsed: boolean;
 }
 
-export async function readYaml(options: { file: string; problems: ProblemList; usersAllowed: boolean }): Promise<YamlRead> {
+export async function readYaml(options: {
+  file: string;
+  problems: ProblemList;
+  usersAllowed: boolean;
+}): Promise<YamlRead> {
   const { file, problems } = options;
   const out: YamlRead = { users: [], groups: [], allowEmpty: false, parsed: false };
   const size = (await stat(file)).size;
   if (size > MAX_YAML_BYTES) {
-    problems.error({ file }, "file-too-large", `is ${size} bytes; a YAML desired state may be at most ${MAX_YAML_BYTES} bytes (use CSV for very large files)`);
+    problems.error(
+      { file },
+      "file-too-large",
+      `is ${size} bytes; a YAML desired state may be at most ${MAX_YAML_BYTES} bytes (use CSV for very large files)`,
+    );
     return out;
   }
   const bytes = await readFile(file);
@@ -51,21 +59,40 @@ export async function readYaml(options: { file: string; problems: ProblemList; u
   }
   const { doc, data, lineOf } = parsed.yaml;
   if (!isPlainObject(data) || !isMap(doc.contents)) {
-    problems.error({ file, line: lineOf(doc.contents) ?? 1 }, "bad-type", "the top level must be a mapping with version: 1 and a users list");
+    problems.error(
+      { file, line: lineOf(doc.contents) ?? 1 },
+      "bad-type",
+      "the top level must be a mapping with version: 1 and a users list",
+    );
     return out;
   }
   out.parsed = true;
   const top = doc.contents;
-  const keyLine = (map: YAMLMap, key: string): number | undefined => lineOf(map.items.find((p) => isScalar(p.key) && p.key.value === key)?.key);
+  const keyLine = (map: YAMLMap, key: string): number | undefined =>
+    lineOf(map.items.find((p) => isScalar(p.key) && p.key.value === key)?.key);
   const allowedTop: readonly string[] = options.usersAllowed ? TOP_KEYS : ["version", "groups"];
   for (const key of Object.keys(data))
     if (!allowedTop.includes(key))
-      problems.error({ file, line: keyLine(top, key) ?? 1, field: key }, "unknown-field", `unknown top-level key; allowed: ${allowedTop.join(", ")}${key === "token" ? " (a token never goes into a desired-state file)" : ""}`);
+      problems.error(
+        { file, line: keyLine(top, key) ?? 1, field: key },
+        "unknown-field",
+        `unknown top-level key; allowed: ${allowedTop.join(", ")}${key === "token" ? " (a token never goes into a desired-state file)" : ""}`,
+      );
 
   if (data.version !== 1)
-    problems.error({ file, line: keyLine(top, "version") ?? 1, field: "version" }, "version", data.version === undefined ? "is missing: start the file with version: 1" : `must be 1, not ${JSON.stringify(data.version)}`);
+    problems.error(
+      { file, line: keyLine(top, "version") ?? 1, field: "version" },
+      "version",
+      data.version === undefined
+        ? "is missing: start the file with version: 1"
+        : `must be 1, not ${JSON.stringify(data.version)}`,
+    );
   if (data.allowEmpty !== undefined && typeof data.allowEmpty !== "boolean")
-    problems.error({ file, line: keyLine(top, "allowEmpty") ?? 1, field: "allowEmpty" }, "bad-type", "must be true or false");
+    problems.error(
+      { file, line: keyLine(top, "allowEmpty") ?? 1, field: "allowEmpty" },
+      "bad-type",
+      "must be true or false",
+    );
   out.allowEmpty = data.allowEmpty === true;
 
   const list = <F extends string>(key: "users" | "groups", fields: readonly F[]): Array<RawRecord<F>> => {
@@ -73,7 +100,11 @@ export async function readYaml(options: { file: string; problems: ProblemList; u
     if (value === undefined || value === null) return [];
     const node = doc.get(key, true);
     if (!Array.isArray(value) || !isSeq(node)) {
-      problems.error({ file, line: keyLine(top, key) ?? 1, field: key }, "bad-type", `must be a list (each item starting with "- ")`);
+      problems.error(
+        { file, line: keyLine(top, key) ?? 1, field: key },
+        "bad-type",
+        `must be a list (each item starting with "- ")`,
+      );
       return [];
     }
     return value.flatMap((item, i) => {
@@ -81,7 +112,11 @@ export async function readYaml(options: { file: string; problems: ProblemList; u
       const path = `${key}[${i}]`;
       const line = lineOf(itemNode) ?? keyLine(top, key) ?? 1;
       if (!isPlainObject(item)) {
-        problems.error({ file, line, field: path }, "bad-type", "must be a mapping of fields (e.g. email: ...)");
+        problems.error(
+          { file, line, field: path },
+          "bad-type",
+          "must be a mapping of fields (e.g. email: ...)",
+        );
         return [];
       }
       const record = toRecord({ item, itemNode, path, line, fields, file, problems, lineOf });
@@ -107,7 +142,8 @@ function toRecord<F extends string>(options: {
 }): RawRecord<F> | undefined {
   const { item, path, line, fields, file, problems, lineOf } = options;
   const map = isMap(options.itemNode) ? options.itemNode : undefined;
-  const fieldLine = (key: string): number => lineOf(map?.items.find((p) => isScalar(p.key) && p.key.value === key)?.key) ?? line;
+  const fieldLine = (key: string): number =>
+    lineOf(map?.items.find((p) => isScalar(p.key) && p.key.value === key)?.key) ?? line;
   const where = (field: string): Where => ({ file, line: fieldLine(field), field: `${path}.${field}` });
   const text: Partial<Record<F, string>> = {};
   const lists: Partial<Record<F, string[]>> = {};
@@ -122,12 +158,20 @@ function toRecord<F extends string>(options: {
     if (LIST_FIELDS.includes(field)) {
       if (Array.isArray(value) && value.every((v) => typeof v === "string")) lists[field] = value as string[];
       else {
-        problems.error(where(key), "bad-type", "must be a list of group ids (e.g. [sales, emea]); [] means no groups");
+        problems.error(
+          where(key),
+          "bad-type",
+          "must be a list of group ids (e.g. [sales, emea]); [] means no groups",
+        );
         ok = false;
       }
     } else if (typeof value === "string") text[field] = value;
     else {
-      problems.error(where(key), "bad-type", `must be text, not ${Array.isArray(value) ? "a list" : typeof value}: quote the value (e.g. "${String(value)}")`);
+      problems.error(
+        where(key),
+        "bad-type",
+        `must be text, not ${Array.isArray(value) ? "a list" : typeof value}: quote the value (e.g. "${String(value)}")`,
+      );
       ok = false;
     }
   }

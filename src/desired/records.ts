@@ -64,15 +64,33 @@ function listOf<F extends string>(raw: RawRecord<F>, field: F): string[] | undef
   return [...new Set(list.map((g) => g.trim()).filter((g) => g !== ""))].sort();
 }
 
-function checkLength<F extends string>(raw: RawRecord<F>, field: F, value: string | undefined, ctx: RecordContext): void {
+function checkLength<F extends string>(
+  raw: RawRecord<F>,
+  field: F,
+  value: string | undefined,
+  ctx: RecordContext,
+): void {
   if (value !== undefined && value.length > MAX_ATTRIBUTE)
-    ctx.problems.error(raw.where(field), "too-long", `is ${value.length} characters long; the service allows ${MAX_ATTRIBUTE}`);
+    ctx.problems.error(
+      raw.where(field),
+      "too-long",
+      `is ${value.length} characters long; the service allows ${MAX_ATTRIBUTE}`,
+    );
 }
 
-function checkGroupIds<F extends string>(raw: RawRecord<F>, field: F, ids: string[] | undefined, ctx: RecordContext): void {
+function checkGroupIds<F extends string>(
+  raw: RawRecord<F>,
+  field: F,
+  ids: string[] | undefined,
+  ctx: RecordContext,
+): void {
   for (const g of ids ?? [])
     if (!isValidId(g))
-      ctx.problems.error(raw.where(field), "bad-group-id", `"${g}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`);
+      ctx.problems.error(
+        raw.where(field),
+        "bad-group-id",
+        `"${g}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
+      );
 }
 
 export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): DesiredUser | undefined {
@@ -94,7 +112,11 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
 
   const explicitId = textOf(raw, "id");
   if (explicitId !== undefined && !isValidId(explicitId))
-    fail("id", "bad-id", `"${explicitId}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`);
+    fail(
+      "id",
+      "bad-id",
+      `"${explicitId}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`,
+    );
 
   const identityText = textOf(raw, "identity");
   let identity: Identity = ctx.defaultIdentity;
@@ -113,17 +135,33 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   const authenticationId = textOf(raw, "authenticationId");
   // A row marked absent only names whom to delete: it needs no sub claim.
   if (identity === "external" && authenticationId === undefined && state === "present")
-    fail("authenticationId", "authentication-id-required", "is required for an external user: set it to the user's sub claim from the external identity provider");
+    fail(
+      "authenticationId",
+      "authentication-id-required",
+      "is required for an external user: set it to the user's sub claim from the external identity provider",
+    );
   if (identity === "builtin" && authenticationId !== undefined)
-    fail("authenticationId", "authentication-id-forbidden", "is only for external users: the built-in identity provider assigns it; remove it or set identity to external");
+    fail(
+      "authenticationId",
+      "authentication-id-forbidden",
+      "is only for external users: the built-in identity provider assigns it; remove it or set identity to external",
+    );
 
   const password = textOf(raw, "password");
   if (password !== undefined) {
     if (identity === "external")
-      fail("password", "password-for-external", "an external user signs in at the external identity provider: remove the password");
+      fail(
+        "password",
+        "password-for-external",
+        "an external user signs in at the external identity provider: remove the password",
+      );
     else if (!ctx.passwordWarned.value) {
       ctx.passwordWarned.value = true;
-      problems.warn(raw.where("password"), "password-discouraged", "passwords in a desired-state file are discouraged: prefer identity.passwords: generate (the file is a secret now; keep it safe)");
+      problems.warn(
+        raw.where("password"),
+        "password-discouraged",
+        "passwords in a desired-state file are discouraged: prefer identity.passwords: generate (the file is a secret now; keep it safe)",
+      );
     }
   }
 
@@ -163,7 +201,11 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
     return undefined;
   }
   if (!isValidId(id)) {
-    ctx.problems.error(raw.where("id"), "bad-group-id", `"${id}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`);
+    ctx.problems.error(
+      raw.where("id"),
+      "bad-group-id",
+      `"${id}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
+    );
     return undefined;
   }
   const name = textOf(raw, "name");

@@ -18,19 +18,37 @@ export interface ParsedYaml {
   lineOf(node: unknown): number | undefined;
 }
 
-export function parseYaml(text: string, file: string): { yaml: ParsedYaml; problems?: undefined } | { problems: Problem[] } {
+export function parseYaml(
+  text: string,
+  file: string,
+): { yaml: ParsedYaml; problems?: undefined } | { problems: Problem[] } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ""), { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text.replace(/^\uFEFF/, ""), {
+    lineCounter,
+    uniqueKeys: true,
+    prettyErrors: false,
+  });
   if (doc.errors.length > 0)
     return {
-      problems: doc.errors.map((e) => ({ file, line: lineCounter.linePos(e.pos[0]).line, rule: "yaml-syntax", message: firstLine(e.message) })),
+      problems: doc.errors.map((e) => ({
+        file,
+        line: lineCounter.linePos(e.pos[0]).line,
+        rule: "yaml-syntax",
+        message: firstLine(e.message),
+      })),
     };
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
     return {
-      problems: [{ file, rule: "yaml-alias-limit", message: `aliases expand too much (more than ${MAX_YAML_ALIASES}): write the values out instead of using anchors (${firstLine((err as Error).message)})` }],
+      problems: [
+        {
+          file,
+          rule: "yaml-alias-limit",
+          message: `aliases expand too much (more than ${MAX_YAML_ALIASES}): write the values out instead of using anchors (${firstLine((err as Error).message)})`,
+        },
+      ],
     };
   }
   const lineOf = (node: unknown): number | undefined => {

@@ -21,7 +21,10 @@ test("config.example.yaml documents every key, each under its section", async ()
     // Each part appears as a key (possibly commented out) after the previous one, at a deeper indent.
     let from = 0;
     parts.forEach((part, depth) => {
-      const at = lines.findIndex((l, i) => i >= from && new RegExp(`^#? {0,1}\\s{${depth * 2}}${part}:`).test(l.replace(/^(\s*)# /, "$1")));
+      const at = lines.findIndex(
+        (l, i) =>
+          i >= from && new RegExp(`^#? {0,1}\\s{${depth * 2}}${part}:`).test(l.replace(/^(\s*)# /, "$1")),
+      );
       expect(at, `${leaf} is documented in config.example.yaml`).toBeGreaterThanOrEqual(0);
       from = at + 1;
     });

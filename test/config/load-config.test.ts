@@ -33,8 +33,19 @@ describe("loadConfig", () => {
   test("no file at all gives the documented defaults and no base URL", async () => {
     const c = await loadConfig({ env: {}, cwd: dir });
     expect(c.configFile).toBeUndefined();
-    expect(c.target).toEqual({ apiProfile: "auto", tokenEnv: "USERSYNC_TOKEN", timeouts: { connectMs: 10000, headersMs: 30000, bodyMs: 30000 }, allowInsecureHttp: false });
-    expect(c.execution).toEqual({ concurrency: 16, requestsPerSecond: 50, retries: 5, pageSize: 500, circuitBreaker: 20 });
+    expect(c.target).toEqual({
+      apiProfile: "auto",
+      tokenEnv: "USERSYNC_TOKEN",
+      timeouts: { connectMs: 10000, headersMs: 30000, bodyMs: 30000 },
+      allowInsecureHttp: false,
+    });
+    expect(c.execution).toEqual({
+      concurrency: 16,
+      requestsPerSecond: 50,
+      retries: 5,
+      pageSize: 500,
+      circuitBreaker: 20,
+    });
     expect(c.policy.maxDeletes).toBe("10%");
     expect(c.identity).toEqual({ default: "builtin", passwords: "generate" });
     expect(c.logging).toEqual({ level: "info", format: "auto" });
@@ -42,7 +53,9 @@ describe("loadConfig", () => {
   });
 
   test("usersync.yaml in cwd is read by default; relative paths resolve against its folder", async () => {
-    await configFile("target:\n  baseUrl: https://a.example.com\nsource:\n  desired: users.csv\noutput:\n  report: out/report.json\n");
+    await configFile(
+      "target:\n  baseUrl: https://a.example.com\nsource:\n  desired: users.csv\noutput:\n  report: out/report.json\n",
+    );
     const c = await loadConfig({ env: {}, cwd: dir });
     expect(c.configFile).toBe(join(dir, "usersync.yaml"));
     expect(c.target.baseUrl).toBe("https://a.example.com");
@@ -58,7 +71,9 @@ describe("loadConfig", () => {
   });
 
   test("precedence: flags > env > file > defaults", async () => {
-    await configFile("target:\n  baseUrl: https://file.example.com\nexecution:\n  concurrency: 4\n  retries: 2\nlogging:\n  level: warn\n");
+    await configFile(
+      "target:\n  baseUrl: https://file.example.com\nexecution:\n  concurrency: 4\n  retries: 2\nlogging:\n  level: warn\n",
+    );
     const env = { USERSYNC_TARGET_BASE_URL: "https://env.example.com", USERSYNC_EXECUTION_CONCURRENCY: "8" };
     const c = await loadConfig({ env, cwd: dir, overrides: { baseUrl: "https://flag.example.com" } });
     expect(c.target.baseUrl).toBe("https://flag.example.com");
@@ -91,13 +106,23 @@ describe("loadConfig", () => {
   });
 
   test("bad environment values and unknown USERSYNC_ variables", async () => {
-    const problems = await problemsOf(loadConfig({ cwd: dir, env: { USERSYNC_EXECUTION_RETRIES: "many", USERSYNC_POLICY_MAX_DELETES: "lots" } }));
+    const problems = await problemsOf(
+      loadConfig({
+        cwd: dir,
+        env: { USERSYNC_EXECUTION_RETRIES: "many", USERSYNC_POLICY_MAX_DELETES: "lots" },
+      }),
+    );
     expect(problems).toEqual([
       'env USERSYNC_EXECUTION_RETRIES: execution.retries: "many" is not a number [bad-env]',
       'env USERSYNC_POLICY_MAX_DELETES: policy.maxDeletes: "lots" is not a count (25) or a percentage ("10%") [bad-env]',
     ]);
-    const c = await loadConfig({ cwd: dir, env: { USERSYNC_POLICY_MAXDELETES: "3", USERSYNC_TOKEN: "t0ken" } });
-    expect(c.warnings).toEqual(["environment variable USERSYNC_POLICY_MAXDELETES is not a config key and is ignored (see docs/configuration.md)"]);
+    const c = await loadConfig({
+      cwd: dir,
+      env: { USERSYNC_POLICY_MAXDELETES: "3", USERSYNC_TOKEN: "t0ken" },
+    });
+    expect(c.warnings).toEqual([
+      "environment variable USERSYNC_POLICY_MAXDELETES is not a config key and is ignored (see docs/configuration.md)",
+    ]);
   });
 
   test("every schema error is reported with its path, origin and line", async () => {
@@ -113,7 +138,7 @@ describe("loadConfig", () => {
         "  colour: blue",
         "execution:",
         "  concurrency: 1.5",
-        "  pageSize: \"100\"",
+        '  pageSize: "100"',
         "outputs: {}",
       ].join("\n"),
     );
@@ -137,12 +162,23 @@ describe("loadConfig", () => {
       "<dir>/usersync.yaml:2: target.baseUrl: plain http:// to analytics.example.com would send the token unencrypted: use https:// or set target.allowInsecureHttp: true [insecure-http]",
       "<dir>/usersync.yaml:4: identity.passwordFile: is required when identity.passwords is file [required]",
     ]);
-    expect(await problemsOf(loadConfig({ cwd: dir, env: {}, overrides: { baseUrl: "not a url" } }))).toContain(
+    expect(
+      await problemsOf(loadConfig({ cwd: dir, env: {}, overrides: { baseUrl: "not a url" } })),
+    ).toContain(
       '--base-url: target.baseUrl: "not a url" is not a URL: use https://host[:port] or embedded [bad-url]',
     );
-    const local = await loadConfig({ cwd: dir, env: {}, overrides: { baseUrl: "http://127.0.0.1:8080" }, file: await configFile("{}", "empty.yaml") });
+    const local = await loadConfig({
+      cwd: dir,
+      env: {},
+      overrides: { baseUrl: "http://127.0.0.1:8080" },
+      file: await configFile("{}", "empty.yaml"),
+    });
     expect(local.target.baseUrl).toBe("http://127.0.0.1:8080");
-    const embedded = await loadConfig({ cwd: dir, env: { USERSYNC_TARGET_BASE_URL: "embedded" }, file: "empty.yaml" });
+    const embedded = await loadConfig({
+      cwd: dir,
+      env: { USERSYNC_TARGET_BASE_URL: "embedded" },
+      file: "empty.yaml",
+    });
     expect(embedded.target.baseUrl).toBe("embedded");
   });
 
@@ -150,7 +186,9 @@ describe("loadConfig", () => {
     await configFile("target:\n  baseUrl: https://a.example.com\n  token: s3cret-value\n");
     const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^<dir>\/usersync\.yaml:3: target\.token: secrets never go into the config file: put the API token in the environment variable named by target\.tokenEnv \(default USERSYNC_TOKEN\).*\[token-in-config\]$/);
+    expect(problems[0]).toMatch(
+      /^<dir>\/usersync\.yaml:3: target\.token: secrets never go into the config file: put the API token in the environment variable named by target\.tokenEnv \(default USERSYNC_TOKEN\).*\[token-in-config\]$/,
+    );
     expect(problems[0]).not.toContain("s3cret-value");
   });
 
@@ -161,7 +199,11 @@ describe("loadConfig", () => {
     expect(JSON.stringify(c)).not.toContain("tok-123");
     expect(inspect(c, { depth: 10 })).not.toContain("tok-123");
     expect({ ...c }).not.toHaveProperty("token");
-    const d = await loadConfig({ cwd: dir, env: { USERSYNC_TOKEN: "default-env" }, file: await configFile("", "blank.yaml") });
+    const d = await loadConfig({
+      cwd: dir,
+      env: { USERSYNC_TOKEN: "default-env" },
+      file: await configFile("", "blank.yaml"),
+    });
     expect(d.token).toBe("default-env");
   });
 
@@ -172,10 +214,14 @@ describe("loadConfig", () => {
     expect(c.token).toBe("file-token-9");
     expect(c.target.tokenFile).toBe(join(dir, "token"));
     await writeFile(join(dir, "empty-token"), "  \n");
-    expect(await problemsOf(loadConfig({ cwd: dir, env: { USERSYNC_TARGET_TOKEN_FILE: "empty-token" } }))).toEqual([
+    expect(
+      await problemsOf(loadConfig({ cwd: dir, env: { USERSYNC_TARGET_TOKEN_FILE: "empty-token" } })),
+    ).toEqual([
       `env USERSYNC_TARGET_TOKEN_FILE: target.tokenFile: the token file <dir>/empty-token is empty [token-file]`,
     ]);
-    expect(await problemsOf(loadConfig({ cwd: dir, env: { USERSYNC_TARGET_TOKEN_FILE: "missing" } }))).toEqual([
+    expect(
+      await problemsOf(loadConfig({ cwd: dir, env: { USERSYNC_TARGET_TOKEN_FILE: "missing" } })),
+    ).toEqual([
       `env USERSYNC_TARGET_TOKEN_FILE: target.tokenFile: cannot read the token file <dir>/missing (ENOENT) [token-file]`,
     ]);
   });
@@ -187,20 +233,31 @@ describe("loadConfig", () => {
     await configFile("target:\n  baseUrl: [unclosed\n");
     const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
     expect(problems.length).toBeGreaterThan(0);
-    expect(problems.every((p) => p.startsWith("<dir>/usersync.yaml:") && p.endsWith("[yaml-syntax]"))).toBe(true);
+    expect(problems.every((p) => p.startsWith("<dir>/usersync.yaml:") && p.endsWith("[yaml-syntax]"))).toBe(
+      true,
+    );
   });
 
   test("a config file that expands aliases too much is refused, not expanded", async () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (const n of "bcdefgh") levels.push(`${n}: &${n} [${Array(10).fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`).join(", ")}]`);
+    for (const n of "bcdefgh")
+      levels.push(
+        `${n}: &${n} [${Array(10)
+          .fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`)
+          .join(", ")}]`,
+      );
     await configFile(levels.join("\n") + "\n");
     const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^<dir>\/usersync\.yaml: aliases expand too much \(more than 100\).*\[yaml-alias-limit\]$/);
+    expect(problems[0]).toMatch(
+      /^<dir>\/usersync\.yaml: aliases expand too much \(more than 100\).*\[yaml-alias-limit\]$/,
+    );
   });
 
   test("toPolicy maps the policy section and percentages", async () => {
-    await configFile("policy:\n  mode: full\n  membership: additive\n  deletions: remove\n  maxDeletes: 5%\n  protect: [ceo@example.com]\n  groups:\n    prune: true\nidentity:\n  passwords: none\n");
+    await configFile(
+      "policy:\n  mode: full\n  membership: additive\n  deletions: remove\n  maxDeletes: 5%\n  protect: [ceo@example.com]\n  groups:\n    prune: true\nidentity:\n  passwords: none\n",
+    );
     const c = await loadConfig({ cwd: dir, env: {} });
     expect(toPolicy(c, { allowDeletes: 7 })).toEqual({
       mode: "full",
@@ -220,9 +277,16 @@ describe("loadConfig", () => {
 describe("desiredReadOptions", () => {
   test("maps source and identity; a command's FILE wins; undefined without any file", async () => {
     const { desiredReadOptions } = await import("../../src/config/index.js");
-    await configFile("source:\n  desired: users.txt\n  groups: groups.csv\n  format: csv\nidentity:\n  default: external\n");
+    await configFile(
+      "source:\n  desired: users.txt\n  groups: groups.csv\n  format: csv\nidentity:\n  default: external\n",
+    );
     const c = await loadConfig({ cwd: dir, env: {} });
-    expect(desiredReadOptions(c)).toEqual({ file: join(dir, "users.txt"), groupsFile: join(dir, "groups.csv"), format: "csv", defaults: { identity: "external" } });
+    expect(desiredReadOptions(c)).toEqual({
+      file: join(dir, "users.txt"),
+      groupsFile: join(dir, "groups.csv"),
+      format: "csv",
+      defaults: { identity: "external" },
+    });
     expect(desiredReadOptions(c, "other.yaml")?.file).toBe("other.yaml");
     expect(desiredReadOptions(await loadConfig({ cwd: "/nonexistent-dir", env: {} }))).toBeUndefined();
   });

@@ -16,12 +16,19 @@ afterAll(async () => {
 
 const actual: ActualState = {
   idpUsers: [
-    { email: "Jane@Example.com", displayName: "Jane, \"JD\" Doe", authenticationId: "auth-jane" },
-    { email: "bob@example.com", displayName: "=HYPERLINK(\"http://evil\")", authenticationId: "auth-bob" },
+    { email: "Jane@Example.com", displayName: 'Jane, "JD" Doe', authenticationId: "auth-jane" },
+    { email: "bob@example.com", displayName: '=HYPERLINK("http://evil")', authenticationId: "auth-bob" },
     { email: "other-org@example.com", displayName: "Not ours", authenticationId: "auth-other" },
   ],
   mappings: [
-    { id: "zed-ext", authenticationId: "oidc|42", email: "zed@partner.example", firstname: "Zed", lastname: "+Plus", groups: [] },
+    {
+      id: "zed-ext",
+      authenticationId: "oidc|42",
+      email: "zed@partner.example",
+      firstname: "Zed",
+      lastname: "+Plus",
+      groups: [],
+    },
     { id: "jane", authenticationId: "auth-jane", firstname: "Jane", groups: ["sales", "emea"] },
     { id: "-bob", authenticationId: "auth-bob", groups: ["-admins"] },
     { id: "ghost", authenticationId: "oidc|gone", groups: [] },
@@ -38,14 +45,43 @@ const actual: ActualState = {
 function describeState(state: DesiredState): unknown {
   return {
     users: state.users.map(({ source: _s, ...u }) => u).sort((a, b) => a.id.localeCompare(b.id)),
-    groups: state.groups.map(({ source: _s, ...g }) => ({ ...g, parents: g.parents ?? [] })).sort((a, b) => a.id.localeCompare(b.id)),
+    groups: state.groups
+      .map(({ source: _s, ...g }) => ({ ...g, parents: g.parents ?? [] }))
+      .sort((a, b) => a.id.localeCompare(b.id)),
   };
 }
 
 const expectedUsers = [
-  { email: "bob@example.com", id: "-bob", idDerived: false, displayName: '=HYPERLINK("http://evil")', groups: ["-admins"], identity: "builtin", state: "present" },
-  { email: "Jane@Example.com", id: "jane", idDerived: false, displayName: 'Jane, "JD" Doe', firstname: "Jane", groups: ["emea", "sales"], identity: "builtin", state: "present" },
-  { email: "zed@partner.example", id: "zed-ext", idDerived: false, firstname: "Zed", lastname: "+Plus", groups: [], identity: "external", authenticationId: "oidc|42", state: "present" },
+  {
+    email: "bob@example.com",
+    id: "-bob",
+    idDerived: false,
+    displayName: '=HYPERLINK("http://evil")',
+    groups: ["-admins"],
+    identity: "builtin",
+    state: "present",
+  },
+  {
+    email: "Jane@Example.com",
+    id: "jane",
+    idDerived: false,
+    displayName: 'Jane, "JD" Doe',
+    firstname: "Jane",
+    groups: ["emea", "sales"],
+    identity: "builtin",
+    state: "present",
+  },
+  {
+    email: "zed@partner.example",
+    id: "zed-ext",
+    idDerived: false,
+    firstname: "Zed",
+    lastname: "+Plus",
+    groups: [],
+    identity: "external",
+    authenticationId: "oidc|42",
+    state: "present",
+  },
 ];
 
 async function yamlExport(): Promise<string> {
@@ -86,7 +122,9 @@ describe("renderExport", () => {
 
   test("CSV round trip with a groups file; formula cells are neutralised and restored", async () => {
     const out = renderExport(actual, { format: "csv", profile: "v1" });
-    expect(out.users.split("\r\n")[0]).toBe("email,id,displayName,firstname,lastname,groups,identity,authenticationId");
+    expect(out.users.split("\r\n")[0]).toBe(
+      "email,id,displayName,firstname,lastname,groups,identity,authenticationId",
+    );
     expect(out.users).toContain(`bob@example.com,'-bob,"'=HYPERLINK(""http://evil"")",,,'-admins,builtin,`);
     expect(out.users).toContain("zed@partner.example,zed-ext,,Zed,'+Plus,,external,oidc|42");
     expect(out.groups).toBe('id,name,parents\r\n\'-admins,,\r\nemea,EMEA,sales\r\nsales,"Sales\nTeam",\r\n');
@@ -96,7 +134,9 @@ describe("renderExport", () => {
     await writeFile(groupsFile, out.groups!);
     const { state, problems } = await readDesiredState({ file, groupsFile });
     expect(problems).toEqual([]);
-    expect(describeState(state)).toEqual(describeState((await readDesiredState({ file: await yamlExport() })).state));
+    expect(describeState(state)).toEqual(
+      describeState((await readDesiredState({ file: await yamlExport() })).state),
+    );
     expect(describeState(state)).toMatchObject({ users: expectedUsers });
   });
 
@@ -110,8 +150,12 @@ describe("renderExport", () => {
       groups: [{ id: "g", parents: [] }],
     };
     const out = renderExport(legacy, { format: "csv", profile: "legacy" });
-    expect(out.users).toBe("email,id,displayName,groups,identity,authenticationId\r\na@example.com,a,A,g,builtin,\r\n");
-    expect(out.warnings).toEqual(['user "ext" signs in with an external identity provider but has no email attribute; it is not exported']);
+    expect(out.users).toBe(
+      "email,id,displayName,groups,identity,authenticationId\r\na@example.com,a,A,g,builtin,\r\n",
+    );
+    expect(out.warnings).toEqual([
+      'user "ext" signs in with an external identity provider but has no email attribute; it is not exported',
+    ]);
   });
 
   test("an organization with no users exports a file that says allowEmpty", async () => {
@@ -121,7 +165,9 @@ describe("renderExport", () => {
     const { state, problems } = await readDesiredState({ file });
     expect(problems).toEqual([]);
     expect(state.users).toEqual([]);
-    expect(out.warnings).toContain("the organization has no exportable users: the file says allowEmpty: true");
+    expect(out.warnings).toContain(
+      "the organization has no exportable users: the file says allowEmpty: true",
+    );
   });
 });
 

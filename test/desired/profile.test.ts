@@ -15,7 +15,10 @@ describe("validateForProfile", () => {
   });
 
   test("legacy: more than one group is an error naming the groups", async () => {
-    const { state } = await readDesiredState({ file: "fixtures/valid/users.csv", groupsFile: "fixtures/valid/groups.csv" });
+    const { state } = await readDesiredState({
+      file: "fixtures/valid/users.csv",
+      groupsFile: "fixtures/valid/groups.csv",
+    });
     const problems = validateForProfile(state, "legacy");
     expect(problems.map(formatProblem)).toEqual([
       'fixtures/valid/users.csv:3: groups: user "bob_example.com" has 2 groups (analysts, emea-analysts); the legacy API maps a user to exactly one group [legacy-one-group]',

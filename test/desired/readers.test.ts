@@ -22,7 +22,9 @@ async function write(name: string, content: string | Buffer): Promise<string> {
 }
 
 const lines = async (file: string, groupsFile?: string): Promise<string[]> =>
-  (await readDesiredState({ file, ...(groupsFile ? { groupsFile } : {}) })).problems.map((p) => formatProblem(p).replace(dir, "<dir>"));
+  (await readDesiredState({ file, ...(groupsFile ? { groupsFile } : {}) })).problems.map((p) =>
+    formatProblem(p).replace(dir, "<dir>"),
+  );
 
 describe("YAML", () => {
   test("reads every field; groups absent (keep) vs empty (none); ids derived or explicit", async () => {
@@ -31,11 +33,31 @@ describe("YAML", () => {
     expect(state.files).toEqual(["fixtures/valid/users.yaml"]);
     expect(state.groups).toEqual([
       { id: "analysts", name: "Analysts", source: { file: "fixtures/valid/users.yaml", line: 4 } },
-      { id: "emea-analysts", name: "EMEA analysts", parents: ["analysts"], source: { file: "fixtures/valid/users.yaml", line: 6 } },
+      {
+        id: "emea-analysts",
+        name: "EMEA analysts",
+        parents: ["analysts"],
+        source: { file: "fixtures/valid/users.yaml", line: 6 },
+      },
     ]);
     const [jane, john, ext, leaver, keeps] = state.users;
-    expect(jane).toEqual({ email: "Jane.Doe@Example.com", id: "jane.doe_example.com", idDerived: true, displayName: "Jane Doe", groups: ["emea-analysts"], identity: "builtin", state: "present", source: { file: "fixtures/valid/users.yaml", line: 10 } });
-    expect(john).toMatchObject({ id: "john", idDerived: false, firstname: "John", lastname: "Smith", groups: [] });
+    expect(jane).toEqual({
+      email: "Jane.Doe@Example.com",
+      id: "jane.doe_example.com",
+      idDerived: true,
+      displayName: "Jane Doe",
+      groups: ["emea-analysts"],
+      identity: "builtin",
+      state: "present",
+      source: { file: "fixtures/valid/users.yaml", line: 10 },
+    });
+    expect(john).toMatchObject({
+      id: "john",
+      idDerived: false,
+      firstname: "John",
+      lastname: "Smith",
+      groups: [],
+    });
     expect(ext).toMatchObject({ id: "ext-user", identity: "external", authenticationId: "auth0|5f1b2c" });
     expect(leaver).toMatchObject({ state: "absent" });
     expect(keeps).not.toHaveProperty("groups");
@@ -43,10 +65,17 @@ describe("YAML", () => {
   });
 
   test("values are trimmed, group lists sorted and unique, and empty values are absent", async () => {
-    const file = await write("trim.yaml", 'version: 1\nusers:\n  - email: "  Pat@Example.com "\n    displayName: "  "\n    groups: [" b", a, b]\n');
+    const file = await write(
+      "trim.yaml",
+      'version: 1\nusers:\n  - email: "  Pat@Example.com "\n    displayName: "  "\n    groups: [" b", a, b]\n',
+    );
     const { state, problems } = await readDesiredState({ file });
     expect(problems.map((p) => p.rule)).toEqual(["undeclared-group", "undeclared-group"]);
-    expect(state.users[0]).toMatchObject({ email: "Pat@Example.com", id: "pat_example.com", groups: ["a", "b"] });
+    expect(state.users[0]).toMatchObject({
+      email: "Pat@Example.com",
+      id: "pat_example.com",
+      groups: ["a", "b"],
+    });
     expect(state.users[0]).not.toHaveProperty("displayName");
   });
 
@@ -63,10 +92,17 @@ describe("YAML", () => {
     const { state, problems } = await readDesiredState({ file: users, groupsFile: groups });
     expect(problems).toEqual([]);
     expect(state.groups.map((g) => g.id)).toEqual(["analysts", "sales"]);
-    expect(await lines("fixtures/valid/users.yaml", await write("dup-groups.csv", "id,name\nanalysts,Again\n"))).toEqual([
+    expect(
+      await lines("fixtures/valid/users.yaml", await write("dup-groups.csv", "id,name\nanalysts,Again\n")),
+    ).toEqual([
       '<dir>/dup-groups.csv:2: id: group "analysts" is already declared at fixtures/valid/users.yaml:4 [duplicate-group]',
     ]);
-    expect(await lines(users, await write("users-in-groups.yaml", "version: 1\nusers: []\ngroups: [{id: sales}]\n"))).toEqual([
+    expect(
+      await lines(
+        users,
+        await write("users-in-groups.yaml", "version: 1\nusers: []\ngroups: [{id: sales}]\n"),
+      ),
+    ).toEqual([
       "<dir>/users-in-groups.yaml:2: users: unknown top-level key; allowed: version, groups [unknown-field]",
     ]);
   });
@@ -81,7 +117,10 @@ describe("YAML", () => {
   });
 
   test("defaults.identity applies to users without an identity", async () => {
-    const file = await write("ext.yaml", "version: 1\nusers:\n  - email: a@example.com\n    authenticationId: sub-1\n");
+    const file = await write(
+      "ext.yaml",
+      "version: 1\nusers:\n  - email: a@example.com\n    authenticationId: sub-1\n",
+    );
     const { state, problems } = await readDesiredState({ file, defaults: { identity: "external" } });
     expect(problems).toEqual([]);
     expect(state.users[0]).toMatchObject({ identity: "external", authenticationId: "sub-1" });
@@ -106,12 +145,25 @@ describe("CSV", () => {
   });
 
   test("a users CSV and a groups CSV; a missing groups column keeps groups, an empty cell means none", async () => {
-    const { state, problems } = await readDesiredState({ file: "fixtures/valid/users.csv", groupsFile: "fixtures/valid/groups.csv" });
+    const { state, problems } = await readDesiredState({
+      file: "fixtures/valid/users.csv",
+      groupsFile: "fixtures/valid/groups.csv",
+    });
     expect(problems).toEqual([]);
     expect(state.files).toEqual(["fixtures/valid/users.csv", "fixtures/valid/groups.csv"]);
     expect(state.groups).toEqual([
-      { id: "analysts", name: "Analysts", parents: [], source: { file: "fixtures/valid/groups.csv", line: 2 } },
-      { id: "emea-analysts", name: "EMEA analysts", parents: ["analysts"], source: { file: "fixtures/valid/groups.csv", line: 3 } },
+      {
+        id: "analysts",
+        name: "Analysts",
+        parents: [],
+        source: { file: "fixtures/valid/groups.csv", line: 2 },
+      },
+      {
+        id: "emea-analysts",
+        name: "EMEA analysts",
+        parents: ["analysts"],
+        source: { file: "fixtures/valid/groups.csv", line: 3 },
+      },
     ]);
     expect(state.users.map((u) => u.groups)).toEqual([["emea-analysts"], ["analysts", "emea-analysts"], []]);
     // '-carol is a neutralised formula cell: the reader strips the one leading quote.
@@ -124,7 +176,14 @@ describe("CSV", () => {
     const file = await write("case.csv", "EMAIL,DisplayName,State\njane@example.com,,\n");
     const { state, problems } = await readDesiredState({ file });
     expect(problems).toEqual([]);
-    expect(state.users[0]).toEqual({ email: "jane@example.com", id: "jane_example.com", idDerived: true, identity: "builtin", state: "present", source: { file, line: 2 } });
+    expect(state.users[0]).toEqual({
+      email: "jane@example.com",
+      id: "jane_example.com",
+      idDerived: true,
+      identity: "builtin",
+      state: "present",
+      source: { file, line: 2 },
+    });
   });
 
   test("groups CSV rules: cycles, unknown parents, bad ids, missing id column", async () => {
@@ -144,9 +203,14 @@ describe("CSV", () => {
   });
 
   test("a password column warns once per file; values are never in messages", async () => {
-    const file = await write("pw.csv", "email,password\na@example.com,Sup3r-secret\nb@example.com,An0ther-secret\n");
+    const file = await write(
+      "pw.csv",
+      "email,password\na@example.com,Sup3r-secret\nb@example.com,An0ther-secret\n",
+    );
     const { state, problems } = await readDesiredState({ file });
-    expect(problems.map((p) => [p.rule, p.severity, p.line])).toEqual([["password-discouraged", "warning", 2]]);
+    expect(problems.map((p) => [p.rule, p.severity, p.line])).toEqual([
+      ["password-discouraged", "warning", 2],
+    ]);
     expect(JSON.stringify(problems)).not.toMatch(/Sup3r|An0ther/);
     expect(state.users.map((u) => u.password)).toEqual(["Sup3r-secret", "An0ther-secret"]);
   });
@@ -158,12 +222,18 @@ describe("CSV", () => {
     expect(await lines(await write("users.txt", "email\n"))).toEqual([
       '<dir>/users.txt: cannot tell the format from the extension ".txt": use .yaml, .yml or .csv (or set source.format) [format]',
     ]);
-    const { problems } = await readDesiredState({ file: await write("users.txt", "email\na@example.com\n"), format: "csv" });
+    const { problems } = await readDesiredState({
+      file: await write("users.txt", "email\na@example.com\n"),
+      format: "csv",
+    });
     expect(problems).toEqual([]);
   });
 
   test("a 2 MB line is refused with its line number instead of being buffered", async () => {
-    const file = await write("huge-line.csv", `email,displayName\na@example.com,A\nb@example.com,${"x".repeat(2 * 1024 * 1024)}\nc@example.com,C\n`);
+    const file = await write(
+      "huge-line.csv",
+      `email,displayName\na@example.com,A\nb@example.com,${"x".repeat(2 * 1024 * 1024)}\nc@example.com,C\n`,
+    );
     expect(await lines(file)).toEqual([
       "<dir>/huge-line.csv:3: the row is longer than 1048576 characters (a missing closing quote?); reading stopped here [field-too-long]",
     ]);
@@ -174,17 +244,28 @@ describe("CSV", () => {
     const out = createWriteStream(file);
     out.write("email,id,displayName,groups\r\n");
     for (let i = 0; i < 50_000; i++) out.write(`user${i}@example.com,u${i},"User, ${i}",g${i % 7};all\r\n`);
-    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+    );
     const { state, problems } = await readDesiredState({ file });
     expect(problems.filter((p) => p.severity !== "warning")).toEqual([]);
     expect(state.users).toHaveLength(50_000);
-    expect(state.users[49_999]).toMatchObject({ email: "user49999@example.com", id: "u49999", displayName: "User, 49999", groups: ["all", "g5"], source: { file, line: 50_001 } });
+    expect(state.users[49_999]).toMatchObject({
+      email: "user49999@example.com",
+      id: "u49999",
+      displayName: "User, 49999",
+      groups: ["all", "g5"],
+      source: { file, line: 50_001 },
+    });
     expect(new Set(state.users.map((u) => u.id)).size).toBe(50_000);
   });
 
   test("invalid UTF-8 after many good chunks is found with its line", async () => {
     const good = "email\n" + Array.from({ length: 20_000 }, (_, i) => `u${i}@example.com\n`).join("");
-    const file = await write("late-latin1.csv", Buffer.concat([Buffer.from(good), Buffer.from("m\xfcller@example.com\n", "latin1")]));
+    const file = await write(
+      "late-latin1.csv",
+      Buffer.concat([Buffer.from(good), Buffer.from("m\xfcller@example.com\n", "latin1")]),
+    );
     expect(await lines(file)).toEqual([
       '<dir>/late-latin1.csv:20002: byte 0xFC is not valid UTF-8; save the file as UTF-8 (e.g. "CSV UTF-8" in a spreadsheet) and try again [not-utf8]',
     ]);
@@ -215,20 +296,30 @@ describe("ByteChecker", () => {
 
 describe("state: absent", () => {
   test("an absent external user needs no authenticationId; a present one does", async () => {
-    const file = await write("absent.csv", "email,identity,state\ngone@example.com,external,absent\nhere@example.com,external,\n");
+    const file = await write(
+      "absent.csv",
+      "email,identity,state\ngone@example.com,external,absent\nhere@example.com,external,\n",
+    );
     expect(await lines(file)).toEqual([
       "<dir>/absent.csv:3: authenticationId: is required for an external user: set it to the user's sub claim from the external identity provider [authentication-id-required]",
     ]);
     const { state } = await readDesiredState({ file });
-    expect(state.users).toEqual([expect.objectContaining({ email: "gone@example.com", identity: "external", state: "absent" })]);
+    expect(state.users).toEqual([
+      expect.objectContaining({ email: "gone@example.com", identity: "external", state: "absent" }),
+    ]);
   });
 });
 
 describe("unreadable files", () => {
-  test.skipIf(process.getuid?.() === 0)("a file without read permission is a problem, not an exception", async () => {
-    const { chmod } = await import("node:fs/promises");
-    const file = await write("locked.csv", "email\na@example.com\n");
-    await chmod(file, 0o000);
-    expect(await lines(file)).toEqual(["<dir>/locked.csv: cannot be read (EACCES): check its permissions [file-unreadable]"]);
-  });
+  test.skipIf(process.getuid?.() === 0)(
+    "a file without read permission is a problem, not an exception",
+    async () => {
+      const { chmod } = await import("node:fs/promises");
+      const file = await write("locked.csv", "email\na@example.com\n");
+      await chmod(file, 0o000);
+      expect(await lines(file)).toEqual([
+        "<dir>/locked.csv: cannot be read (EACCES): check its permissions [file-unreadable]",
+      ]);
+    },
+  );
 });
