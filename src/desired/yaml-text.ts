@@ -34,7 +34,7 @@ export function parseYaml(
         file,
         line: lineCounter.linePos(e.pos[0]).line,
         rule: "yaml-syntax",
-        message: firstLine(e.message),
+        message: syntaxMessage(e.message),
       })),
     };
   let data: unknown;
@@ -56,6 +56,13 @@ export function parseYaml(
     return range ? lineCounter.linePos(range[0]).line : undefined;
   };
   return { yaml: { doc, data, lineOf } };
+}
+
+/** The parser's words, except where they talk to a programmer rather than to the file's author. */
+function syntaxMessage(message: string): string {
+  if (message.startsWith("Source contains multiple documents"))
+    return "the file holds more than one YAML document (a line with ---): keep one";
+  return firstLine(message);
 }
 
 function firstLine(s: string): string {

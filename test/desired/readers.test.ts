@@ -323,3 +323,17 @@ describe("unreadable files", () => {
     },
   );
 });
+
+describe("YAML syntax", () => {
+  test("several documents and duplicate keys are syntax errors with their lines", async () => {
+    const multi = await write("multi.yaml", "version: 1\nusers: [{email: a@example.com}]\n---\nversion: 1\n");
+    expect(await lines(multi)).toEqual([
+      "<dir>/multi.yaml:3: the file holds more than one YAML document (a line with ---): keep one [yaml-syntax]",
+    ]);
+    const dup = await write(
+      "dup.yaml",
+      "version: 1\nusers:\n  - email: a@example.com\n    email: b@example.com\n",
+    );
+    expect(await lines(dup)).toEqual(["<dir>/dup.yaml:4: Map keys must be unique [yaml-syntax]"]);
+  });
+});
