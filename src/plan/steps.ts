@@ -67,17 +67,17 @@ export interface UserCommit {
 
 export function commitUser(ctx: PlanContext, c: UserCommit): void {
   if (c.steps.length === 0) return;
-  const what = c.steps.map((s) => s.kind).join(", ");
+  const what = (): string => c.steps.map((s) => s.kind).join(", ");
   if (ctx.safety.isProtected(c.names)) {
     notice(ctx, {
       kind: "protected",
       target: c.target,
-      message: `protected by policy; not planned: ${what}`,
+      message: `protected by policy; not planned: ${what()}`,
     });
     return;
   }
   if (!c.inScope) {
-    notice(ctx, { kind: "refused", target: c.target, message: `outside policy.scope; not planned: ${what}` });
+    notice(ctx, { kind: "refused", target: c.target, message: `outside policy.scope; not planned: ${what()}` });
     return;
   }
   for (const s of c.steps) if (!ctx.steps.has(s.id)) ctx.steps.set(s.id, s);
