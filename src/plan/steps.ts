@@ -77,7 +77,11 @@ export function commitUser(ctx: PlanContext, c: UserCommit): void {
     return;
   }
   if (!c.inScope) {
-    notice(ctx, { kind: "refused", target: c.target, message: `outside policy.scope; not planned: ${what()}` });
+    notice(ctx, {
+      kind: "refused",
+      target: c.target,
+      message: `outside policy.scope; not planned: ${what()}`,
+    });
     return;
   }
   for (const s of c.steps) if (!ctx.steps.has(s.id)) ctx.steps.set(s.id, s);
