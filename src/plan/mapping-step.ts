@@ -6,7 +6,7 @@ import type { DesiredUser } from "../desired/types.js";
 import type { Mapping } from "../service/types.js";
 import { sameList, sortedUnique, type PlanContext } from "./context.js";
 import { base, copyMapping, groupDependencies, mappingKey, profileMapping } from "./steps.js";
-import type { CreateMappingStep, FromStep, UpdateMappingStep } from "./types.js";
+import type { CreateMappingStep, FromStep, PlannedMapping, UpdateMappingStep } from "./types.js";
 
 /** The groups the mapping should end up in (see "Planning rules" in docs/plan-format.md). */
 export function targetGroups(ctx: PlanContext, d: DesiredUser, m: Mapping | undefined): string[] {
@@ -45,8 +45,9 @@ export function mappingStep(
   },
 ): CreateMappingStep | UpdateMappingStep | undefined {
   const { d, m, auth, groups } = input;
-  const dependsOn = [...input.dependsOn, ...groupDependencies(ctx, groups)];
-  const touches = [mappingKey(d.id), ...input.touches];
+  // Built only for a step that is made: most users of a large org are in sync.
+  const dependsOn = (): string[] => [...input.dependsOn, ...groupDependencies(ctx, groups)];
+  const touches = (): string[] => [mappingKey(d.id), ...input.touches];
   if (m === undefined) {
     const after = profileMapping(ctx, {
       id: d.id,
@@ -57,30 +58,33 @@ export function mappingStep(
       email: d.email.trim(),
     });
     const reason = `user '${d.id}' is not mapped to the organization`;
-    return { ...base({ kind: "createMapping", target: d.id, reason, touches, dependsOn }), after };
+    return {
+      ...base({ kind: "createMapping", target: d.id, reason, touches: touches(), dependsOn: dependsOn() }),
+      after,
+    };
   }
-  const after = copyMapping(cleanMapping(m));
   const changes: string[] = [];
+  const changed: Partial<PlannedMapping> = {};
   if (typeof auth === "object" || auth !== m.authenticationId) {
-    after.authenticationId = auth;
+    changed.authenticationId = auth;
     changes.push("authenticationId");
   }
   if (!sameList(groups, m.groups)) {
-    after.groups = groups;
+    changed.groups = groups;
     changes.push("groups");
   }
   if (ctx.profile === "v1") {
-    if (differs(d.firstname, m.firstname) && d.firstname !== undefined) {
-      after.firstname = d.firstname.trim();
+    if (d.firstname !== undefined && differs(d.firstname, m.firstname)) {
+      changed.firstname = d.firstname.trim();
       changes.push("firstname");
     }
-    if (differs(d.lastname, m.lastname) && d.lastname !== undefined) {
-      after.lastname = d.lastname.trim();
+    if (d.lastname !== undefined && differs(d.lastname, m.lastname)) {
+      changed.lastname = d.lastname.trim();
       changes.push("lastname");
     }
     // Case-sensitive on purpose: the attribute is shown as stored, so a case fix is a change.
     if (differs(d.email, m.email)) {
-      after.email = d.email.trim();
+      changed.email = d.email.trim();
       changes.push("email");
     }
   }
@@ -90,10 +94,10 @@ export function mappingStep(
       kind: "updateMapping",
       target: d.id,
       reason: `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`,
-      touches,
-      dependsOn,
+      touches: touches(),
+      dependsOn: dependsOn(),
     }),
     before: cleanMapping(m),
-    after: profileMapping(ctx, after),
+    after: profileMapping(ctx, { ...copyMapping(cleanMapping(m)), ...changed }),
   };
 }
