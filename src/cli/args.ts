@@ -213,7 +213,7 @@ usersync.
 
 Options:
   -f, --format FMT   yaml|csv (default yaml)
-  -o, --out FILE     write to FILE (CSV: the groups go to FILE with .groups.csv); default stdout
+  -o, --out FILE     write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout
 
 ${GLOBAL_HELP}`,
   emulator: `Usage: usersync emulator [options]

@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import { InputError, formatProblem, type Problem } from "../errors.js";
 import { readDesiredState, validateForProfile, isError } from "../desired/index.js";
 import type { DesiredState } from "../desired/types.js";
-import { loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
+import { desiredReadOptions, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState } from "../apply/index.js";
 import { plan as makePlan, checkGroupReferences } from "../plan/index.js";
@@ -56,21 +56,15 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 }
 
 /** Reads and validates the desired state; every error at once as an InputError (exit 4). */
-export async function loadDesired(runtime: Runtime, fileArg?: string): Promise<DesiredState> {
-  const { config, logger } = runtime;
-  const file = fileArg ?? config.source.desired;
-  if (file === undefined) {
+export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
+  const options = desiredReadOptions(runtime.config);
+  if (options === undefined) {
     throw new ConfigError(
       "no desired-state file: pass --desired FILE or set source.desired in the config (see config.example.yaml).",
     );
   }
-  const { state, problems } = await readDesiredState({
-    file,
-    ...optional("groupsFile", config.source.groups),
-    ...(config.source.format !== "auto" ? { format: config.source.format } : {}),
-    defaults: { identity: config.identity.default },
-  });
-  reportProblems(problems, logger);
+  const { state, problems } = await readDesiredState(options);
+  reportProblems(problems, runtime.logger);
   return state;
 }
 
@@ -106,7 +100,7 @@ export async function planAgainstService(
 ): Promise<Planned> {
   const { config, logger } = runtime;
   const allowDeletes = intOption(options.values, "allow-deletes");
-  const policy: Policy = { ...toPolicy(config), ...optional("allowDeletes", allowDeletes) };
+  const policy: Policy = toPolicy(config, optional("allowDeletes", allowDeletes));
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));

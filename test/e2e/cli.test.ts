@@ -265,7 +265,7 @@ describe("usersync CLI", () => {
         });
         expect(r.code).toBe(0);
         const validate = await runCli(
-          ["validate", out, ...(format === "csv" ? ["--groups", join(dir, "org.groups.csv")] : [])],
+          ["validate", out, ...(format === "csv" ? ["--groups", join(dir, "org-groups.csv")] : [])],
           { env: env() },
         );
         expect(validate.stdout).toMatch(/^OK: /m);
@@ -278,7 +278,7 @@ describe("usersync CLI", () => {
             "--base-url",
             emulator.url,
             "--detailed-exitcode",
-            ...(format === "csv" ? ["--groups", join(dir, "org.groups.csv")] : []),
+            ...(format === "csv" ? ["--groups", join(dir, "org-groups.csv")] : []),
           ],
           { env: env() },
         );

@@ -1,17 +1,12 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState } from "../../apply/index.js";
-import { renderExport } from "../../desired/index.js";
+import { groupsPathFor, renderExport } from "../../desired/index.js";
 import { ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { writeFileAtomic } from "../files.js";
 import { loadRuntime } from "../pipeline.js";
 import { connect } from "../target.js";
-
-/** `users.csv` -> `users.groups.csv` */
-export function groupsFileFor(usersFile: string): string {
-  return usersFile.replace(/(\.csv)?$/i, ".groups.csv");
-}
 
 export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
   const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
@@ -26,11 +21,11 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
     if (out === undefined) {
       io.stdout.write(exported.users);
       if (exported.groups !== undefined && format === "csv") {
-        logger.warn("the groups CSV is only written with --out FILE (beside it, as FILE.groups.csv)");
+        logger.warn("the groups CSV is only written with --out FILE (beside it, as FILE-groups.csv)");
       }
     } else {
       await writeFileAtomic(out, exported.users);
-      if (exported.groups !== undefined) await writeFileAtomic(groupsFileFor(out), exported.groups);
+      if (exported.groups !== undefined) await writeFileAtomic(groupsPathFor(out), exported.groups);
       logger.info(
         { users: actual.mappings.length, groups: actual.groups.length, file: out },
         `exported ${connection.label}`,

@@ -4,24 +4,20 @@ import { isError, readDesiredState, validateForProfile } from "../../desired/ind
 import { ConfigError } from "../../errors.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { loadRuntime, optional } from "../pipeline.js";
+import { loadRuntime } from "../pipeline.js";
+import { desiredReadOptions } from "../../config/index.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(values, io);
   const { config } = runtime;
   const profile = choiceOption(values, "profile", ["v1", "legacy"] as const);
-  const file = positionals[0] ?? config.source.desired;
-  if (file === undefined) {
+  const options = desiredReadOptions(config, positionals[0]);
+  if (options === undefined) {
     throw new ConfigError(
       "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
     );
   }
-  const { state, problems } = await readDesiredState({
-    file,
-    ...optional("groupsFile", config.source.groups),
-    ...(config.source.format !== "auto" ? { format: config.source.format } : {}),
-    defaults: { identity: config.identity.default },
-  });
+  const { state, problems } = await readDesiredState(options);
   const all =
     profile !== undefined && !problems.some(isError)
       ? [...problems, ...validateForProfile(state, profile)]
