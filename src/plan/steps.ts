@@ -50,7 +50,7 @@ export function profileMapping(ctx: PlanContext, m: PlannedMapping): PlannedMapp
     ...(ctx.profile === "v1" && m.firstname !== undefined ? { firstname: m.firstname } : {}),
     ...(ctx.profile === "v1" && m.lastname !== undefined ? { lastname: m.lastname } : {}),
     ...(ctx.profile === "v1" && m.email !== undefined ? { email: m.email } : {}),
-    groups: m.groups,
+    groups: [...m.groups],
   };
 }
 

@@ -364,3 +364,43 @@ describe("matching cases", () => {
     expect(p.counts).toEqual({ create: 0, update: 0, delete: 0, heldBack: 0 });
   });
 });
+
+describe("profile legacy", () => {
+  const actual = {
+    idpUsers: [janeIdp],
+    mappings: [aMapping({ id: "jane", authenticationId: "auth-jane", groups: ["a"] })],
+  };
+  test("additive replaces the single group when the row names one", () => {
+    const p = planOf({
+      users: [aUser({ ...jane, groups: ["b"] })],
+      actual,
+      policy: { membership: "additive" },
+      profile: "legacy",
+    });
+    expect(step(p, "updateMapping:jane")).toMatchObject({
+      after: { id: "jane", authenticationId: "auth-jane", groups: ["b"] },
+    });
+    expect(
+      step(p, "updateMapping:jane").kind === "updateMapping" &&
+        "email" in (step(p, "updateMapping:jane") as { after: object }).after,
+    ).toBe(false);
+  });
+});
+
+test("planning does not change its inputs and is repeatable", () => {
+  const users = [aUser({ ...jane, groups: ["b"] }), aUser({ email: "x@example.com", state: "absent" })];
+  const actual = anActualState({
+    idpUsers: [janeIdp, anIdpUser({ email: "x@example.com" })],
+    mappings: [aMapping({ id: "jane", authenticationId: "auth-jane", groups: ["a"] })],
+  });
+  const before = structuredClone({ users, actual });
+  const input = {
+    desired: aDesiredState(users),
+    actual,
+    policy: aPolicy({ mode: "full" }),
+    profile: "v1" as const,
+  };
+  const one = JSON.stringify(plan(input));
+  expect({ users, actual }).toEqual(before);
+  expect(JSON.stringify(plan(input))).toBe(one);
+});
