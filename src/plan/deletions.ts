@@ -130,7 +130,12 @@ export function planUnlisted(ctx: PlanContext): number {
   }
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
   for (const u of ctx.actual.idpUsers) {
-    if (idx.mappingByAuth.has(u.authenticationId) || idx.desiredByEmail.has(lower(u.email))) continue;
+    // Rows for built-in users handle their own credentials; an external row of the same email does not.
+    if (
+      idx.mappingByAuth.has(u.authenticationId) ||
+      idx.desiredByEmail.get(lower(u.email))?.identity === "builtin"
+    )
+      continue;
     const inScope = safety.idpInScope(u);
     if (deleteUnlinked && inScope) {
       if (!safety.isProtected([u.email])) managed++;

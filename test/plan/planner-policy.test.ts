@@ -240,3 +240,12 @@ test("estimate: one request per planned step at min(rps, concurrency / 100 ms)",
     seconds: 2.5,
   });
 });
+
+test("credentials whose email only an external row names are still reported as unlinked", () => {
+  const p = planOf({
+    users: [aUser({ email: "ext@example.com", id: "ext", identity: "external", authenticationId: "sub-1" })],
+    actual: { idpUsers: [anIdpUser({ email: "ext@example.com" })] },
+  });
+  expect(stepIds(p)).toEqual(["createMapping:ext"]);
+  expect(p.notices.map((n) => `${n.kind} ${n.target}`)).toEqual(["unlinked idp:ext@example.com"]);
+});
