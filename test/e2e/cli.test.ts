@@ -75,7 +75,15 @@ describe("usersync CLI", () => {
   });
 
   it("plan on the demo prints a dry run, exits 2 with --detailed-exitcode, and is byte-identical twice", async () => {
-    const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--detailed-exitcode"];
+    // A relative path (from the repo root), so the text does not depend on where the checkout is.
+    const args = [
+      "plan",
+      "--desired",
+      "fixtures/demo/users.yaml",
+      "--base-url",
+      emulator.url,
+      "--detailed-exitcode",
+    ];
     const first = await runCli(args, { env: env() });
     expect(first.stderr).not.toContain("ERROR");
     expect(first.code).toBe(2);
