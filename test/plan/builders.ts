@@ -2,7 +2,8 @@
 import type { DesiredGroup, DesiredState, DesiredUser } from "../../src/desired/types.js";
 import { defaultPolicy, type Policy } from "../../src/plan/policy.js";
 import type { Plan } from "../../src/plan/types.js";
-import type { ActualState, IdpUser, Mapping, UserGroup } from "../../src/service/types.js";
+import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../../src/service/types.js";
+import { plan } from "../../src/plan/index.js";
 
 let line = 1;
 
@@ -75,3 +76,19 @@ export const step = (p: Plan, id: string) => {
   if (!s) throw new Error(`no step ${id} in ${stepIds(p).join(", ")}`);
   return s;
 };
+
+/** Plans small hand-built inputs: everything not given is empty, the policy is the default, the profile v1. */
+export function planOf(input: {
+  users?: DesiredUser[];
+  groups?: DesiredGroup[];
+  actual?: Partial<ActualState>;
+  policy?: Partial<Policy>;
+  profile?: ApiProfile;
+}): Plan {
+  return plan({
+    desired: aDesiredState(input.users ?? [], input.groups ?? []),
+    actual: anActualState(input.actual),
+    policy: aPolicy(input.policy),
+    profile: input.profile ?? "v1",
+  });
+}

@@ -1,10 +1,7 @@
 /** DESIGN section 5, one named case each: the exact steps the planner makes. */
 import { describe, expect, test } from "vitest";
 import { plan } from "../../src/plan/index.js";
-import type { Policy } from "../../src/plan/policy.js";
 import type { UpdateMappingStep } from "../../src/plan/types.js";
-import type { ActualState, ApiProfile } from "../../src/service/types.js";
-import type { DesiredUser } from "../../src/desired/types.js";
 import {
   aDesiredState,
   aMapping,
@@ -15,21 +12,8 @@ import {
   anIdpUser,
   step,
   stepIds,
+  planOf,
 } from "./builders.js";
-
-function planOf(input: {
-  users: DesiredUser[];
-  actual?: Partial<ActualState>;
-  policy?: Partial<Policy>;
-  profile?: ApiProfile;
-}) {
-  return plan({
-    desired: aDesiredState(input.users),
-    actual: anActualState(input.actual),
-    policy: aPolicy(input.policy),
-    profile: input.profile ?? "v1",
-  });
-}
 
 const jane = { email: "jane@example.com", id: "jane", displayName: "Jane Doe" };
 const janeIdp = anIdpUser({

@@ -1,9 +1,6 @@
 /** Groups: create parents first, update, createReferenced, prune children first; DAG order. */
 import { describe, expect, test } from "vitest";
-import { checkGroupReferences, plan } from "../../src/plan/index.js";
-import type { Policy } from "../../src/plan/policy.js";
-import type { DesiredGroup, DesiredUser } from "../../src/desired/types.js";
-import type { ActualState, ApiProfile } from "../../src/service/types.js";
+import { checkGroupReferences } from "../../src/plan/index.js";
 import {
   aDesiredGroup,
   aDesiredState,
@@ -15,22 +12,8 @@ import {
   anIdpUser,
   step,
   stepIds,
+  planOf,
 } from "./builders.js";
-
-function planOf(input: {
-  users?: DesiredUser[];
-  groups?: DesiredGroup[];
-  actual?: Partial<ActualState>;
-  policy?: Partial<Policy>;
-  profile?: ApiProfile;
-}) {
-  return plan({
-    desired: aDesiredState(input.users ?? [], input.groups ?? []),
-    actual: anActualState(input.actual),
-    policy: aPolicy(input.policy),
-    profile: input.profile ?? "v1",
-  });
-}
 
 describe("declared groups", () => {
   test("created parents first, each depending on its parents' creation; mappings depend on their groups", () => {

@@ -1,9 +1,7 @@
 /** Policies: protect, scope, unlinked credentials, maxDeletes, passwords, estimate, fingerprints. */
 import { describe, expect, test } from "vitest";
 import { ABSENT, hash, plan } from "../../src/plan/index.js";
-import type { Policy } from "../../src/plan/policy.js";
-import type { DesiredUser } from "../../src/desired/types.js";
-import type { ActualState, ApiProfile } from "../../src/service/types.js";
+import type { ActualState } from "../../src/service/types.js";
 import {
   aDesiredState,
   aMapping,
@@ -13,21 +11,8 @@ import {
   anIdpUser,
   step,
   stepIds,
+  planOf,
 } from "./builders.js";
-
-function planOf(input: {
-  users?: DesiredUser[];
-  actual?: Partial<ActualState>;
-  policy?: Partial<Policy>;
-  profile?: ApiProfile;
-}) {
-  return plan({
-    desired: aDesiredState(input.users ?? []),
-    actual: anActualState(input.actual),
-    policy: aPolicy(input.policy),
-    profile: input.profile ?? "v1",
-  });
-}
 
 /** n mapped built-in users u0..u(n-1) at example.com. */
 function population(n: number): Pick<ActualState, "idpUsers" | "mappings"> {
