@@ -1,0 +1,161 @@
+// Shared pieces of the benchmarks: the build output, medians, tables, result files, child-process
+// measurements (peak RSS is per process, so each measured run gets its own), the emulator in a
+// worker thread (so its work is not counted against the engine's event loop), and one in-process
+// apply the way the CLI does it. Benchmarks import the build: run `npm run build` first
+// (`npm run bench` does), or set USERSYNC_DIST.
+import { spawn } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+
+export const here = dirname(fileURLToPath(import.meta.url));
+export const dist = resolve(process.env.USERSYNC_DIST ?? join(here, "..", "dist"));
+export const TOKEN = "dev-token";
+
+/** `import()` of a module of the build, e.g. `fromDist("plan/index.js")`. */
+export const fromDist = (rel) => import(pathToFileURL(join(dist, rel)).href);
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+export const round = (x, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** Prints a Markdown table (it reads fine in a terminal and pastes into docs/benchmarks.md). */
+export function printTable(title, columns, rows) {
+  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`;
+  console.log(`\n### ${title}\n`);
+  console.log(line(columns));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const r of rows) console.log(line(r));
+  console.log("");
+}
+
+/** Writes bench/results/<name>.json with the machine it ran on. */
+export async function writeResult(name, data) {
+  const out = join(here, "results", `${name}.json`);
+  await mkdir(dirname(out), { recursive: true });
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, platform: process.platform };
+  await writeFile(out, JSON.stringify({ name, date: new Date().toISOString(), machine, ...data }, null, 2) + "\n");
+  console.log(`written ${out}`);
+}
+
+/**
+ * Runs `node script ...args` and resolves to the JSON object the child printed on its last
+ * stdout line (the child measures itself: `childReport`).
+ */
+export function measureInChild(script, args, nodeArgs = []) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const last = out.trim().split("\n").at(-1) ?? "";
+      if (code !== 0) return reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${out.slice(-2000)}`));
+      try {
+        resolvePromise(JSON.parse(last));
+      } catch {
+        reject(new Error(`${script} printed no result: ${out.slice(-2000)}`));
+      }
+    });
+  });
+}
+
+/** In a measuring child: CPU ms since `cpuStart`, and the process's peak RSS so far, in MiB. */
+export function childReport(extra, cpuStart) {
+  const cpu = process.cpuUsage(cpuStart);
+  const report = { cpuMs: round((cpu.user + cpu.system) / 1000, 1), maxRssMiB: round(process.resourceUsage().maxRSS / 1024, 1), ...extra };
+  console.log(JSON.stringify(report));
+}
+
+/** `count` desired users `u000001@bench.example` … with one group. */
+export function desiredUsers(count, o = {}) {
+  const prefix = o.prefix ?? "u";
+  return Array.from({ length: count }, (_, i) => {
+    const n = String(i + 1).padStart(7, "0");
+    return {
+      email: `${prefix}${n}@bench.example`,
+      id: `${prefix}${n}`,
+      idDerived: false,
+      displayName: `User ${n}`,
+      groups: ["all"],
+      identity: "builtin",
+      state: "present",
+      source: { file: "users.csv", line: i + 2 },
+    };
+  });
+}
+
+/** The emulator (`startEmulator(options)`) in a worker thread; `counters()` and `close()` go over messages. */
+export async function startEmulatorWorker(options) {
+  const worker = new Worker(join(here, "emulator-worker.mjs"), { workerData: { dist, options } });
+  const pending = [];
+  worker.on("message", (m) => pending.shift()?.resolve(m));
+  worker.on("error", (e) => pending.shift()?.reject(e));
+  const ask = (message) =>
+    new Promise((res, rej) => {
+      pending.push({ resolve: res, reject: rej });
+      if (message !== undefined) worker.postMessage(message);
+    });
+  const { url } = await ask(undefined);
+  return {
+    url,
+    counters: async () => (await ask({ op: "counters" })).counters,
+    close: async () => {
+      await ask({ op: "close" });
+      await worker.terminate();
+    },
+  };
+}
+
+/** Seed of an emulator holding the group every bench user is in (plus `mappings` synced users). */
+export function benchSeed(mappings = 0) {
+  return {
+    groups: [{ id: "all", name: "All" }],
+    mappings: Array.from({ length: mappings }, (_, i) => ({ id: `m-${i}`, authenticationId: `a-${i}`, groups: ["all"] })),
+  };
+}
+
+/**
+ * One `usersync apply` of `users` in-process, as the CLI runs it (list, plan, apply), without
+ * passwords (policy `none`: the figure is the engine's, not the disk's). Times only the apply.
+ */
+export async function applyInProcess({ url, users, concurrency, requestsPerSecond = 0, retries }) {
+  const [{ createClient }, { listActualState, applyPlan }, { plan, defaultPolicy }, { createLogger }] = await Promise.all([
+    fromDist("service/index.js"),
+    fromDist("apply/index.js"),
+    fromDist("plan/index.js"),
+    fromDist("logging.js"),
+  ]);
+  const client = await createClient({
+    baseUrl: url,
+    token: TOKEN,
+    profile: "v1",
+    concurrency,
+    requestsPerSecond,
+    ...(retries !== undefined ? { retries } : {}),
+    logger: createLogger({ level: "silent" }),
+  });
+  try {
+    const actual = await listActualState(client);
+    const policy = { ...defaultPolicy, passwords: "none" };
+    const p = plan({ desired: { users, groups: [], files: ["users.csv"] }, actual, policy, profile: client.profile, limits: { concurrency, requestsPerSecond: 10_000 } });
+    const none = { source: "none", passwordFor: async () => undefined, close: async () => {} };
+    const before = client.stats();
+    const started = performance.now();
+    const result = await applyPlan({ plan: p, client, concurrency, passwords: none });
+    const seconds = (performance.now() - started) / 1000;
+    const after = client.stats();
+    return {
+      seconds,
+      steps: p.steps.length,
+      requests: after.requests - before.requests,
+      retries: after.retries - before.retries,
+      throttled: after.throttled - before.throttled,
+      counts: result.counts,
+    };
+  } finally {
+    await client.close();
+  }
+}
