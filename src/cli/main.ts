@@ -11,6 +11,7 @@ import {
   ConfigError,
   InputError,
   HttpError,
+  NetworkError,
   UsersyncError,
 } from "../errors.js";
 import { parseCommandLine, type CommandName, type ParsedCommand } from "./args.js";
@@ -66,7 +67,7 @@ export function describeError(err: unknown): string {
     const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
     const hint =
       err instanceof InputError
-        ? "Nothing was sent. Fix the file(s) and run again (usersync validate FILE).\n"
+        ? "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
         : "";
     return `usersync: ${err.message}\n${lines}${hint}`;
   }
@@ -75,6 +76,9 @@ export function describeError(err: unknown): string {
       ? " Check the API token (USERSYNC_TOKEN or target.tokenFile) and that it belongs to an organization admin."
       : "";
     return `usersync: ${err.message}.${hint}\n`;
+  }
+  if (err instanceof NetworkError) {
+    return `usersync: ${err.message}, after every retry. Check target.baseUrl and that the service is reachable from here.\n`;
   }
   if (err instanceof UsersyncError) return `usersync: ${err.message}\n`;
   const message = err instanceof Error ? err.message : String(err);

@@ -262,7 +262,7 @@ describe("usersync CLI", () => {
       expect(r.stderr).toContain("colour");
       expect(r.stderr).toMatch(/bad\.csv:2/);
       expect(r.stderr).toMatch(/bad\.csv:4/);
-      expect(r.stderr).toContain("Nothing was sent");
+      expect(r.stderr).toContain("Nothing was changed in the service");
       expect(emulator.counters().requests).toBe(0);
     });
   });
