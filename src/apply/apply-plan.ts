@@ -10,7 +10,15 @@ import type { Plan, Step } from "../plan/types.js";
 import type { ServiceClient } from "../service/types.js";
 import { logStep, notRun, rootOf, skippedBecause, toStepError, type Root } from "./outcomes.js";
 import { runStep, StepFailure } from "./run-step.js";
-import { emptyCounts, type ApplyResult, type Journal, type PasswordProvider, type Progress, type SkipCause, type StepOutcome } from "./types.js";
+import {
+  emptyCounts,
+  type ApplyResult,
+  type Journal,
+  type PasswordProvider,
+  type Progress,
+  type SkipCause,
+  type StepOutcome,
+} from "./types.js";
 
 export interface ApplyOptions {
   plan: Plan;
@@ -27,6 +35,8 @@ export interface ApplyOptions {
   onProgress?: (p: Progress) => void;
   /** Test hook: a clock in ms. */
   now?: () => number;
+  /** Aborted (SIGINT/SIGTERM): no new step starts; running ones finish and are recorded. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_CIRCUIT_BREAKER = 20;
@@ -47,7 +57,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const breakerLimit = options.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER;
   if (plan.profile !== client.profile) {
     // Step bodies differ by profile (legacy has no names or parents): refuse before sending anything.
-    throw new SafetyRefusal(`the plan was made for API profile ${plan.profile} but the service speaks ${client.profile}; re-run plan against this service`);
+    throw new SafetyRefusal(
+      `the plan was made for API profile ${plan.profile} but the service speaks ${client.profile}; re-run plan against this service`,
+    );
   }
   const started = now();
   const statsBefore = client.stats();
@@ -67,13 +79,28 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const presets = new Map<Node, StepOutcome>();
   for (const n of nodes) {
     if (n.step.status === "heldBack") {
-      presets.set(n, notRun(n.step, "heldBack", `held back: deletions exceed maxDeletes (${plan.deleteGuard.wanted} wanted, ${plan.deleteGuard.limit} allowed); use --allow-deletes to carry them out`));
+      presets.set(
+        n,
+        notRun(
+          n.step,
+          "heldBack",
+          `held back: deletions exceed maxDeletes (${plan.deleteGuard.wanted} wanted, ${plan.deleteGuard.limit} allowed); use --allow-deletes to carry them out`,
+        ),
+      );
     } else if (options.stale?.has(n.step.id)) {
-      presets.set(n, notRun(n.step, "stale", "stale: an object this step relies on changed since the plan was made; re-run plan"));
+      presets.set(
+        n,
+        notRun(
+          n.step,
+          "stale",
+          "stale: an object this step relies on changed since the plan was made; re-run plan",
+        ),
+      );
     }
   }
 
-  const progress = (): void => onProgress?.({ total: nodes.length, done: doneCount, running, counts: { ...counts } });
+  const progress = (): void =>
+    onProgress?.({ total: nodes.length, done: doneCount, running, counts: { ...counts } });
 
   /** Records an outcome, then settles dependents: ready when all deps succeeded, skipped otherwise. */
   const finish = (node: Node, outcome: StepOutcome): void => {
@@ -113,6 +140,10 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
 
   await new Promise<void>((resolve) => {
     const pump = (): void => {
+      if (!stoppedBy && options.signal?.aborted) {
+        stoppedBy = "interrupted";
+        stopReason = "interrupted by a signal; no new steps were started (run again to finish: it converges)";
+      }
       while (!stoppedBy && running < concurrency && readyHead < ready.length) {
         const node = nodes[ready[readyHead++]!]!;
         if (node.outcome) continue;
@@ -139,7 +170,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   for (const n of nodes) {
     if (n.outcome) continue;
     const cause: SkipCause = stoppedBy ? "stopped" : "cycle";
-    const reason = stoppedBy ? `not started: the run stopped (${stopReason})` : "not started: its dependencies form a cycle";
+    const reason = stoppedBy
+      ? `not started: the run stopped (${stopReason})`
+      : "not started: its dependencies form a cycle";
     roots.set(n.step.id, { desc: reason, cause });
     finish(n, { ...notRun(n.step, "skipped", reason), cause });
   }
@@ -165,7 +198,12 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     const t0 = now();
     const base = { stepId: step.id, kind: step.kind, target: step.target };
     try {
-      const res = await runStep(step, { client, passwords, authIds, callOptions: { onAttempt: () => void (attempts += 1) } });
+      const res = await runStep(step, {
+        client,
+        passwords,
+        authIds,
+        callOptions: { onAttempt: () => void (attempts += 1) },
+      });
       if (res.authenticationId !== undefined) authIds.set(step.id, res.authenticationId);
       const o: StepOutcome = { ...base, outcome: "succeeded", attempts, durationMs: Math.round(now() - t0) };
       if (res.recovered) o.recovered = res.recovered;
@@ -178,7 +216,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         stoppedBy = "fatal";
         stopReason = `fatal error: ${err.message}. No new steps were started`;
       }
-      return { ...base, outcome: "failed", attempts, durationMs: Math.round(now() - t0), error: toStepError(err) };
+      return {
+        ...base,
+        outcome: "failed",
+        attempts,
+        durationMs: Math.round(now() - t0),
+        error: toStepError(err),
+      };
     }
   }
 }
@@ -193,11 +237,15 @@ function buildGraph(steps: readonly Step[]): Node[] {
   for (const node of nodes) {
     const deps = new Set(node.step.dependsOn);
     // A mapping that takes its authenticationId from a credentials create must wait for it.
-    const ref = "after" in node.step && "authenticationId" in node.step.after ? node.step.after.authenticationId : undefined;
+    const ref =
+      "after" in node.step && "authenticationId" in node.step.after
+        ? node.step.after.authenticationId
+        : undefined;
     if (ref !== undefined && typeof ref === "object") deps.add(ref.fromStep);
     for (const dep of deps) {
       const d = byId.get(dep);
-      if (d === undefined) throw new InternalError(`plan step ${node.step.id} depends on unknown step ${dep}`);
+      if (d === undefined)
+        throw new InternalError(`plan step ${node.step.id} depends on unknown step ${dep}`);
       nodes[d]!.dependents.push(node.index);
       node.waiting += 1;
     }

@@ -41,7 +41,7 @@ export interface ApplyResult {
   /** In plan order. */
   outcomes: StepOutcome[];
   counts: OutcomeCounts;
-  stoppedBy?: "fatal" | "circuitBreaker";
+  stoppedBy?: "fatal" | "circuitBreaker" | "interrupted";
   stopReason?: string;
   durationMs: number;
   /** HTTP requests sent during the run (every attempt). */

@@ -65,6 +65,15 @@ export async function executePlan(
   const { config, logger, io } = runtime;
   const journalFile = options.journalFile ?? config.output.journal;
   let journal: Journal | undefined;
+  // The first SIGINT/SIGTERM (Ctrl-C, a pod being stopped) lets running steps finish and writes
+  // the report; a second one ends the process at once (Node's default, the listener is gone).
+  const interrupt = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.warn({ signal }, "interrupted: finishing the running steps; no new step starts");
+    interrupt.abort();
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   try {
     journal = journalFile !== undefined ? await openJournal(journalFile) : undefined;
     const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
@@ -84,6 +93,7 @@ export async function executePlan(
       ...optional("journal", journal),
       logger,
       onProgress: (p) => progress.update(p),
+      signal: interrupt.signal,
     });
     progress.done();
     const reportFile = options.reportFile ?? config.output.report;
@@ -97,6 +107,8 @@ export async function executePlan(
     io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
     return { result, exitCode: exitCodeForApply(result) };
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     await journal?.close();
     await options.passwords.close();
   }

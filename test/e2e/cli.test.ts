@@ -358,4 +358,44 @@ describe("usersync CLI", () => {
       expect(after).toContain(`usersync_last_success_timestamp_seconds{command="plan"} ${success}`);
     });
   });
+
+  it("SIGTERM during apply finishes the running steps, writes the report, exits 1; a re-run converges", async () => {
+    emulator.setFaults({ latencyMs: 40 });
+    await withTempDir(async (dir) => {
+      const report = join(dir, "report.json");
+      const args = [
+        "apply",
+        "--desired",
+        DESIRED,
+        "--base-url",
+        emulator.url,
+        "--yes",
+        "--credentials-file",
+        join(dir, "c.csv"),
+      ];
+      const { child, done } = startCli([...args, "--report", report], {
+        env: { ...env(), USERSYNC_EXECUTION_CONCURRENCY: "1" },
+      });
+      // Stop it once some steps have been carried out.
+      while (writes() < 5) await new Promise((r) => setTimeout(r, 20));
+      child.kill("SIGTERM");
+      const stopped = await done;
+      expect(stopped.code).toBe(1);
+      const written = JSON.parse(await readFile(report, "utf8")) as {
+        stoppedBy: string;
+        steps: Array<{ outcome: string }>;
+      };
+      expect(written.stoppedBy).toBe("interrupted");
+      expect(written.steps.filter((s) => s.outcome === "skipped").length).toBeGreaterThan(0);
+      emulator.setFaults({});
+      expect((await runCli(args, { env: env() })).code).toBe(0);
+      const plan = await runCli(
+        ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--detailed-exitcode"],
+        {
+          env: env(),
+        },
+      );
+      expect(plan.code).toBe(0);
+    });
+  });
 });
