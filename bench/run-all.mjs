@@ -1,0 +1,44 @@
+// `npm run bench`: every figure in its own node process, one after another (so peak RSS is per
+// figure and no two benchmarks share the CPU). `--only N` runs figure N (1-7, or 8 for the
+// emulator's own throughput). Each script prints its table and writes bench/results/<name>.json.
+import { spawn } from "node:child_process";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { here } from "./lib.mjs";
+
+const FIGURES = [
+  [1, "planner-scale.mjs"],
+  [2, "read-input.mjs"],
+  [3, "listing.mjs"],
+  [4, "apply-throughput.mjs"],
+  [5, "engine-overhead.mjs"],
+  [6, "baseline.mjs"],
+  [7, "rate-limit.mjs"],
+  [8, "emulator-throughput.mjs"],
+];
+
+const at = process.argv.indexOf("--only");
+const only = at >= 0 ? Number(process.argv[at + 1]) : undefined;
+if (only !== undefined && !FIGURES.some(([n]) => n === only)) {
+  console.error(`--only takes a figure number, 1 to ${FIGURES.length}; got ${process.argv[at + 1]}`);
+  process.exit(2);
+}
+
+console.log(`usersync benchmarks: ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"})`);
+const failed = [];
+for (const [n, script] of FIGURES) {
+  if (only !== undefined && n !== only) continue;
+  console.log(`\n## ${n}. ${script}`);
+  const started = performance.now();
+  const code = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(here, script)], { stdio: "inherit" });
+    child.on("error", () => resolve(1));
+    child.on("close", (c) => resolve(c ?? 1));
+  });
+  console.log(`(${script}: ${Math.round((performance.now() - started) / 1000)} s${code === 0 ? "" : `, exit ${code}`})`);
+  if (code !== 0) failed.push(script);
+}
+if (failed.length > 0) {
+  console.error(`\nfailed: ${failed.join(", ")}`);
+  process.exitCode = 1;
+}
