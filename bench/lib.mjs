@@ -9,6 +9,7 @@ import { cpus } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { Pool } from "undici";
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const dist = resolve(process.env.USERSYNC_DIST ?? join(here, "..", "dist"));
@@ -157,5 +158,37 @@ export async function applyInProcess({ url, users, concurrency, requestsPerSecon
     };
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * The reference sender: per user a credentials create then a mapping create (the bodies the
+ * engine sends, encoded by the same v1 codec), `concurrency` users at a time, nothing else.
+ */
+export async function bareLoop({ url, users, concurrency }) {
+  const { v1Codec } = await fromDist("service/profile-v1.js");
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  let next = 0;
+  let requests = 0;
+  const started = performance.now();
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < users.length) {
+          const u = users[next++];
+          const idp = await pool.request({ method: "POST", path: "/api/v1/auth/users", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ email: u.email, displayName: u.displayName }) });
+          const created = await idp.body.json();
+          const mapping = { id: u.id, authenticationId: created.authenticationId, email: u.email, groups: u.groups };
+          const res = await pool.request({ method: "POST", path: "/api/v1/entities/users", headers: { ...auth, "content-type": "application/vnd.gooddata.api+json" }, body: JSON.stringify(v1Codec.encodeMapping(mapping)) });
+          await res.body.text();
+          requests += 2;
+          if (idp.statusCode !== 200 || res.statusCode !== 201) throw new Error(`bare loop: answers ${idp.statusCode}, ${res.statusCode}`);
+        }
+      }),
+    );
+    return { seconds: (performance.now() - started) / 1000, requests };
+  } finally {
+    await pool.close();
   }
 }
