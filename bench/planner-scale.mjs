@@ -1,7 +1,8 @@
 // Figure 1, planner scale: 10k, 100k and 1M desired users against as many actual ones (98% in
 // sync, 1% new, 1% with a changed display name). CPU time of `plan()` and the peak RSS of the
 // whole process (inputs included), each run in its own process. Median of 3 runs for 10k and
-// 100k; one run for 1M. Targets: 100k under 1 s and 300 MB; 1M under 15 s and 2 GB.
+// 100k; one run for 1M. Targets: 100k under 1 s and 300 MB; 1M under 15 s and 2 GB. CPU time is
+// the process's (`process.cpuUsage`), so it includes the GC's helper threads; wall time is shown too.
 import { fileURLToPath } from "node:url";
 import { childReport, desiredUsers, fromDist, measureInChild, median, printTable, round, writeResult } from "./lib.mjs";
 
@@ -43,8 +44,8 @@ async function main() {
     const t = TARGETS[n];
     const verdict = t ? (cpuMs <= t.cpuMs && rss <= t.rssMiB ? "met" : "MISSED") : "";
     results.push({ users: n, runs, cpuMs, wallMs: median(measured.map((m) => m.wallMs)), maxRssMiB: rss, steps: measured[0].steps, target: t ?? null, verdict, measured });
-    rows.push([n.toLocaleString("en"), runs, measured[0].steps.toLocaleString("en"), `${round(cpuMs / 1000, 2)} s`, `${rss} MiB`, t ? `< ${t.cpuMs / 1000} s, < ${t.rssMiB} MiB: ${verdict}` : ""]);
+    rows.push([n.toLocaleString("en"), runs, measured[0].steps.toLocaleString("en"), `${round(cpuMs / 1000, 2)} s`, `${round(median(measured.map((m) => m.wallMs)) / 1000, 2)} s`, `${rss} MiB`, t ? `< ${t.cpuMs / 1000} s, < ${t.rssMiB} MiB: ${verdict}` : ""]);
   }
-  printTable("1. Planner scale (CPU time of plan(); peak RSS of the process, inputs included)", ["users", "runs", "steps", "CPU (median)", "peak RSS", "target"], rows);
+  printTable("1. Planner scale (CPU time of plan(); peak RSS of the process, inputs included)", ["users", "runs", "steps", "CPU (median)", "wall", "peak RSS", "target"], rows);
   await writeResult("planner-scale", { results });
 }
