@@ -6,11 +6,12 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { JournalLine } from "../../src/apply/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { mulberry32 } from "../../src/emulator/faults.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { runCli, startCli } from "../e2e/run-cli.js";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { ADMIN, TOKEN, cliEnv, divergence, makeUsers, readCredentials, seedOf, unknownPasswords, writeConfig, writeDesired } from "./org.js";
 
@@ -35,6 +36,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The killed run's journal: every complete line is a finished step (a last line may be cut off by the kill). */
+async function journalTrail(file: string): Promise<Array<Partial<JournalLine>>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return []; // killed before the apply began
+    throw err;
+  }
+  return text.split("\n").slice(0, -1).map((line) => JSON.parse(line) as Partial<JournalLine>);
+}
 
 /** Resolves once the emulator has answered `writes` writes, or the child has exited. */
 function afterWrites(emulator: EmulatorHandle, writes: number, exited: Promise<unknown>): Promise<void> {
@@ -71,9 +84,20 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
         const killed = await run.done;
         expect(killed.signal, "the run finished before the kill").toBe("SIGKILL");
         const writesAtKill = emulator.counters().requests;
+        const atKill = emulator.state();
+        // The trail the killed run left: each create it journaled as succeeded did land.
+        const trail = await journalTrail(join(dir, `journal-${trial}.jsonl`));
+        const emails = new Set(atKill.idpUsers.map((u) => u.email.toLowerCase()));
+        const ids = new Set(atKill.mappings.map((m) => m.id));
+        for (const line of trail) {
+          expect(typeof line.stepId === "string" && typeof line.outcome === "string", JSON.stringify(line)).toBe(true);
+          if (line.outcome !== "succeeded") continue;
+          if (line.kind === "createCredentials") expect(emails.has(String(line.target).toLowerCase()), String(line.stepId)).toBe(true);
+          if (line.kind === "createMapping") expect(ids.has(String(line.target)), String(line.stepId)).toBe(true);
+        }
 
         // Between the kill and the re-run: every user the IdP holds has its password on file.
-        expect(unknownPasswords(emulator.state(), await readCredentials(credentials), seeded)).toEqual([]);
+        expect(unknownPasswords(atKill, await readCredentials(credentials), seeded)).toEqual([]);
 
         emulator.setFaults({});
         const again = await runCli(apply, { env: cliEnv() });
@@ -84,7 +108,7 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
 
         const replan = await runCli(["plan", ...args, "--detailed-exitcode"], { env: cliEnv() });
         expect(replan.code, replan.stdout + replan.stderr).toBe(0);
-        summary.push(`  trial ${trial}: kill after ${killAt} writes (${killed.signal ?? `exit ${killed.code}`}, ${writesAtKill} requests answered); re-run exit ${again.code}; re-plan empty`);
+        summary.push(`  trial ${trial}: kill after ${killAt} writes (${killed.signal ?? `exit ${killed.code}`}, ${writesAtKill} requests answered, ${trail.length} journal lines); re-run exit ${again.code}; re-plan empty`);
       } finally {
         await emulator.close();
       }
