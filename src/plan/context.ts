@@ -70,7 +70,7 @@ export interface PlanContext {
   safety: Safety;
   /** Steps by id: one step per id, whichever stage asks for it first. */
   steps: Map<string, Step>;
-  /** Step id -> the user it deletes, for `maxDeletes` (email-change clean-ups are not listed). */
+  /** Step id -> the user (or old login) it deletes, for `maxDeletes`. */
   userDeletions: Map<string, string>;
   /** createGroup step id by group id, so mapping steps can depend on them. */
   createdGroups: Map<string, string>;

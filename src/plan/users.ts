@@ -118,6 +118,7 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
   const groups = targetGroups(ctx, d, m);
   const mapStep = mappingStep(ctx, { d, m, auth, groups, touches, dependsOn: credentialDeps });
   if (mapStep) steps.push(mapStep);
+  const emailChange = mapStep !== undefined && linked !== undefined && lower(linked.email) !== email;
   const cleanup =
     mapStep && linked
       ? oldCredentialsCleanup(ctx, { email, linked, after: mapStep.id, mappingId: d.id })
@@ -129,12 +130,17 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
     inScope:
       ctx.safety.desiredInScope(d, groups) && (m === undefined || ctx.safety.mappingInScope(m, linked)),
     steps,
+    // An email change takes the login away from the old email: it counts against maxDeletes,
+    // and when held back, the whole change is (new credentials, re-pointed mapping, old ones
+    // deleted). A file with every email wrong (a bad export, the wrong domain) must not move
+    // everyone's login to addresses nobody reads.
+    ...(emailChange ? { deletes: { user: idpKey(linked.email), stepIds: steps.map((s) => s.id) } } : {}),
   });
 }
 
 /**
  * Email change of a known id: once the mapping points at the new credentials, the old ones
- * are deleted (not a user deletion: the person keeps their login under the new email), unless
+ * are deleted, unless
  * `deletions: none`, another mapping uses them, or another row of the file wants that email.
  */
 function oldCredentialsCleanup(

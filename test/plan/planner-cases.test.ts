@@ -190,8 +190,13 @@ describe("matching cases", () => {
   describe("email change of a known id", () => {
     const old = anIdpUser({ email: "jane@old.com", authenticationId: "auth-old" });
     const mapping = aMapping({ id: "jane", authenticationId: "auth-old", email: "jane@old.com" });
+    const oneDelete = { maxDeletes: { count: 1 } };
     test("new email without credentials: create them, re-point the mapping, then delete the old ones", () => {
-      const p = planOf({ users: [aUser(jane)], actual: { idpUsers: [old], mappings: [mapping] } });
+      const p = planOf({
+        users: [aUser(jane)],
+        actual: { idpUsers: [old], mappings: [mapping] },
+        policy: oneDelete,
+      });
       expect(stepIds(p)).toEqual([
         "createCredentials:jane@example.com",
         "updateMapping:jane",
@@ -199,10 +204,26 @@ describe("matching cases", () => {
       ]);
       expect(step(p, "updateMapping:jane").dependsOn).toEqual(["createCredentials:jane@example.com"]);
       expect(step(p, "deleteCredentials:jane@old.com").dependsOn).toEqual(["updateMapping:jane"]);
-      expect(p.deleteGuard.wanted).toBe(0);
+      expect(step(p, "deleteCredentials:jane@old.com").status).toBe("planned");
+      // Revoking the old login counts against maxDeletes.
+      expect(p.deleteGuard.wanted).toBe(1);
+    });
+    test("an email change counts against maxDeletes: over the limit, the whole change is held back", () => {
+      // A file with every email wrong (the wrong domain) must not move everyone's login away.
+      const p = planOf({ users: [aUser(jane)], actual: { idpUsers: [old], mappings: [mapping] } });
+      expect(p.deleteGuard).toMatchObject({ wanted: 1, limit: 0 });
+      expect(p.steps.map((s) => [s.id, s.status])).toEqual([
+        ["createCredentials:jane@example.com", "heldBack"],
+        ["updateMapping:jane", "heldBack"],
+        ["deleteCredentials:jane@old.com", "heldBack"],
+      ]);
     });
     test("new email with credentials: re-point the mapping and delete the old ones", () => {
-      const p = planOf({ users: [aUser(jane)], actual: { idpUsers: [old, janeIdp], mappings: [mapping] } });
+      const p = planOf({
+        users: [aUser(jane)],
+        actual: { idpUsers: [old, janeIdp], mappings: [mapping] },
+        policy: oneDelete,
+      });
       expect(stepIds(p)).toEqual(["updateMapping:jane", "deleteCredentials:jane@old.com"]);
       expect(step(p, "updateMapping:jane")).toMatchObject({
         after: { authenticationId: "auth-jane", email: "jane@example.com" },
@@ -212,7 +233,7 @@ describe("matching cases", () => {
       const p = planOf({
         users: [aUser(jane)],
         actual: { idpUsers: [old], mappings: [mapping] },
-        policy: { deletions: "none" },
+        policy: { deletions: "none", ...oneDelete },
       });
       expect(stepIds(p)).toEqual(["createCredentials:jane@example.com", "updateMapping:jane"]);
     });

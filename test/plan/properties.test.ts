@@ -115,14 +115,12 @@ const profileArb = fc.constantFrom<ApiProfile>("v1", "legacy");
 const DELETES = new Set(["deleteCredentials", "deleteMapping"]);
 const planned = (p: Plan) => p.steps.filter((s) => s.status === "planned");
 
-/** Deleted users: each deleteMapping, plus credential deletions not followed by one and not an email-change clean-up. */
+/** Deleted users and logins: each deleteMapping, plus credential deletions not followed by one. */
 function deletedUsers(p: Plan): number {
   const steps = planned(p);
   const followed = new Set(steps.filter((s) => s.kind === "deleteMapping").flatMap((s) => s.dependsOn));
   return steps.filter(
-    (s) =>
-      s.kind === "deleteMapping" ||
-      (s.kind === "deleteCredentials" && !followed.has(s.id) && s.dependsOn.length === 0),
+    (s) => s.kind === "deleteMapping" || (s.kind === "deleteCredentials" && !followed.has(s.id)),
   ).length;
 }
 
