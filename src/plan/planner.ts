@@ -123,26 +123,34 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
  * with a password replaced by a marker that only says one is present), the policy and profile.
  */
 function inputFingerprint(input: PlanInput): string {
-  const parts = [canonicalJson({ policy: input.policy, profile: input.profile })];
+  const head = canonicalJson({ policy: input.policy, profile: input.profile });
   // A fixed field order instead of canonicalJson per user: the same guarantee, far cheaper at 100k.
-  const users = [...input.desired.users].sort((a, b) => compareStrings(a.id, b.id));
-  for (const u of users)
-    parts.push(
-      JSON.stringify([
-        u.id,
-        u.email,
-        u.idDerived,
-        u.displayName,
-        u.firstname,
-        u.lastname,
-        u.groups,
-        u.identity,
-        u.authenticationId,
-        u.password !== undefined,
-        u.state,
-      ]),
-    );
-  const groups = [...input.desired.groups].sort((a, b) => compareStrings(a.id, b.id));
-  for (const g of groups) parts.push(JSON.stringify([g.id, g.name, g.parents]));
-  return createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 16);
+  // Sorting the lines themselves (each starts with the unique id) makes the hash independent of
+  // the input order without a comparator call per comparison.
+  const users = input.desired.users.map((u) =>
+    JSON.stringify([
+      u.id,
+      u.email,
+      u.idDerived,
+      u.displayName,
+      u.firstname,
+      u.lastname,
+      u.groups,
+      u.identity,
+      u.authenticationId,
+      u.password !== undefined,
+      u.state,
+    ]),
+  );
+  users.sort();
+  const groups = input.desired.groups.map((g) => JSON.stringify([g.id, g.name, g.parents]));
+  groups.sort();
+  return createHash("sha256")
+    .update(head)
+    .update("\n")
+    .update(users.join("\n"))
+    .update("\n")
+    .update(groups.join("\n"))
+    .digest("hex")
+    .slice(0, 16);
 }
