@@ -7,7 +7,19 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", Buffer: "readonly", URL: "readonly", AbortController: "readonly", performance: "readonly", setImmediate: "readonly" },
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        AbortController: "readonly",
+        performance: "readonly",
+        setImmediate: "readonly",
+      },
     },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
@@ -20,10 +32,29 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["node:*", "!node:crypto", "fs", "undici", "pino", "../service/client*", "../apply/*", "../emulator/*"], message: "The planner is pure: no I/O, no clock, no logging." }] },
+        {
+          patterns: [
+            {
+              group: [
+                "node:*",
+                "!node:crypto",
+                "fs",
+                "undici",
+                "pino",
+                "../service/client*",
+                "../apply/*",
+                "../emulator/*",
+              ],
+              message: "The planner is pure: no I/O, no clock, no logging.",
+            },
+          ],
+        },
       ],
       "no-restricted-globals": ["error", { name: "Date", message: "The planner takes no clock." }],
-      "no-restricted-properties": ["error", { object: "Math", property: "random", message: "The planner takes no randomness." }],
+      "no-restricted-properties": [
+        "error",
+        { object: "Math", property: "random", message: "The planner takes no randomness." },
+      ],
     },
   },
   {

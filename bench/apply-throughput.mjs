@@ -6,7 +6,17 @@
 // For reference, a bare undici loop (no engine at all) at each concurrency in the same runs: the
 // fixed cost of a request besides the injected latency (timers, HTTP on both ends) caps what
 // any sender reaches, and the engine's share is best read against it.
-import { applyInProcess, bareLoop, benchSeed, desiredUsers, median, printTable, round, startEmulatorWorker, writeResult } from "./lib.mjs";
+import {
+  applyInProcess,
+  bareLoop,
+  benchSeed,
+  desiredUsers,
+  median,
+  printTable,
+  round,
+  startEmulatorWorker,
+  writeResult,
+} from "./lib.mjs";
 
 const LATENCY_MS = 20;
 const RUNS = 3;
@@ -28,7 +38,9 @@ for (const [c, count] of Object.entries(USERS_AT).map(([c, n]) => [Number(c), n]
   const runs = [];
   const bare = [];
   for (let r = 0; r < RUNS; r++) {
-    runs.push(await withEmulator((url) => applyInProcess({ url, users: desiredUsers(count), concurrency: c })));
+    runs.push(
+      await withEmulator((url) => applyInProcess({ url, users: desiredUsers(count), concurrency: c })),
+    );
     bare.push(await withEmulator((url) => bareLoop({ url, users: desiredUsers(count), concurrency: c })));
   }
   const bound = c / (LATENCY_MS / 1000);
@@ -36,9 +48,46 @@ for (const [c, count] of Object.entries(USERS_AT).map(([c, n]) => [Number(c), n]
   const share = rps / bound;
   const bareShare = median(bare.map((x) => x.requests / x.seconds)) / bound;
   const failed = runs.reduce((n, x) => n + x.counts.failed, 0);
-  const verdict = c === TARGET.concurrency ? (share >= TARGET.share ? `>= ${TARGET.share}: met` : `>= ${TARGET.share}: MISSED`) : "";
-  results.push({ concurrency: c, users: count, requests: runs[0].requests, boundRps: bound, medianRps: rps, shareOfBound: share, bareLoopShareOfBound: bareShare, failedSteps: failed, runs });
-  rows.push([c, count.toLocaleString("en"), runs[0].requests.toLocaleString("en"), `${round(rps, 0)}/s`, `${round(bound, 0)}/s`, round(share, 2), round(bareShare, 2), verdict]);
+  const verdict =
+    c === TARGET.concurrency
+      ? share >= TARGET.share
+        ? `>= ${TARGET.share}: met`
+        : `>= ${TARGET.share}: MISSED`
+      : "";
+  results.push({
+    concurrency: c,
+    users: count,
+    requests: runs[0].requests,
+    boundRps: bound,
+    medianRps: rps,
+    shareOfBound: share,
+    bareLoopShareOfBound: bareShare,
+    failedSteps: failed,
+    runs,
+  });
+  rows.push([
+    c,
+    count.toLocaleString("en"),
+    runs[0].requests.toLocaleString("en"),
+    `${round(rps, 0)}/s`,
+    `${round(bound, 0)}/s`,
+    round(share, 2),
+    round(bareShare, 2),
+    verdict,
+  ]);
 }
-printTable(`4. Apply throughput, ${LATENCY_MS} ms latency (median of ${RUNS})`, ["concurrency", "users", "requests", "achieved", "bound c/latency", "share of bound", "bare loop share", "target"], rows);
+printTable(
+  `4. Apply throughput, ${LATENCY_MS} ms latency (median of ${RUNS})`,
+  [
+    "concurrency",
+    "users",
+    "requests",
+    "achieved",
+    "bound c/latency",
+    "share of bound",
+    "bare loop share",
+    "target",
+  ],
+  rows,
+);
 await writeResult("apply-throughput", { latencyMs: LATENCY_MS, results });

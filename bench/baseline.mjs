@@ -11,7 +11,18 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "undici";
-import { benchSeed, desiredUsers, dist, fromDist, median, printTable, round, startEmulatorWorker, TOKEN, writeResult } from "./lib.mjs";
+import {
+  benchSeed,
+  desiredUsers,
+  dist,
+  fromDist,
+  median,
+  printTable,
+  round,
+  startEmulatorWorker,
+  TOKEN,
+  writeResult,
+} from "./lib.mjs";
 
 const USERS = 5000;
 const LATENCY_MS = 5;
@@ -35,10 +46,20 @@ async function documentedWay(url, users) {
   try {
     for (const u of users) {
       const password = randomBytes(15).toString("base64url");
-      const idp = await pool.request({ method: "POST", path: "/api/v1/auth/users", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ email: u.email, password, displayName: u.displayName }) });
+      const idp = await pool.request({
+        method: "POST",
+        path: "/api/v1/auth/users",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ email: u.email, password, displayName: u.displayName }),
+      });
       const { authenticationId } = await idp.body.json();
       const body = v1Codec.encodeMapping({ id: u.id, authenticationId, email: u.email, groups: u.groups });
-      const res = await pool.request({ method: "POST", path: "/api/v1/entities/users", headers: { ...auth, "content-type": "application/vnd.gooddata.api+json" }, body: JSON.stringify(body) });
+      const res = await pool.request({
+        method: "POST",
+        path: "/api/v1/entities/users",
+        headers: { ...auth, "content-type": "application/vnd.gooddata.api+json" },
+        body: JSON.stringify(body),
+      });
       await res.body.text();
       if (res.statusCode !== 201) throw new Error(`baseline: mapping answered ${res.statusCode}`);
     }
@@ -50,10 +71,25 @@ async function documentedWay(url, users) {
 
 /** `usersync apply --yes` as a user runs it; wall time of the whole process. */
 async function cliApply(url, dir, run) {
-  const args = [join(dist, "cli.js"), "apply", "--yes", "--config", join(dir, "usersync.yaml"), "--desired", join(dir, "users.csv"), "--base-url", url, "--credentials-file", join(dir, `credentials-${run}.csv`)];
+  const args = [
+    join(dist, "cli.js"),
+    "apply",
+    "--yes",
+    "--config",
+    join(dir, "usersync.yaml"),
+    "--desired",
+    join(dir, "users.csv"),
+    "--base-url",
+    url,
+    "--credentials-file",
+    join(dir, `credentials-${run}.csv`),
+  ];
   const started = performance.now();
   const code = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, USERSYNC_TOKEN: TOKEN }, stdio: ["ignore", "ignore", "ignore"] });
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH, USERSYNC_TOKEN: TOKEN },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
     child.on("error", reject);
     child.on("close", resolve);
   });
@@ -64,8 +100,16 @@ async function cliApply(url, dir, run) {
 const users = desiredUsers(USERS);
 const dir = await mkdtemp(join(tmpdir(), "usersync-bench-baseline-"));
 try {
-  await writeFile(join(dir, "users.csv"), ["email,id,displayName,groups", ...users.map((u) => `${u.email},${u.id},${u.displayName},all`)].join("\n") + "\n");
-  await writeFile(join(dir, "usersync.yaml"), "execution:\n  requestsPerSecond: 10000\nlogging:\n  level: warn\n  format: json\n");
+  await writeFile(
+    join(dir, "users.csv"),
+    ["email,id,displayName,groups", ...users.map((u) => `${u.email},${u.id},${u.displayName},all`)].join(
+      "\n",
+    ) + "\n",
+  );
+  await writeFile(
+    join(dir, "usersync.yaml"),
+    "execution:\n  requestsPerSecond: 10000\nlogging:\n  level: warn\n  format: json\n",
+  );
   const baseline = await withEmulator((e) => documentedWay(e.url, users));
   const cli = [];
   for (let r = 0; r < CLI_RUNS; r++) cli.push(await withEmulator((e) => cliApply(e.url, dir, r)));
@@ -75,11 +119,22 @@ try {
     `6. Baseline: ${USERS.toLocaleString("en")}-user onboarding, ${LATENCY_MS} ms latency`,
     ["way", "runs", "wall", "speed-up"],
     [
-      ["usersync apply (CLI, concurrency 16, whole process)", CLI_RUNS, `${round(cliSeconds, 2)} s`, `${round(ratio, 1)}x`],
+      [
+        "usersync apply (CLI, concurrency 16, whole process)",
+        CLI_RUNS,
+        `${round(cliSeconds, 2)} s`,
+        `${round(ratio, 1)}x`,
+      ],
       ["documented way (sequential, create then map)", 1, `${round(baseline, 2)} s`, "1x"],
     ],
   );
-  await writeResult("baseline", { users: USERS, latencyMs: LATENCY_MS, baselineSeconds: baseline, cliSeconds: cli, speedUp: ratio });
+  await writeResult("baseline", {
+    users: USERS,
+    latencyMs: LATENCY_MS,
+    baselineSeconds: baseline,
+    cliSeconds: cli,
+    speedUp: ratio,
+  });
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -36,8 +36,16 @@ export function printTable(title, columns, rows) {
 export async function writeResult(name, data) {
   const out = join(here, "results", `${name}.json`);
   await mkdir(dirname(out), { recursive: true });
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, platform: process.platform };
-  await writeFile(out, JSON.stringify({ name, date: new Date().toISOString(), machine, ...data }, null, 2) + "\n");
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    node: process.version,
+    platform: process.platform,
+  };
+  await writeFile(
+    out,
+    JSON.stringify({ name, date: new Date().toISOString(), machine, ...data }, null, 2) + "\n",
+  );
   console.log(`written ${out}`);
 }
 
@@ -47,13 +55,16 @@ export async function writeResult(name, data) {
  */
 export function measureInChild(script, args, nodeArgs = []) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.on("error", reject);
     child.on("close", (code) => {
       const last = out.trim().split("\n").at(-1) ?? "";
-      if (code !== 0) return reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${out.slice(-2000)}`));
+      if (code !== 0)
+        return reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${out.slice(-2000)}`));
       try {
         resolvePromise(JSON.parse(last));
       } catch {
@@ -66,7 +77,11 @@ export function measureInChild(script, args, nodeArgs = []) {
 /** In a measuring child: CPU ms since `cpuStart`, and the process's peak RSS so far, in MiB. */
 export function childReport(extra, cpuStart) {
   const cpu = process.cpuUsage(cpuStart);
-  const report = { cpuMs: round((cpu.user + cpu.system) / 1000, 1), maxRssMiB: round(process.resourceUsage().maxRSS / 1024, 1), ...extra };
+  const report = {
+    cpuMs: round((cpu.user + cpu.system) / 1000, 1),
+    maxRssMiB: round(process.resourceUsage().maxRSS / 1024, 1),
+    ...extra,
+  };
   console.log(JSON.stringify(report));
 }
 
@@ -114,7 +129,11 @@ export async function startEmulatorWorker(options) {
 export function benchSeed(mappings = 0) {
   return {
     groups: [{ id: "all", name: "All" }],
-    mappings: Array.from({ length: mappings }, (_, i) => ({ id: `m-${i}`, authenticationId: `a-${i}`, groups: ["all"] })),
+    mappings: Array.from({ length: mappings }, (_, i) => ({
+      id: `m-${i}`,
+      authenticationId: `a-${i}`,
+      groups: ["all"],
+    })),
   };
 }
 
@@ -123,12 +142,13 @@ export function benchSeed(mappings = 0) {
  * passwords (policy `none`: the figure is the engine's, not the disk's). Times only the apply.
  */
 export async function applyInProcess({ url, users, concurrency, requestsPerSecond = 0, retries }) {
-  const [{ createClient }, { listActualState, applyPlan }, { plan, defaultPolicy }, { createLogger }] = await Promise.all([
-    fromDist("service/index.js"),
-    fromDist("apply/index.js"),
-    fromDist("plan/index.js"),
-    fromDist("logging.js"),
-  ]);
+  const [{ createClient }, { listActualState, applyPlan }, { plan, defaultPolicy }, { createLogger }] =
+    await Promise.all([
+      fromDist("service/index.js"),
+      fromDist("apply/index.js"),
+      fromDist("plan/index.js"),
+      fromDist("logging.js"),
+    ]);
   const client = await createClient({
     baseUrl: url,
     token: TOKEN,
@@ -141,7 +161,13 @@ export async function applyInProcess({ url, users, concurrency, requestsPerSecon
   try {
     const actual = await listActualState(client);
     const policy = { ...defaultPolicy, passwords: "none" };
-    const p = plan({ desired: { users, groups: [], files: ["users.csv"] }, actual, policy, profile: client.profile, limits: { concurrency, requestsPerSecond: 10_000 } });
+    const p = plan({
+      desired: { users, groups: [], files: ["users.csv"] },
+      actual,
+      policy,
+      profile: client.profile,
+      limits: { concurrency, requestsPerSecond: 10_000 },
+    });
     const none = { source: "none", passwordFor: async () => undefined, close: async () => {} };
     const before = client.stats();
     const started = performance.now();
@@ -177,13 +203,29 @@ export async function bareLoop({ url, users, concurrency }) {
       Array.from({ length: concurrency }, async () => {
         while (next < users.length) {
           const u = users[next++];
-          const idp = await pool.request({ method: "POST", path: "/api/v1/auth/users", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ email: u.email, displayName: u.displayName }) });
+          const idp = await pool.request({
+            method: "POST",
+            path: "/api/v1/auth/users",
+            headers: { ...auth, "content-type": "application/json" },
+            body: JSON.stringify({ email: u.email, displayName: u.displayName }),
+          });
           const created = await idp.body.json();
-          const mapping = { id: u.id, authenticationId: created.authenticationId, email: u.email, groups: u.groups };
-          const res = await pool.request({ method: "POST", path: "/api/v1/entities/users", headers: { ...auth, "content-type": "application/vnd.gooddata.api+json" }, body: JSON.stringify(v1Codec.encodeMapping(mapping)) });
+          const mapping = {
+            id: u.id,
+            authenticationId: created.authenticationId,
+            email: u.email,
+            groups: u.groups,
+          };
+          const res = await pool.request({
+            method: "POST",
+            path: "/api/v1/entities/users",
+            headers: { ...auth, "content-type": "application/vnd.gooddata.api+json" },
+            body: JSON.stringify(v1Codec.encodeMapping(mapping)),
+          });
           await res.body.text();
           requests += 2;
-          if (idp.statusCode !== 200 || res.statusCode !== 201) throw new Error(`bare loop: answers ${idp.statusCode}, ${res.statusCode}`);
+          if (idp.statusCode !== 200 || res.statusCode !== 201)
+            throw new Error(`bare loop: answers ${idp.statusCode}, ${res.statusCode}`);
         }
       }),
     );

@@ -2,7 +2,16 @@
 // client's concurrent paging (first page, then the rest at once within its concurrency) against
 // sequential paging (the same client with concurrency 1: one page after another). Median of 3;
 // the ratio is measured side by side (the two alternate within each run).
-import { benchSeed, fromDist, median, printTable, round, startEmulatorWorker, TOKEN, writeResult } from "./lib.mjs";
+import {
+  benchSeed,
+  fromDist,
+  median,
+  printTable,
+  round,
+  startEmulatorWorker,
+  TOKEN,
+  writeResult,
+} from "./lib.mjs";
 
 const MAPPINGS = 100_000;
 const LATENCY_MS = 5;
@@ -14,12 +23,20 @@ const { createLogger } = await fromDist("logging.js");
 const emulator = await startEmulatorWorker({ seed: benchSeed(MAPPINGS), faults: { latencyMs: LATENCY_MS } });
 
 async function list(concurrency) {
-  const client = await createClient({ baseUrl: emulator.url, token: TOKEN, profile: "v1", concurrency, requestsPerSecond: 0, logger: createLogger({ level: "silent" }) });
+  const client = await createClient({
+    baseUrl: emulator.url,
+    token: TOKEN,
+    profile: "v1",
+    concurrency,
+    requestsPerSecond: 0,
+    logger: createLogger({ level: "silent" }),
+  });
   try {
     const started = performance.now();
     const mappings = await client.listMappings();
     const seconds = (performance.now() - started) / 1000;
-    if (mappings.length !== MAPPINGS) throw new Error(`listed ${mappings.length} mappings, expected ${MAPPINGS}`);
+    if (mappings.length !== MAPPINGS)
+      throw new Error(`listed ${mappings.length} mappings, expected ${MAPPINGS}`);
     return { seconds, requests: client.stats().requests };
   } finally {
     await client.close();
@@ -43,8 +60,20 @@ printTable(
   `3. Listing ${MAPPINGS.toLocaleString("en")} mappings, ${LATENCY_MS} ms latency per request (median of ${RUNS})`,
   ["paging", "wall", "requests", "speed-up"],
   [
-    [`concurrent (client concurrency ${CONCURRENCY})`, `${round(conc, 2)} s`, runs[0].concurrent.requests, `${round(ratio, 1)}x`],
+    [
+      `concurrent (client concurrency ${CONCURRENCY})`,
+      `${round(conc, 2)} s`,
+      runs[0].concurrent.requests,
+      `${round(ratio, 1)}x`,
+    ],
     ["sequential (concurrency 1)", `${round(seq, 2)} s`, runs[0].sequential.requests, "1x"],
   ],
 );
-await writeResult("listing", { mappings: MAPPINGS, latencyMs: LATENCY_MS, concurrency: CONCURRENCY, runs, medianSeconds: { concurrent: conc, sequential: seq }, speedUp: ratio });
+await writeResult("listing", {
+  mappings: MAPPINGS,
+  latencyMs: LATENCY_MS,
+  concurrency: CONCURRENCY,
+  runs,
+  medianSeconds: { concurrent: conc, sequential: seq },
+  speedUp: ratio,
+});

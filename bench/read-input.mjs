@@ -31,7 +31,8 @@ async function generate(file, format, n) {
   const out = createWriteStream(file);
   const write = (s) => (out.write(s) ? undefined : new Promise((r) => out.once("drain", r)));
   if (format === "csv") await write("email,id,displayName,firstname,lastname,groups\n");
-  else await write("version: 1\ngroups:\n  - id: all\n    name: All\n  - id: team-1\n  - id: team-2\nusers:\n");
+  else
+    await write("version: 1\ngroups:\n  - id: all\n    name: All\n  - id: team-1\n  - id: team-2\nusers:\n");
   for (let i = 1; i <= n; i++) {
     const id = `user${String(i).padStart(7, "0")}`;
     const team = `team-${(i % 2) + 1}`;
@@ -57,17 +58,48 @@ async function main() {
         const size = (await stat(file)).size;
         const runs = n >= 1_000_000 ? 1 : 3;
         const measured = [];
-        for (let r = 0; r < runs; r++) measured.push(await measureInChild(fileURLToPath(import.meta.url), ["--child", file], ["--max-old-space-size=8192"]));
+        for (let r = 0; r < runs; r++)
+          measured.push(
+            await measureInChild(
+              fileURLToPath(import.meta.url),
+              ["--child", file],
+              ["--max-old-space-size=8192"],
+            ),
+          );
         const wallMs = median(measured.map((m) => m.wallMs));
         const rss = median(measured.map((m) => m.maxRssMiB));
-        results.push({ rows: n, format, bytes: size, runs, wallMs, cpuMs: median(measured.map((m) => m.cpuMs)), maxRssMiB: rss, measured });
-        rows.push([n.toLocaleString("en"), format, `${round(size / 1048576, 1)} MiB`, runs, `${round(wallMs / 1000, 2)} s`, `${round(median(measured.map((m) => m.cpuMs)) / 1000, 2)} s`, `${rss} MiB`, measured[0].users > 0 ? measured[0].users.toLocaleString("en") : `0: refused (${measured[0].errors} error; YAML is capped at 64 MiB, use CSV)`]);
+        results.push({
+          rows: n,
+          format,
+          bytes: size,
+          runs,
+          wallMs,
+          cpuMs: median(measured.map((m) => m.cpuMs)),
+          maxRssMiB: rss,
+          measured,
+        });
+        rows.push([
+          n.toLocaleString("en"),
+          format,
+          `${round(size / 1048576, 1)} MiB`,
+          runs,
+          `${round(wallMs / 1000, 2)} s`,
+          `${round(median(measured.map((m) => m.cpuMs)) / 1000, 2)} s`,
+          `${rss} MiB`,
+          measured[0].users > 0
+            ? measured[0].users.toLocaleString("en")
+            : `0: refused (${measured[0].errors} error; YAML is capped at 64 MiB, use CSV)`,
+        ]);
         await rm(file);
       }
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  printTable("2. Reading input (readDesiredState; peak RSS of the process)", ["rows", "format", "file", "runs", "wall (median)", "CPU", "peak RSS", "users read"], rows);
+  printTable(
+    "2. Reading input (readDesiredState; peak RSS of the process)",
+    ["rows", "format", "file", "runs", "wall (median)", "CPU", "peak RSS", "users read"],
+    rows,
+  );
   await writeResult("read-input", { results });
 }

@@ -24,7 +24,9 @@ if (only !== undefined && !FIGURES.some(([n]) => n === only)) {
   process.exit(2);
 }
 
-console.log(`usersync benchmarks: ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"})`);
+console.log(
+  `usersync benchmarks: ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"})`,
+);
 const failed = [];
 for (const [n, script] of FIGURES) {
   if (only !== undefined && n !== only) continue;
@@ -35,7 +37,9 @@ for (const [n, script] of FIGURES) {
     child.on("error", () => resolve(1));
     child.on("close", (c) => resolve(c ?? 1));
   });
-  console.log(`(${script}: ${Math.round((performance.now() - started) / 1000)} s${code === 0 ? "" : `, exit ${code}`})`);
+  console.log(
+    `(${script}: ${Math.round((performance.now() - started) / 1000)} s${code === 0 ? "" : `, exit ${code}`})`,
+  );
   if (code !== 0) failed.push(script);
 }
 if (failed.length > 0) {

@@ -7,12 +7,7 @@
  */
 
 export type ErrorCode =
-  | "CONFIG_INVALID"
-  | "INPUT_INVALID"
-  | "HTTP_ERROR"
-  | "NETWORK_ERROR"
-  | "SAFETY_REFUSAL"
-  | "INTERNAL";
+  "CONFIG_INVALID" | "INPUT_INVALID" | "HTTP_ERROR" | "NETWORK_ERROR" | "SAFETY_REFUSAL" | "INTERNAL";
 
 export abstract class UsersyncError extends Error {
   abstract readonly code: ErrorCode;

@@ -1,9 +1,20 @@
 /** The executor's public API: run a plan, and everything the `apply` command needs around it. */
 export { applyPlan, DEFAULT_CIRCUIT_BREAKER, type ApplyOptions } from "./apply-plan.js";
 export { exitCodeForApply } from "./outcomes.js";
-export { createPasswordProvider, generatePassword, CREDENTIALS_HEADER, type PasswordProviderOptions } from "./passwords.js";
+export {
+  createPasswordProvider,
+  generatePassword,
+  CREDENTIALS_HEADER,
+  type PasswordProviderOptions,
+} from "./passwords.js";
 export { openJournal, type JournalLine } from "./journal.js";
-export { buildApplyReport, renderApplySummary, APPLY_REPORT_FORMAT_VERSION, type ApplyReport, type SummaryOptions } from "./report.js";
+export {
+  buildApplyReport,
+  renderApplySummary,
+  APPLY_REPORT_FORMAT_VERSION,
+  type ApplyReport,
+  type SummaryOptions,
+} from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
 export { findStaleSteps } from "./stale.js";
 export { listActualState } from "./actual.js";

@@ -29,7 +29,10 @@ export interface JournalStats {
   syncs: number;
 }
 
-export async function openJournal(path: string, options: { now?: () => Date } = {}): Promise<Journal & { stats(): JournalStats }> {
+export async function openJournal(
+  path: string,
+  options: { now?: () => Date } = {},
+): Promise<Journal & { stats(): JournalStats }> {
   const now = options.now ?? (() => new Date());
   const handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
   let pending: string[] = [];

@@ -9,7 +9,15 @@ import { StepFailure } from "./run-step.js";
 import type { ApplyResult, Outcome, SkipCause, StepError, StepOutcome } from "./types.js";
 
 export function notRun(step: Step, outcome: Outcome, reason: string): StepOutcome {
-  return { stepId: step.id, kind: step.kind, target: step.target, outcome, attempts: 0, durationMs: 0, reason };
+  return {
+    stepId: step.id,
+    kind: step.kind,
+    target: step.target,
+    outcome,
+    attempts: 0,
+    durationMs: 0,
+    reason,
+  };
 }
 
 export interface Root {
@@ -27,7 +35,8 @@ const verb: Record<Outcome, string> = {
 
 /** The root cause of a (possibly skipped) outcome, so long chains name it without nesting reasons. */
 export function rootOf(o: StepOutcome, roots: ReadonlyMap<string, Root>): Root {
-  if (o.outcome === "skipped") return roots.get(o.stepId) ?? { desc: o.reason ?? o.stepId, cause: o.cause ?? "failed" };
+  if (o.outcome === "skipped")
+    return roots.get(o.stepId) ?? { desc: o.reason ?? o.stepId, cause: o.cause ?? "failed" };
   return { desc: `${o.stepId} ${verb[o.outcome]}`, cause: o.outcome as SkipCause };
 }
 
@@ -57,7 +66,17 @@ export function toStepError(err: unknown): StepError {
 
 export function logStep(logger: Logger | undefined, o: StepOutcome): void {
   if (!logger) return;
-  const fields = { stepId: o.stepId, kind: o.kind, target: o.target, outcome: o.outcome, attempts: o.attempts, durationMs: o.durationMs, reason: o.reason, error: o.error?.message, recovered: o.recovered };
+  const fields = {
+    stepId: o.stepId,
+    kind: o.kind,
+    target: o.target,
+    outcome: o.outcome,
+    attempts: o.attempts,
+    durationMs: o.durationMs,
+    reason: o.reason,
+    error: o.error?.message,
+    recovered: o.recovered,
+  };
   if (o.outcome === "failed") logger.warn(fields, "step failed");
   else logger.info(fields, `step ${o.outcome}`);
 }
@@ -65,7 +84,9 @@ export function logStep(logger: Logger | undefined, o: StepOutcome): void {
 /** 0: all done; 1: a step failed, was skipped because of a failure, or the run stopped; 3: only safety guards (stale, held back). */
 export function exitCodeForApply(result: ApplyResult): number {
   if (result.stoppedBy || result.counts.failed > 0) return ExitCode.failed;
-  const failedSkip = result.outcomes.some((o) => o.outcome === "skipped" && (o.cause === "failed" || o.cause === "stopped" || o.cause === "cycle"));
+  const failedSkip = result.outcomes.some(
+    (o) => o.outcome === "skipped" && (o.cause === "failed" || o.cause === "stopped" || o.cause === "cycle"),
+  );
   if (failedSkip) return ExitCode.failed;
   if (result.counts.stale > 0 || result.counts.heldBack > 0) return ExitCode.refused;
   return ExitCode.ok;

@@ -51,7 +51,11 @@ export async function createPasswordProvider(options: PasswordProviderOptions): 
       return { source: "none", passwordFor: async () => undefined, close: async () => {} };
     case "column": {
       const passwords = options.columnPasswords ?? new Map<string, string>();
-      return { source: "column", passwordFor: async (email) => passwords.get(email.toLowerCase()), close: async () => {} };
+      return {
+        source: "column",
+        passwordFor: async (email) => passwords.get(email.toLowerCase()),
+        close: async () => {},
+      };
     }
     case "file": {
       const password = await readPasswordFile(options.passwordFile);
@@ -64,13 +68,17 @@ export async function createPasswordProvider(options: PasswordProviderOptions): 
 
 async function readPasswordFile(path: string | undefined): Promise<string> {
   if (!path) {
-    throw new ConfigError("identity passwords: `file` needs a password file (identity.passwordFile); set it or choose another password policy");
+    throw new ConfigError(
+      "identity passwords: `file` needs a password file (identity.passwordFile); set it or choose another password policy",
+    );
   }
   let text: string;
   try {
     text = await fs.readFile(path, "utf8");
   } catch (err) {
-    throw new ConfigError(`password file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}); check the path and its permissions`);
+    throw new ConfigError(
+      `password file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}); check the path and its permissions`,
+    );
   }
   // Only a trailing line break is dropped: spaces may be part of a password.
   const password = text.replace(/\r?\n$/, "");
@@ -91,7 +99,9 @@ async function openCredentialsFile(path: string | undefined, now: () => Date): P
   try {
     handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
   } catch (err) {
-    throw new ConfigError(`credentials file ${path} cannot be opened for appending (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConfigError(
+      `credentials file ${path} cannot be opened for appending (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   // fstat after opening: what we checked is the file we write to, whoever created it.
   const st = await handle.stat();

@@ -44,7 +44,10 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       options.stream.write(`\r${line.padEnd(drawnWidth)}`);
       drawnWidth = line.length;
     } else if (options.logger) {
-      options.logger.info({ done: p.done, total: p.total, running: p.running, ...p.counts }, "apply progress");
+      options.logger.info(
+        { done: p.done, total: p.total, running: p.running, ...p.counts },
+        "apply progress",
+      );
     } else {
       options.stream.write(`${textLine(p, now() - started)}\n`);
     }

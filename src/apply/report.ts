@@ -71,18 +71,25 @@ export interface SummaryOptions {
 /** Text for a person: counts, requests, retries, duration, then the steps that did not succeed. */
 export function renderApplySummary(result: ApplyResult, options: SummaryOptions): string {
   const maxListed = options.maxListed ?? 100;
-  const paint = (outcome: Outcome, text: string): string => (options.color ? `${COLORS[outcome]}${text}${RESET}` : text);
+  const paint = (outcome: Outcome, text: string): string =>
+    options.color ? `${COLORS[outcome]}${text}${RESET}` : text;
   const lines: string[] = [];
   const counts = OUTCOMES.map((o) => paint(o, `${result.counts[o]} ${o}`)).join(", ");
   lines.push(`Apply finished: ${counts} (${result.outcomes.length} steps)`);
-  lines.push(`Requests: ${result.requests} sent, ${result.retries} retried; duration ${formatDuration(result.durationMs)}`);
+  lines.push(
+    `Requests: ${result.requests} sent, ${result.retries} retried; duration ${formatDuration(result.durationMs)}`,
+  );
   if (result.stoppedBy) lines.push(paint("failed", `Stopped: ${result.stopReason ?? result.stoppedBy}`));
   for (const outcome of ["failed", "skipped", "stale", "heldBack"] as const) {
     const list = result.outcomes.filter((o) => o.outcome === outcome);
     if (list.length === 0) continue;
     lines.push("", paint(outcome, `${outcome} (${list.length}):`));
-    for (const o of list.slice(0, maxListed)) lines.push(`  ${o.stepId}: ${o.error?.message ?? o.reason ?? ""}`);
-    if (list.length > maxListed) lines.push(`  ... and ${list.length - maxListed} more ${outcome} steps: see the apply report (--report FILE)`);
+    for (const o of list.slice(0, maxListed))
+      lines.push(`  ${o.stepId}: ${o.error?.message ?? o.reason ?? ""}`);
+    if (list.length > maxListed)
+      lines.push(
+        `  ... and ${list.length - maxListed} more ${outcome} steps: see the apply report (--report FILE)`,
+      );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -43,7 +43,8 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
       const res = await client.createGroup(step.after, opts);
       if (res.status === "created") return {};
       const found = await client.getGroup(step.after.id);
-      if (!found) throw new StepFailure(`group ${step.target} answered "exists" but cannot be read back; re-run plan`);
+      if (!found)
+        throw new StepFailure(`group ${step.target} answered "exists" but cannot be read back; re-run plan`);
       if (!sameGroup(found, step.after)) await client.updateGroup(step.after, opts);
       return { recovered: "exists" };
     }
@@ -55,10 +56,14 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     case "createCredentials": {
       const { email, displayName } = step.after;
       const password = step.after.password === "none" ? undefined : await passwordFor(ctx.passwords, email);
-      const res = await client.createIdpUser(password === undefined ? { email, displayName } : { email, displayName, password }, opts);
+      const res = await client.createIdpUser(
+        password === undefined ? { email, displayName } : { email, displayName, password },
+        opts,
+      );
       if (res.status === "created") return { authenticationId: res.value.authenticationId };
       const found = await client.getIdpUser(email);
-      if (!found) throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
+      if (!found)
+        throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
       if (found.displayName !== displayName) {
         throw new StepFailure(
           `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
@@ -76,7 +81,8 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
       const res = await client.createMapping(mapping, opts);
       if (res.status === "created") return {};
       const found = await client.getMapping(mapping.id);
-      if (!found) throw new StepFailure(`mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`);
+      if (!found)
+        throw new StepFailure(`mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`);
       if ((found.authenticationId ?? "") !== (mapping.authenticationId ?? "")) {
         throw new StepFailure(
           `conflict: mapping ${mapping.id} already exists with authenticationId ${found.authenticationId ?? "(none)"}, ` +
@@ -102,7 +108,12 @@ async function passwordFor(passwords: PasswordProvider, email: string): Promise<
     return await passwords.passwordFor(email);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new StepFailure(`the initial password for ${email} could not be stored (${why}); nothing was sent for this user`, undefined, undefined, true);
+    throw new StepFailure(
+      `the initial password for ${email} could not be stored (${why}); nothing was sent for this user`,
+      undefined,
+      undefined,
+      true,
+    );
   }
 }
 
@@ -127,12 +138,18 @@ async function whenPresent(target: string, what: string, update: () => Promise<u
 }
 
 /** Replaces `{ fromStep }` with the authenticationId the credentials create returned. */
-export function resolveMapping(after: PlannedMapping, authIds: ReadonlyMap<string, string>, stepId: string): Mapping {
+export function resolveMapping(
+  after: PlannedMapping,
+  authIds: ReadonlyMap<string, string>,
+  stepId: string,
+): Mapping {
   const ref = after.authenticationId;
   if (ref === undefined || typeof ref === "string") return after as Mapping;
   const authenticationId = authIds.get(ref.fromStep);
   if (authenticationId === undefined) {
-    throw new StepFailure(`step ${stepId} needs the authenticationId of step ${ref.fromStep}, which produced none`);
+    throw new StepFailure(
+      `step ${stepId} needs the authenticationId of step ${ref.fromStep}, which produced none`,
+    );
   }
   return { ...after, authenticationId };
 }

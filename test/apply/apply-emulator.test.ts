@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { applyPlan, buildApplyReport, exitCodeForApply, findStaleSteps, listActualState } from "../../src/apply/index.js";
+import {
+  applyPlan,
+  buildApplyReport,
+  exitCodeForApply,
+  findStaleSteps,
+  listActualState,
+} from "../../src/apply/index.js";
 import { parsePlan, plan as makePlan, serializePlan } from "../../src/plan/index.js";
 import type { StepOutcome } from "../../src/apply/index.js";
 import type { Step } from "../../src/plan/types.js";
@@ -9,7 +15,8 @@ import { withEmulatorClient } from "../helpers/env.js";
 import { aPlan, groupStep, newUserSteps, noPasswords } from "./builders.js";
 import { aDesiredGroup, aDesiredUser, aPolicy, desiredOf, planAndApply } from "./scenario.js";
 
-const byId = (outcomes: StepOutcome[]): Record<string, StepOutcome> => Object.fromEntries(outcomes.map((o) => [o.stepId, o]));
+const byId = (outcomes: StepOutcome[]): Record<string, StepOutcome> =>
+  Object.fromEntries(outcomes.map((o) => [o.stepId, o]));
 
 /** The token is revoked after `writes` write calls: later writes go out with a token the service rejects. */
 function revokedAfter(good: ServiceClient, revoked: ServiceClient, writes: number): ServiceClient {
@@ -34,7 +41,10 @@ describe("apply against the emulator", () => {
     const env = await withEmulatorClient();
     try {
       const desired = desiredOf(
-        [aDesiredUser({ email: "Jane@a.com", id: "jane", displayName: "Jane", groups: ["sales"] }), aDesiredUser({ email: "bob@a.com", id: "bob", displayName: "Bob", groups: [] })],
+        [
+          aDesiredUser({ email: "Jane@a.com", id: "jane", displayName: "Jane", groups: ["sales"] }),
+          aDesiredUser({ email: "bob@a.com", id: "bob", displayName: "Bob", groups: [] }),
+        ],
         [aDesiredGroup({ id: "sales", name: "Sales" })],
       );
       const first = await planAndApply({ client: env.client, desired, policy: aPolicy() });
@@ -42,7 +52,10 @@ describe("apply against the emulator", () => {
       expect(exitCodeForApply(first.result)).toBe(0);
       const state = env.emulator.state();
       const jane = state.idpUsers.find((u) => u.email.toLowerCase() === "jane@a.com");
-      expect(state.mappings.find((m) => m.id === "jane")).toMatchObject({ authenticationId: jane?.authenticationId, groups: ["sales"] });
+      expect(state.mappings.find((m) => m.id === "jane")).toMatchObject({
+        authenticationId: jane?.authenticationId,
+        groups: ["sales"],
+      });
       const second = await planAndApply({ client: env.client, desired, policy: aPolicy() });
       expect(second.plan.steps).toEqual([]);
     } finally {
@@ -52,17 +65,37 @@ describe("apply against the emulator", () => {
 
   it("a credentials create that fails for good skips its mapping; unrelated steps succeed; the report names both", async () => {
     const env = await withEmulatorClient({
-      emulator: { seed: { mappings: [{ id: "bob", groups: [] }] }, faults: { error500: 1, pathPattern: /^\/api\/v1\/auth\/users$/ } },
+      emulator: {
+        seed: { mappings: [{ id: "bob", groups: [] }] },
+        faults: { error500: 1, pathPattern: /^\/api\/v1\/auth\/users$/ },
+      },
       client: { retries: 1 },
     });
     try {
       const bob = { id: "bob", groups: [] };
-      const update: Step = { id: "updateMapping:bob", kind: "updateMapping", target: "bob", dependsOn: ["createGroup:sales"], reason: "t", touches: [], status: "planned", before: bob, after: { ...bob, groups: ["sales"] } };
+      const update: Step = {
+        id: "updateMapping:bob",
+        kind: "updateMapping",
+        target: "bob",
+        dependsOn: ["createGroup:sales"],
+        reason: "t",
+        touches: [],
+        status: "planned",
+        before: bob,
+        after: { ...bob, groups: ["sales"] },
+      };
       const plan = aPlan([groupStep("sales"), ...newUserSteps("jane@a.com", "jane"), update]);
       const result = await applyPlan({ plan, client: env.client, concurrency: 2, passwords: noPasswords });
       const o = byId(result.outcomes);
-      expect(o["createCredentials:jane@a.com"]).toMatchObject({ outcome: "failed", attempts: 2, error: { status: 500 } });
-      expect(o["createMapping:jane"]).toMatchObject({ outcome: "skipped", reason: "dependency createCredentials:jane@a.com failed" });
+      expect(o["createCredentials:jane@a.com"]).toMatchObject({
+        outcome: "failed",
+        attempts: 2,
+        error: { status: 500 },
+      });
+      expect(o["createMapping:jane"]).toMatchObject({
+        outcome: "skipped",
+        reason: "dependency createCredentials:jane@a.com failed",
+      });
       expect(o["createGroup:sales"]?.outcome).toBe("succeeded");
       expect(o["updateMapping:bob"]?.outcome).toBe("succeeded");
       expect(env.emulator.state().mappings.find((m) => m.id === "bob")?.groups).toEqual(["sales"]);
@@ -71,7 +104,10 @@ describe("apply against the emulator", () => {
       const report = buildApplyReport(result, plan);
       expect(report.exitCode).toBe(1);
       const notOk = report.steps.filter((s) => s.outcome !== "succeeded").map((s) => [s.stepId, s.outcome]);
-      expect(notOk).toEqual([["createCredentials:jane@a.com", "failed"], ["createMapping:jane", "skipped"]]);
+      expect(notOk).toEqual([
+        ["createCredentials:jane@a.com", "failed"],
+        ["createMapping:jane", "skipped"],
+      ]);
     } finally {
       await env.close();
     }
@@ -80,33 +116,52 @@ describe("apply against the emulator", () => {
   it.each([
     { status: 401, token: "revoked-token" },
     { status: 403, token: "forbidden-token" },
-  ])("a $status midway stops new steps; running ones finish; the report says so", async ({ status, token }) => {
-    const env = await withEmulatorClient({ emulator: { forbiddenTokens: ["forbidden-token"] } });
-    const revoked = await createClient({ baseUrl: env.emulator.url, token, profile: "v1", requestsPerSecond: 0, sleep: async () => {} });
-    try {
-      const client = revokedAfter(env.client, revoked, 2);
-      const plan = aPlan(["g1", "g2", "g3", "g4", "g5"].map((g) => groupStep(g)));
-      const result = await applyPlan({ plan, client, concurrency: 1, passwords: noPasswords });
-      expect(result.outcomes.map((o) => o.outcome)).toEqual(["succeeded", "succeeded", "failed", "skipped", "skipped"]);
-      expect(result.outcomes[2]?.error?.status).toBe(status);
-      expect(result.stoppedBy).toBe("fatal");
-      expect(env.emulator.state().groups.map((g) => g.id)).toEqual(["g1", "g2"]);
-      const report = buildApplyReport(result, plan);
-      expect(report).toMatchObject({ exitCode: 1, stoppedBy: "fatal" });
-      expect(report.stopReason).toMatch(new RegExp(`fatal error: POST .* answered ${status}`));
-      expect(report.steps[4]?.reason).toMatch(/not started: the run stopped/);
-    } finally {
-      await revoked.close();
-      await env.close();
-    }
-  });
+  ])(
+    "a $status midway stops new steps; running ones finish; the report says so",
+    async ({ status, token }) => {
+      const env = await withEmulatorClient({ emulator: { forbiddenTokens: ["forbidden-token"] } });
+      const revoked = await createClient({
+        baseUrl: env.emulator.url,
+        token,
+        profile: "v1",
+        requestsPerSecond: 0,
+        sleep: async () => {},
+      });
+      try {
+        const client = revokedAfter(env.client, revoked, 2);
+        const plan = aPlan(["g1", "g2", "g3", "g4", "g5"].map((g) => groupStep(g)));
+        const result = await applyPlan({ plan, client, concurrency: 1, passwords: noPasswords });
+        expect(result.outcomes.map((o) => o.outcome)).toEqual([
+          "succeeded",
+          "succeeded",
+          "failed",
+          "skipped",
+          "skipped",
+        ]);
+        expect(result.outcomes[2]?.error?.status).toBe(status);
+        expect(result.stoppedBy).toBe("fatal");
+        expect(env.emulator.state().groups.map((g) => g.id)).toEqual(["g1", "g2"]);
+        const report = buildApplyReport(result, plan);
+        expect(report).toMatchObject({ exitCode: 1, stoppedBy: "fatal" });
+        expect(report.stopReason).toMatch(new RegExp(`fatal error: POST .* answered ${status}`));
+        expect(report.steps[4]?.reason).toMatch(/not started: the run stopped/);
+      } finally {
+        await revoked.close();
+        await env.close();
+      }
+    },
+  );
 
   it("over maxDeletes: creates and updates are applied, deletions held back (exit 3)", async () => {
     const people = Array.from({ length: 6 }, (_, i) => `p${i}`);
     const env = await withEmulatorClient({
       emulator: {
         seed: {
-          idpUsers: people.map((p) => ({ email: `${p}@a.com`, displayName: p, authenticationId: `auth-${p}` })),
+          idpUsers: people.map((p) => ({
+            email: `${p}@a.com`,
+            displayName: p,
+            authenticationId: `auth-${p}`,
+          })),
           mappings: people.map((p) => ({ id: p, authenticationId: `auth-${p}`, groups: [] })),
         },
       },
@@ -126,7 +181,9 @@ describe("apply against the emulator", () => {
       expect(heldBack.every((o) => o.kind.startsWith("delete"))).toBe(true);
       expect(heldBack.every((o) => o.attempts === 0)).toBe(true);
       const state = env.emulator.state();
-      expect(state.idpUsers.map((u) => u.email).sort()).toEqual([...people.map((p) => `${p}@a.com`), "new@a.com"].sort());
+      expect(state.idpUsers.map((u) => u.email).sort()).toEqual(
+        [...people.map((p) => `${p}@a.com`), "new@a.com"].sort(),
+      );
       expect(state.idpUsers.find((u) => u.email === "p0@a.com")?.displayName).toBe("P Zero");
       expect(state.mappings.map((m) => m.id).sort()).toEqual([...people, "new"].sort());
       expect(env.emulator.requestLog().some((r) => r.method === "DELETE")).toBe(false);
@@ -138,11 +195,22 @@ describe("apply against the emulator", () => {
 
   it("a create meeting 400 'user already exists' reads the user back and feeds its authenticationId on", async () => {
     const env = await withEmulatorClient({
-      emulator: { seed: { idpUsers: [{ email: "jane@a.com", displayName: "jane", authenticationId: "auth-jane" }] }, faults: { duplicateIdpAs400: true } },
+      emulator: {
+        seed: { idpUsers: [{ email: "jane@a.com", displayName: "jane", authenticationId: "auth-jane" }] },
+        faults: { duplicateIdpAs400: true },
+      },
     });
     try {
-      const result = await applyPlan({ plan: aPlan(newUserSteps("jane@a.com", "jane")), client: env.client, concurrency: 2, passwords: noPasswords });
-      expect(result.outcomes.map((o) => [o.outcome, o.recovered])).toEqual([["succeeded", "exists"], ["succeeded", undefined]]);
+      const result = await applyPlan({
+        plan: aPlan(newUserSteps("jane@a.com", "jane")),
+        client: env.client,
+        concurrency: 2,
+        passwords: noPasswords,
+      });
+      expect(result.outcomes.map((o) => [o.outcome, o.recovered])).toEqual([
+        ["succeeded", "exists"],
+        ["succeeded", undefined],
+      ]);
       expect(env.emulator.state().mappings.find((m) => m.id === "jane")?.authenticationId).toBe("auth-jane");
     } finally {
       await env.close();
@@ -153,7 +221,11 @@ describe("apply against the emulator", () => {
     const env = await withEmulatorClient({
       emulator: {
         seed: {
-          idpUsers: ["amy", "bo"].map((p) => ({ email: `${p}@a.com`, displayName: p, authenticationId: `auth-${p}` })),
+          idpUsers: ["amy", "bo"].map((p) => ({
+            email: `${p}@a.com`,
+            displayName: p,
+            authenticationId: `auth-${p}`,
+          })),
           mappings: ["amy", "bo"].map((p) => ({ id: p, authenticationId: `auth-${p}`, groups: [] })),
         },
       },
@@ -163,7 +235,14 @@ describe("apply against the emulator", () => {
         aDesiredUser({ email: "amy@a.com", id: "amy", displayName: "Amy", groups: [] }),
         aDesiredUser({ email: "bo@a.com", id: "bo", displayName: "Bo", groups: [] }),
       ]);
-      const saved = serializePlan(makePlan({ desired, actual: await listActualState(env.client), policy: aPolicy(), profile: env.client.profile }));
+      const saved = serializePlan(
+        makePlan({
+          desired,
+          actual: await listActualState(env.client),
+          policy: aPolicy(),
+          profile: env.client.profile,
+        }),
+      );
       // Someone renames bo after the plan was saved.
       await env.client.updateIdpUser({ email: "bo@a.com", displayName: "Robert" });
       const plan = parsePlan(saved, "plan.json");
@@ -172,8 +251,15 @@ describe("apply against the emulator", () => {
       const reliesOnBo = plan.steps.filter((st) => st.touches.includes("idp:bo@a.com")).map((st) => st.id);
       expect(reliesOnBo).toContain("updateCredentials:bo@a.com");
       expect([...stale].sort()).toEqual(reliesOnBo.sort());
-      const result = await applyPlan({ plan, client: env.client, concurrency: 2, passwords: noPasswords, stale });
-      for (const o of result.outcomes) expect(o.outcome).toBe(reliesOnBo.includes(o.stepId) ? "stale" : "succeeded");
+      const result = await applyPlan({
+        plan,
+        client: env.client,
+        concurrency: 2,
+        passwords: noPasswords,
+        stale,
+      });
+      for (const o of result.outcomes)
+        expect(o.outcome).toBe(reliesOnBo.includes(o.stepId) ? "stale" : "succeeded");
       expect(result.counts.succeeded).toBeGreaterThan(0);
       expect(exitCodeForApply(result)).toBe(3);
       expect(env.emulator.state().idpUsers.map((u) => u.displayName)).toEqual(["Amy", "Robert"]);

@@ -26,7 +26,10 @@ const actualUserArb = fc.record({
   displayName: fc.constantFrom("A", "B"),
   groups: groupsArb,
 });
-const desiredUserArb = fc.option(fc.record({ displayName: fc.constantFrom("A", "B", "C"), groups: groupsArb, upper: fc.boolean() }), { nil: undefined });
+const desiredUserArb = fc.option(
+  fc.record({ displayName: fc.constantFrom("A", "B", "C"), groups: groupsArb, upper: fc.boolean() }),
+  { nil: undefined },
+);
 const faultsArb = fc.record({
   error500: fc.double({ min: 0, max: 0.1, noNaN: true }),
   error503: fc.double({ min: 0, max: 0.1, noNaN: true }),
@@ -66,8 +69,10 @@ function seedOf(s: Scenario): EmulatorSeed {
   };
   s.actual.forEach((a, i) => {
     const email = `n${i}@a.com`;
-    if (a.kind === "full" || a.kind === "idpOnly") seed.idpUsers.push({ email, displayName: a.displayName, authenticationId: `auth-n${i}` });
-    if (a.kind === "full" || a.kind === "mappingOnly") seed.mappings.push({ id: `n${i}`, authenticationId: `auth-n${i}`, email, groups: a.groups });
+    if (a.kind === "full" || a.kind === "idpOnly")
+      seed.idpUsers.push({ email, displayName: a.displayName, authenticationId: `auth-n${i}` });
+    if (a.kind === "full" || a.kind === "mappingOnly")
+      seed.mappings.push({ id: `n${i}`, authenticationId: `auth-n${i}`, email, groups: a.groups });
   });
   return seed;
 }
@@ -83,7 +88,9 @@ function desiredUsers(s: Scenario): DesiredUser[] {
 }
 
 const pick = (state: EmulatorState) => ({
-  idpUsers: state.idpUsers.filter((u) => untouchable.idpUsers!.some((x) => x.email === u.email)).map(({ email, displayName, authenticationId }) => ({ email, displayName, authenticationId })),
+  idpUsers: state.idpUsers
+    .filter((u) => untouchable.idpUsers!.some((x) => x.email === u.email))
+    .map(({ email, displayName, authenticationId }) => ({ email, displayName, authenticationId })),
   mappings: state.mappings.filter((m) => untouchable.mappings!.some((x) => x.id === m.id)),
 });
 
@@ -93,7 +100,10 @@ async function check(s: Scenario): Promise<void> {
   try {
     const initial = pick(env.emulator.state());
     const users = desiredUsers(s);
-    const desired = desiredOf(users, GROUPS.map((id) => aDesiredGroup({ id, name: `G ${id}`, parents: [] })));
+    const desired = desiredOf(
+      users,
+      GROUPS.map((id) => aDesiredGroup({ id, name: `G ${id}`, parents: [] })),
+    );
     const policy = aPolicy({ mode: s.mode, deletions: s.deletions, scope: { emailDomains: ["a.com"] } });
 
     let converged = false;
@@ -119,7 +129,10 @@ async function check(s: Scenario): Promise<void> {
     for (const u of users) {
       const idp = state.idpUsers.find((x) => x.email.toLowerCase() === u.email.toLowerCase());
       expect(idp?.displayName).toBe(u.displayName);
-      expect(state.mappings.find((m) => m.id === u.id)).toMatchObject({ authenticationId: idp?.authenticationId, groups: u.groups });
+      expect(state.mappings.find((m) => m.id === u.id)).toMatchObject({
+        authenticationId: idp?.authenticationId,
+        groups: u.groups,
+      });
     }
     expect(state.groups.map((g) => [g.id, g.name])).toEqual(GROUPS.map((id) => [id, `G ${id}`]));
     expect(pick(state)).toEqual(initial);
@@ -128,9 +141,12 @@ async function check(s: Scenario): Promise<void> {
     const guarded = new Set(["admin@a.com", "admin", "out@x.com", "out", "someone@other.org"]);
     for (const r of env.emulator.requestLog()) {
       if (r.method === "GET" || r.method === "POST") continue;
-      const last = decodeURIComponent(new URL(r.url, "http://x").pathname.split("/").pop() ?? "").toLowerCase();
+      const last = decodeURIComponent(
+        new URL(r.url, "http://x").pathname.split("/").pop() ?? "",
+      ).toLowerCase();
       expect(guarded.has(last), `${r.method} ${r.url} touched a guarded object`).toBe(false);
-      if (r.method === "DELETE") expect(listed.has(last), `${r.method} ${r.url} deleted a listed user`).toBe(false);
+      if (r.method === "DELETE")
+        expect(listed.has(last), `${r.method} ${r.url} deleted a listed user`).toBe(false);
     }
   } finally {
     await env.close();

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildApplyReport, createPasswordProvider, CREDENTIALS_HEADER, openJournal, renderApplySummary } from "../../src/apply/index.js";
+import {
+  buildApplyReport,
+  createPasswordProvider,
+  CREDENTIALS_HEADER,
+  openJournal,
+  renderApplySummary,
+} from "../../src/apply/index.js";
 import { withEmulatorClient } from "../helpers/env.js";
 import { aDesiredUser, aPolicy, desiredOf, planAndApply } from "./scenario.js";
 
@@ -22,7 +28,9 @@ describe("generated passwords end to end", () => {
     const env = await withEmulatorClient({
       emulator: {
         seed: {
-          idpUsers: [{ email: "old@a.com", displayName: "Old", authenticationId: "auth-old", password: "Seeded-1!" }],
+          idpUsers: [
+            { email: "old@a.com", displayName: "Old", authenticationId: "auth-old", password: "Seeded-1!" },
+          ],
           mappings: [{ id: "old", authenticationId: "auth-old", groups: [] }],
         },
         // Lost answers make the client retry creates: the retried create must carry the same password.
@@ -37,9 +45,16 @@ describe("generated passwords end to end", () => {
       const journal = await openJournal(journalFile);
       const desired = desiredOf([
         aDesiredUser({ email: "old@a.com", id: "old", displayName: "Old Renamed", groups: [] }),
-        ...["Ann@a.com", "ben@a.com", "cid@a.com"].map((email) => aDesiredUser({ email, id: email.split("@")[0]!.toLowerCase(), displayName: email, groups: [] })),
+        ...["Ann@a.com", "ben@a.com", "cid@a.com"].map((email) =>
+          aDesiredUser({ email, id: email.split("@")[0]!.toLowerCase(), displayName: email, groups: [] }),
+        ),
       ]);
-      const { plan, result } = await planAndApply({ client: env.client, desired, policy: aPolicy({ passwords: "generate" }), apply: { passwords, journal, logger } });
+      const { plan, result } = await planAndApply({
+        client: env.client,
+        desired,
+        policy: aPolicy({ passwords: "generate" }),
+        apply: { passwords, journal, logger },
+      });
       await journal.close();
       await passwords.close();
       expect(result.counts.failed).toBe(0);
@@ -48,7 +63,11 @@ describe("generated passwords end to end", () => {
       expect((await stat(credentialsFile)).mode & 0o777).toBe(0o600);
       const [header, ...rows] = (await readFile(credentialsFile, "utf8")).trimEnd().split("\n");
       expect(header).toBe(CREDENTIALS_HEADER);
-      const written = new Map(rows.map((r) => r.split(",") as [string, string, string]).map(([email, password]) => [email, password]));
+      const written = new Map(
+        rows
+          .map((r) => r.split(",") as [string, string, string])
+          .map(([email, password]) => [email, password]),
+      );
       expect([...written.keys()].sort()).toEqual(["Ann@a.com", "ben@a.com", "cid@a.com"]);
       // The service holds the password the file says (the newest line wins; here one line each).
       const stored = new Map(env.emulator.state().idpUsers.map((u) => [u.email, u.password]));

@@ -5,7 +5,14 @@
  * the emulator.
  */
 import { HttpError } from "../../src/errors.js";
-import type { CallOptions, ClientStats, IdpUser, Mapping, ServiceClient, UserGroup } from "../../src/service/types.js";
+import type {
+  CallOptions,
+  ClientStats,
+  IdpUser,
+  Mapping,
+  ServiceClient,
+  UserGroup,
+} from "../../src/service/types.js";
 
 export interface FakeClient extends ServiceClient {
   idp: Map<string, IdpUser & { password?: string }>;
@@ -25,9 +32,15 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
   let inFlight = 0;
   const stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
   // 0: answer on the next microtask, to measure the scheduler itself.
-  const delay = (): Promise<void> => (options.delayMs === 0 ? Promise.resolve() : new Promise((r) => setTimeout(r, options.delayMs ?? 1)));
+  const delay = (): Promise<void> =>
+    options.delayMs === 0 ? Promise.resolve() : new Promise((r) => setTimeout(r, options.delayMs ?? 1));
 
-  const write = async <T>(op: string, key: string, opts: CallOptions | undefined, fn: () => T): Promise<T> => {
+  const write = async <T>(
+    op: string,
+    key: string,
+    opts: CallOptions | undefined,
+    fn: () => T,
+  ): Promise<T> => {
     inFlight += 1;
     fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
     try {
@@ -37,7 +50,14 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
       await fake.gates.get(`${op}:${key}`);
       const status = fake.failWith.get(`${op}:${key}`);
       if (status !== undefined) {
-        throw new HttpError({ method: "POST", path: `/fake/${op}/${key}`, status, detail: "scripted failure", traceId: "trace-1", retryable: false });
+        throw new HttpError({
+          method: "POST",
+          path: `/fake/${op}/${key}`,
+          status,
+          detail: "scripted failure",
+          traceId: "trace-1",
+          retryable: false,
+        });
       }
       const out = fn();
       fake.completed.push(`${op}:${key}`);
@@ -46,7 +66,8 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
       inFlight -= 1;
     }
   };
-  const notFound = (path: string): HttpError => new HttpError({ method: "PUT", path, status: 404, detail: "not found", retryable: false });
+  const notFound = (path: string): HttpError =>
+    new HttpError({ method: "PUT", path, status: 404, detail: "not found", retryable: false });
 
   const fake: FakeClient = {
     profile: "v1",
@@ -59,7 +80,12 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
     completed: [],
     maxInFlight: 0,
     getProfile: async () => ({ userId: "admin" }),
-    listIdpUsers: async () => [...fake.idp.values()].map(({ email, displayName, authenticationId }) => ({ email, displayName, authenticationId })),
+    listIdpUsers: async () =>
+      [...fake.idp.values()].map(({ email, displayName, authenticationId }) => ({
+        email,
+        displayName,
+        authenticationId,
+      })),
     getIdpUser: async (email) => {
       const u = fake.idp.get(email.toLowerCase());
       return u && { email: u.email, displayName: u.displayName, authenticationId: u.authenticationId };
@@ -67,8 +93,15 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
     createIdpUser: (user, opts) =>
       write("createIdpUser", user.email, opts, () => {
         if (fake.idp.has(user.email.toLowerCase())) return { status: "exists" as const };
-        const created = { email: user.email, displayName: user.displayName, authenticationId: `auth-${nextAuth++}` };
-        fake.idp.set(user.email.toLowerCase(), user.password === undefined ? created : { ...created, password: user.password });
+        const created = {
+          email: user.email,
+          displayName: user.displayName,
+          authenticationId: `auth-${nextAuth++}`,
+        };
+        fake.idp.set(
+          user.email.toLowerCase(),
+          user.password === undefined ? created : { ...created, password: user.password },
+        );
         return { status: "created" as const, value: created };
       }),
     updateIdpUser: (user, opts) =>
@@ -77,7 +110,10 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
         if (!u) throw notFound(`/idp/${user.email}`);
         u.displayName = user.displayName;
       }),
-    deleteIdpUser: (email, opts) => write("deleteIdpUser", email, opts, () => (fake.idp.delete(email.toLowerCase()) ? "deleted" : "notFound")),
+    deleteIdpUser: (email, opts) =>
+      write("deleteIdpUser", email, opts, () =>
+        fake.idp.delete(email.toLowerCase()) ? "deleted" : "notFound",
+      ),
     listMappings: async () => [...fake.mappings.values()],
     getMapping: async (id) => fake.mappings.get(id),
     createMapping: (m, opts) =>
@@ -92,7 +128,8 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
         fake.mappings.set(m.id, { ...m });
         return m;
       }),
-    deleteMapping: (id, opts) => write("deleteMapping", id, opts, () => (fake.mappings.delete(id) ? "deleted" : "notFound")),
+    deleteMapping: (id, opts) =>
+      write("deleteMapping", id, opts, () => (fake.mappings.delete(id) ? "deleted" : "notFound")),
     listGroups: async () => [...fake.groups.values()],
     getGroup: async (id) => fake.groups.get(id),
     createGroup: (g, opts) =>
@@ -107,7 +144,8 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
         fake.groups.set(g.id, { ...g });
         return g;
       }),
-    deleteGroup: (id, opts) => write("deleteGroup", id, opts, () => (fake.groups.delete(id) ? "deleted" : "notFound")),
+    deleteGroup: (id, opts) =>
+      write("deleteGroup", id, opts, () => (fake.groups.delete(id) ? "deleted" : "notFound")),
     stats: () => ({ ...stats }),
     close: async () => {},
   };

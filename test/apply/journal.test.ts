@@ -15,7 +15,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const outcome = (i: number): StepOutcome => ({ stepId: `createGroup:g${i}`, kind: "createGroup", target: `g${i}`, outcome: "succeeded", attempts: 1, durationMs: 3 });
+const outcome = (i: number): StepOutcome => ({
+  stepId: `createGroup:g${i}`,
+  kind: "createGroup",
+  target: `g${i}`,
+  outcome: "succeeded",
+  attempts: 1,
+  durationMs: 3,
+});
 
 describe("openJournal", () => {
   it("appends one JSON line per step, in order, after what was there", async () => {
@@ -23,13 +30,37 @@ describe("openJournal", () => {
     await writeFile(file, '{"earlier":true}\n');
     const journal = await openJournal(file, { now: () => new Date("2026-01-01T00:00:00.000Z") });
     journal.record(outcome(1));
-    journal.record({ ...outcome(2), outcome: "failed", error: { message: "POST /x answered 500", status: 500 } });
+    journal.record({
+      ...outcome(2),
+      outcome: "failed",
+      error: { message: "POST /x answered 500", status: 500 },
+    });
     await journal.flush();
-    const lines = (await readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await readFile(file, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
       { earlier: true },
-      { time: "2026-01-01T00:00:00.000Z", stepId: "createGroup:g1", kind: "createGroup", target: "g1", outcome: "succeeded", attempts: 1, durationMs: 3 },
-      { time: "2026-01-01T00:00:00.000Z", stepId: "createGroup:g2", kind: "createGroup", target: "g2", outcome: "failed", attempts: 1, durationMs: 3, error: { message: "POST /x answered 500", status: 500 } },
+      {
+        time: "2026-01-01T00:00:00.000Z",
+        stepId: "createGroup:g1",
+        kind: "createGroup",
+        target: "g1",
+        outcome: "succeeded",
+        attempts: 1,
+        durationMs: 3,
+      },
+      {
+        time: "2026-01-01T00:00:00.000Z",
+        stepId: "createGroup:g2",
+        kind: "createGroup",
+        target: "g2",
+        outcome: "failed",
+        attempts: 1,
+        durationMs: 3,
+        error: { message: "POST /x answered 500", status: 500 },
+      },
     ]);
     await journal.close();
   });
@@ -57,7 +88,13 @@ describe("openJournal", () => {
     const client = createFakeClient();
     let release!: () => void;
     client.gates.set("createGroup:slow", new Promise<void>((r) => (release = r)));
-    const run = applyPlan({ plan: aPlan([groupStep("slow"), groupStep("fast")]), client, concurrency: 2, passwords: noPasswords, journal });
+    const run = applyPlan({
+      plan: aPlan([groupStep("slow"), groupStep("fast")]),
+      client,
+      concurrency: 2,
+      passwords: noPasswords,
+      journal,
+    });
     // Poll the file (bounded) while "slow" is held open.
     let seen = "";
     for (let i = 0; i < 200 && !seen.includes("createGroup:fast"); i++) {
@@ -67,7 +104,12 @@ describe("openJournal", () => {
     release();
     await run;
     await journal.close();
-    expect(seen.trim().split("\n").map((l) => (JSON.parse(l) as { stepId: string }).stepId)).toEqual(["createGroup:fast"]);
+    expect(
+      seen
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { stepId: string }).stepId),
+    ).toEqual(["createGroup:fast"]);
     expect((await readFile(file, "utf8")).trim().split("\n")).toHaveLength(2);
   });
 });

@@ -43,7 +43,9 @@ describe("createPasswordProvider: generate", () => {
     const file = join(dir, "creds.csv");
     await writeFile(file, `${CREDENTIALS_HEADER}\n`);
     await chmod(file, 0o644);
-    const err = await createPasswordProvider({ source: "generate", credentialsFile: file }).catch((e: unknown) => e);
+    const err = await createPasswordProvider({ source: "generate", credentialsFile: file }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SafetyRefusal);
     expect((err as Error).message).toContain(`chmod 600 ${file}`);
     expect(await readFile(file, "utf8")).toBe(`${CREDENTIALS_HEADER}\n`);
@@ -59,9 +61,18 @@ describe("createPasswordProvider: generate", () => {
 
   it("appends each password durably before returning it, never truncating", async () => {
     const file = join(dir, "creds.csv");
-    await writeFile(file, `${CREDENTIALS_HEADER}\nold@example.com,Old-Pass-1a,2020-01-01T00:00:00.000Z\n`, { mode: 0o600 });
-    const provider = await createPasswordProvider({ source: "generate", credentialsFile: file, now: () => new Date("2026-01-02T03:04:05.000Z") });
-    const [a, b] = await Promise.all([provider.passwordFor("a@example.com"), provider.passwordFor("B@example.com")]);
+    await writeFile(file, `${CREDENTIALS_HEADER}\nold@example.com,Old-Pass-1a,2020-01-01T00:00:00.000Z\n`, {
+      mode: 0o600,
+    });
+    const provider = await createPasswordProvider({
+      source: "generate",
+      credentialsFile: file,
+      now: () => new Date("2026-01-02T03:04:05.000Z"),
+    });
+    const [a, b] = await Promise.all([
+      provider.passwordFor("a@example.com"),
+      provider.passwordFor("B@example.com"),
+    ]);
     // Written before the promise resolved: read it back while the provider is still open.
     const text = await readFile(file, "utf8");
     expect(text).toBe(
@@ -73,7 +84,11 @@ describe("createPasswordProvider: generate", () => {
 
   it("reuses the newest password already in the file for an email (a crashed run's create may have landed)", async () => {
     const file = join(dir, "creds.csv");
-    await writeFile(file, `${CREDENTIALS_HEADER}\njane@example.com,First-1a!,t\njane@example.com,Second-2b!,t\n`, { mode: 0o600 });
+    await writeFile(
+      file,
+      `${CREDENTIALS_HEADER}\njane@example.com,First-1a!,t\njane@example.com,Second-2b!,t\n`,
+      { mode: 0o600 },
+    );
     const provider = await createPasswordProvider({ source: "generate", credentialsFile: file });
     expect(await provider.passwordFor("Jane@Example.com")).toBe("Second-2b!");
     await provider.close();
@@ -83,7 +98,10 @@ describe("createPasswordProvider: generate", () => {
 
 describe("createPasswordProvider: column, file, none", () => {
   it("column: looks the email up case-insensitively", async () => {
-    const provider = await createPasswordProvider({ source: "column", columnPasswords: new Map([["jane@example.com", "s3cret!"]]) });
+    const provider = await createPasswordProvider({
+      source: "column",
+      columnPasswords: new Map([["jane@example.com", "s3cret!"]]),
+    });
     expect(await provider.passwordFor("JANE@example.com")).toBe("s3cret!");
     expect(await provider.passwordFor("other@example.com")).toBeUndefined();
   });
@@ -93,7 +111,9 @@ describe("createPasswordProvider: column, file, none", () => {
     await writeFile(file, "Initial pass 1!\n");
     const provider = await createPasswordProvider({ source: "file", passwordFile: file });
     expect(await provider.passwordFor("x@example.com")).toBe("Initial pass 1!");
-    await expect(createPasswordProvider({ source: "file", passwordFile: join(dir, "missing") })).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      createPasswordProvider({ source: "file", passwordFile: join(dir, "missing") }),
+    ).rejects.toBeInstanceOf(ConfigError);
     await expect(createPasswordProvider({ source: "file" })).rejects.toBeInstanceOf(ConfigError);
   });
 

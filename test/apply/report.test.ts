@@ -1,15 +1,44 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { buildApplyReport, createProgressReporter, emptyCounts, renderApplySummary } from "../../src/apply/index.js";
+import {
+  buildApplyReport,
+  createProgressReporter,
+  emptyCounts,
+  renderApplySummary,
+} from "../../src/apply/index.js";
 import type { ApplyResult, Progress } from "../../src/apply/index.js";
 import { aPlan, groupStep, newUserSteps } from "./builders.js";
 
 const plan = aPlan([groupStep("a"), ...newUserSteps("bad@example.com", "bad")]);
 const result: ApplyResult = {
   outcomes: [
-    { stepId: "createGroup:a", kind: "createGroup", target: "a", outcome: "succeeded", attempts: 2, durationMs: 12 },
-    { stepId: "createCredentials:bad@example.com", kind: "createCredentials", target: "bad@example.com", outcome: "failed", attempts: 1, durationMs: 5, error: { message: "POST /api/v1/auth/users answered 400: bad email", status: 400, traceId: "t-1" } },
-    { stepId: "createMapping:bad", kind: "createMapping", target: "bad", outcome: "skipped", attempts: 0, durationMs: 0, reason: "dependency createCredentials:bad@example.com failed", cause: "failed" },
+    {
+      stepId: "createGroup:a",
+      kind: "createGroup",
+      target: "a",
+      outcome: "succeeded",
+      attempts: 2,
+      durationMs: 12,
+    },
+    {
+      stepId: "createCredentials:bad@example.com",
+      kind: "createCredentials",
+      target: "bad@example.com",
+      outcome: "failed",
+      attempts: 1,
+      durationMs: 5,
+      error: { message: "POST /api/v1/auth/users answered 400: bad email", status: 400, traceId: "t-1" },
+    },
+    {
+      stepId: "createMapping:bad",
+      kind: "createMapping",
+      target: "bad",
+      outcome: "skipped",
+      attempts: 0,
+      durationMs: 0,
+      reason: "dependency createCredentials:bad@example.com failed",
+      cause: "failed",
+    },
   ],
   counts: { ...emptyCounts(), succeeded: 1, failed: 1, skipped: 1 },
   durationMs: 1534,
@@ -20,9 +49,22 @@ const result: ApplyResult = {
 describe("buildApplyReport", () => {
   it("lists every step with outcome, attempts, duration and error, and the summary", () => {
     const report = buildApplyReport(result, plan);
-    expect(report).toMatchObject({ formatVersion: 1, exitCode: 1, summary: { total: 3, counts: result.counts, requests: 4, retries: 1, durationMs: 1534 } });
-    expect(report.steps[1]).toMatchObject({ stepId: "createCredentials:bad@example.com", outcome: "failed", attempts: 1, error: { status: 400, traceId: "t-1" } });
-    expect(report.steps[2]).toMatchObject({ outcome: "skipped", reason: "dependency createCredentials:bad@example.com failed", dependsOn: ["createCredentials:bad@example.com"] });
+    expect(report).toMatchObject({
+      formatVersion: 1,
+      exitCode: 1,
+      summary: { total: 3, counts: result.counts, requests: 4, retries: 1, durationMs: 1534 },
+    });
+    expect(report.steps[1]).toMatchObject({
+      stepId: "createCredentials:bad@example.com",
+      outcome: "failed",
+      attempts: 1,
+      error: { status: 400, traceId: "t-1" },
+    });
+    expect(report.steps[2]).toMatchObject({
+      outcome: "skipped",
+      reason: "dependency createCredentials:bad@example.com failed",
+      dependsOn: ["createCredentials:bad@example.com"],
+    });
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
 });
@@ -48,7 +90,11 @@ describe("renderApplySummary", () => {
   });
 
   it("lists at most maxListed steps per outcome and points at the report for the rest", () => {
-    const many: ApplyResult = { ...result, outcomes: Array.from({ length: 5 }, (_, i) => ({ ...result.outcomes[2]!, stepId: `s${i}` })), counts: { ...emptyCounts(), skipped: 5 } };
+    const many: ApplyResult = {
+      ...result,
+      outcomes: Array.from({ length: 5 }, (_, i) => ({ ...result.outcomes[2]!, stepId: `s${i}` })),
+      counts: { ...emptyCounts(), skipped: 5 },
+    };
     const lines = renderApplySummary(many, { color: false, maxListed: 2 }).trimEnd().split("\n");
     expect(lines.slice(-4)).toEqual([
       "skipped (5):",
@@ -60,19 +106,34 @@ describe("renderApplySummary", () => {
 });
 
 describe("createProgressReporter", () => {
-  const p = (done: number): Progress => ({ total: 10, done, running: 1, counts: { ...emptyCounts(), succeeded: done } });
+  const p = (done: number): Progress => ({
+    total: 10,
+    done,
+    running: 1,
+    counts: { ...emptyCounts(), succeeded: done },
+  });
 
   it("redraws one line in place on a TTY, at most every 100 ms, and ends it on done", () => {
     let out = "";
     let t = 0;
-    const r = createProgressReporter({ stream: { write: (s: string) => (out += s) }, isTTY: true, total: 10, now: () => t });
+    const r = createProgressReporter({
+      stream: { write: (s: string) => (out += s) },
+      isTTY: true,
+      total: 10,
+      now: () => t,
+    });
     r.update(p(1));
     t = 50;
     r.update(p(2)); // throttled
     t = 150;
     r.update(p(3));
     r.done();
-    expect(out.split("\r").filter(Boolean).map((s) => s.trimEnd())).toEqual([
+    expect(
+      out
+        .split("\r")
+        .filter(Boolean)
+        .map((s) => s.trimEnd()),
+    ).toEqual([
       "[###---------------------------] 1/10 steps, 1 running",
       "[#########---------------------] 3/10 steps, 1 running",
       "[#########---------------------] 3/10 steps, 1 running",
@@ -84,7 +145,13 @@ describe("createProgressReporter", () => {
   it("sends progress to the logger when one is given and the stream is not a TTY", () => {
     const events: unknown[] = [];
     const logger = pino({ level: "info" }, { write: (s: string) => void events.push(JSON.parse(s)) });
-    const r = createProgressReporter({ stream: { write: () => expect.fail("no plain line with a logger") }, isTTY: false, total: 10, logger, now: () => 0 });
+    const r = createProgressReporter({
+      stream: { write: () => expect.fail("no plain line with a logger") },
+      isTTY: false,
+      total: 10,
+      logger,
+      now: () => 0,
+    });
     r.update(p(4));
     r.done();
     expect(events).toMatchObject([{ msg: "apply progress", done: 4, total: 10, succeeded: 4 }]);
@@ -93,7 +160,13 @@ describe("createProgressReporter", () => {
   it("writes a plain line every interval when not a TTY, and the final state on done", () => {
     const lines: string[] = [];
     let t = 0;
-    const r = createProgressReporter({ stream: { write: (s: string) => lines.push(s) }, isTTY: false, total: 10, intervalMs: 5000, now: () => t });
+    const r = createProgressReporter({
+      stream: { write: (s: string) => lines.push(s) },
+      isTTY: false,
+      total: 10,
+      intervalMs: 5000,
+      now: () => t,
+    });
     r.update(p(1));
     t = 1000;
     r.update(p(2));

@@ -7,7 +7,13 @@ import type { ServiceClient } from "../../src/service/types.js";
 import { noPasswords } from "./builders.js";
 
 export function aDesiredUser(u: Partial<DesiredUser> & { email: string; id: string }): DesiredUser {
-  return { idDerived: false, identity: "builtin", state: "present", source: { file: "users.yaml", line: 1 }, ...u };
+  return {
+    idDerived: false,
+    identity: "builtin",
+    state: "present",
+    source: { file: "users.yaml", line: 1 },
+    ...u,
+  };
 }
 
 export function aDesiredGroup(g: Partial<DesiredGroup> & { id: string }): DesiredGroup {

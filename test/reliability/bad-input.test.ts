@@ -20,12 +20,14 @@ const letters = (n: number): string => "x".repeat(n);
 const junk: Record<string, () => Buffer | string> = {
   "random-bytes.csv": () => randomBytes(64 * 1024),
   "random-bytes.yaml": () => randomBytes(64 * 1024),
-  "truncated-in-quotes.csv": () => 'email,id,displayName\njane@example.com,jane,"Jane\nbob@example.com,bob,"Bob Sm',
+  "truncated-in-quotes.csv": () =>
+    'email,id,displayName\njane@example.com,jane,"Jane\nbob@example.com,bob,"Bob Sm',
   "truncated-flow.yaml": () => "version: 1\nusers:\n  - email: jane@example.com\n    groups: [sales, mark",
   "truncated-after-version.yaml": () => "version: 1\nusers:\n",
   "ten-mb-header.csv": () => letters(TEN_MB),
   "ten-mb-cell.csv": () => `email,id,displayName\njane@example.com,jane,${letters(TEN_MB)}\n`,
-  "ten-mb-line.yaml": () => `version: 1\nusers:\n  - email: jane@example.com\n    displayName: ${letters(TEN_MB)}\n`,
+  "ten-mb-line.yaml": () =>
+    `version: 1\nusers:\n  - email: jane@example.com\n    displayName: ${letters(TEN_MB)}\n`,
 };
 
 let emulator: EmulatorHandle;
@@ -38,7 +40,16 @@ afterAll(async () => {
 
 async function expectRefused(file: string, dir: string): Promise<void> {
   const r = await runCli(
-    ["apply", "--yes", "--desired", file, "--base-url", emulator.url, "--credentials-file", join(dir, "c.csv")],
+    [
+      "apply",
+      "--yes",
+      "--desired",
+      file,
+      "--base-url",
+      emulator.url,
+      "--credentials-file",
+      join(dir, "c.csv"),
+    ],
     { env: cliEnv(), cwd: dir },
   );
   expect(r.code, r.stderr).toBe(4);

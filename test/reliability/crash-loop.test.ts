@@ -13,7 +13,18 @@ import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { runCli, startCli } from "../e2e/run-cli.js";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { ADMIN, TOKEN, cliEnv, divergence, makeUsers, readCredentials, seedOf, unknownPasswords, writeConfig, writeDesired } from "./org.js";
+import {
+  ADMIN,
+  TOKEN,
+  cliEnv,
+  divergence,
+  makeUsers,
+  readCredentials,
+  seedOf,
+  unknownPasswords,
+  writeConfig,
+  writeDesired,
+} from "./org.js";
 
 const TRIALS = 20;
 // A trial (killed run, re-run, re-plan: three CLI processes) takes ~6.7 s at 2,000 users on an idle
@@ -46,7 +57,10 @@ async function journalTrail(file: string): Promise<Array<Partial<JournalLine>>> 
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return []; // killed before the apply began
     throw err;
   }
-  return text.split("\n").slice(0, -1).map((line) => JSON.parse(line) as Partial<JournalLine>);
+  return text
+    .split("\n")
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as Partial<JournalLine>);
 }
 
 /** Resolves once the emulator has answered `writes` writes, or the child has exited. */
@@ -73,11 +87,24 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
     // Two writes per user: every kill lands between the first write and the last.
     const killAt = Math.floor(random() * (USERS * 2 - 10));
     it(`trial ${trial}: killed after ${killAt} writes, a clean re-run converges`, async () => {
-      const emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, seed: seedOf(), faults: { latencyMs: 3 } });
+      const emulator = await startEmulator({
+        port: 0,
+        tokens: { [TOKEN]: "admin" },
+        seed: seedOf(),
+        faults: { latencyMs: 3 },
+      });
       try {
         const credentials = join(dir, `credentials-${trial}.csv`);
         const args = ["--config", config, "--desired", desired, "--base-url", emulator.url];
-        const apply = ["apply", ...args, "--yes", "--credentials-file", credentials, "--journal", join(dir, `journal-${trial}.jsonl`)];
+        const apply = [
+          "apply",
+          ...args,
+          "--yes",
+          "--credentials-file",
+          credentials,
+          "--journal",
+          join(dir, `journal-${trial}.jsonl`),
+        ];
         const run = startCli(apply, { env: cliEnv() });
         await afterWrites(emulator, killAt, run.done);
         run.child.kill("SIGKILL");
@@ -90,10 +117,15 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
         const emails = new Set(atKill.idpUsers.map((u) => u.email.toLowerCase()));
         const ids = new Set(atKill.mappings.map((m) => m.id));
         for (const line of trail) {
-          expect(typeof line.stepId === "string" && typeof line.outcome === "string", JSON.stringify(line)).toBe(true);
+          expect(
+            typeof line.stepId === "string" && typeof line.outcome === "string",
+            JSON.stringify(line),
+          ).toBe(true);
           if (line.outcome !== "succeeded") continue;
-          if (line.kind === "createCredentials") expect(emails.has(String(line.target).toLowerCase()), String(line.stepId)).toBe(true);
-          if (line.kind === "createMapping") expect(ids.has(String(line.target)), String(line.stepId)).toBe(true);
+          if (line.kind === "createCredentials")
+            expect(emails.has(String(line.target).toLowerCase()), String(line.stepId)).toBe(true);
+          if (line.kind === "createMapping")
+            expect(ids.has(String(line.target)), String(line.stepId)).toBe(true);
         }
 
         // Between the kill and the re-run: every user the IdP holds has its password on file.
@@ -108,7 +140,9 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
 
         const replan = await runCli(["plan", ...args, "--detailed-exitcode"], { env: cliEnv() });
         expect(replan.code, replan.stdout + replan.stderr).toBe(0);
-        summary.push(`  trial ${trial}: kill after ${killAt} writes (${killed.signal ?? `exit ${killed.code}`}, ${writesAtKill} requests answered, ${trail.length} journal lines); re-run exit ${again.code}; re-plan empty`);
+        summary.push(
+          `  trial ${trial}: kill after ${killAt} writes (${killed.signal ?? `exit ${killed.code}`}, ${writesAtKill} requests answered, ${trail.length} journal lines); re-run exit ${again.code}; re-plan empty`,
+        );
       } finally {
         await emulator.close();
       }

@@ -30,7 +30,15 @@ it(`fault soak: ${NEW_USERS} new users under 15% 5xx, 5% 429, 2% drops, 2% lost 
   const env = await withEmulatorClient({
     emulator: {
       seed: seedOf(bystanders),
-      faults: { error500: 0.075, error503: 0.075, throttle429: 0.05, retryAfterSeconds: 0.1, dropConnection: 0.02, loseAnswer: 0.02, seed: 42 },
+      faults: {
+        error500: 0.075,
+        error503: 0.075,
+        throttle429: 0.05,
+        retryAfterSeconds: 0.1,
+        dropConnection: 0.02,
+        loseAnswer: 0.02,
+        seed: 42,
+      },
     },
     client: {
       concurrency: 16,
@@ -51,7 +59,12 @@ it(`fault soak: ${NEW_USERS} new users under 15% 5xx, 5% 429, 2% drops, 2% lost 
     const runs: ApplyResult[] = [];
     for (let run = 0; run < MAX_RUNS; run++) {
       const passwords = await createPasswordProvider({ source: "generate", credentialsFile: credentials });
-      const { result } = await planAndApply({ client: env.client, desired, policy, apply: { concurrency: 16, passwords } });
+      const { result } = await planAndApply({
+        client: env.client,
+        desired,
+        policy,
+        apply: { concurrency: 16, passwords },
+      });
       await passwords.close();
       runs.push(result);
       if (result.stoppedBy !== "circuitBreaker") break;
@@ -64,7 +77,10 @@ it(`fault soak: ${NEW_USERS} new users under 15% 5xx, 5% 429, 2% drops, 2% lost 
       [
         `fault soak: ${runs.length} apply run(s); ${stats.requests} requests sent (${stats.retries} retries, ${stats.throttled} answered 429)`,
         `  emulator: ${counters.requests} requests logged; faults ${JSON.stringify(counters.faults)}; by status ${JSON.stringify(counters.byStatus)}`,
-        ...runs.map((r, i) => `  run ${i + 1}: ${JSON.stringify(r.counts)}; recovered ${r.outcomes.filter((o) => o.recovered).length}; ${r.durationMs} ms${r.stoppedBy ? `; stopped by ${r.stoppedBy}` : ""}`),
+        ...runs.map(
+          (r, i) =>
+            `  run ${i + 1}: ${JSON.stringify(r.counts)}; recovered ${r.outcomes.filter((o) => o.recovered).length}; ${r.durationMs} ms${r.stoppedBy ? `; stopped by ${r.stoppedBy}` : ""}`,
+        ),
       ].join("\n"),
     );
     // The faults really were injected, at about the asked rates.
@@ -79,12 +95,23 @@ it(`fault soak: ${NEW_USERS} new users under 15% 5xx, 5% 429, 2% drops, 2% lost 
     env.emulator.setFaults({});
     const state = env.emulator.state();
     expect(divergence(state, [...bystanders, ...users])).toEqual([]);
-    expect(unknownPasswords(state, await readCredentials(credentials), new Set([ADMIN.email, ...bystanders.map((b) => b.email)]))).toEqual([]);
+    expect(
+      unknownPasswords(
+        state,
+        await readCredentials(credentials),
+        new Set([ADMIN.email, ...bystanders.map((b) => b.email)]),
+      ),
+    ).toEqual([]);
     // Zero deletions: none was planned, none was sent, every bystander is as seeded.
     expect(env.emulator.requestLog().filter((r) => r.method === "DELETE")).toEqual([]);
     expect(state.mappings.find((m) => m.id === ADMIN.id)?.authenticationId).toBe(ADMIN.authenticationId);
 
-    const replan = plan({ desired, actual: await listActualState(env.client), policy, profile: env.client.profile });
+    const replan = plan({
+      desired,
+      actual: await listActualState(env.client),
+      policy,
+      profile: env.client.profile,
+    });
     expect(replan.steps.map((s) => s.id)).toEqual([]);
   } finally {
     await env.close();

@@ -51,7 +51,11 @@ export function seedOf(users: readonly TestUser[] = []): EmulatorSeed {
 }
 
 /** A YAML desired-state file declaring the groups (so no group reference depends on the service). */
-export async function writeDesired(file: string, users: readonly TestUser[], extra: Record<string, unknown> = {}): Promise<void> {
+export async function writeDesired(
+  file: string,
+  users: readonly TestUser[],
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const doc = {
     version: 1,
     ...extra,
@@ -65,7 +69,15 @@ export async function writeDesired(file: string, users: readonly TestUser[], ext
  * A config file for the CLI. The client-side rate limit is lifted (the emulator has none unless a
  * test asks for it) so runs are bounded by latency and concurrency, not by the default 50/s.
  */
-export async function writeConfig(dir: string, config: { policy?: Record<string, unknown>; execution?: Record<string, unknown>; logging?: Record<string, unknown>; identity?: Record<string, unknown> } = {}): Promise<string> {
+export async function writeConfig(
+  dir: string,
+  config: {
+    policy?: Record<string, unknown>;
+    execution?: Record<string, unknown>;
+    logging?: Record<string, unknown>;
+    identity?: Record<string, unknown>;
+  } = {},
+): Promise<string> {
   const file = join(dir, "usersync.yaml");
   const doc = {
     ...config,
@@ -83,7 +95,11 @@ export const cliEnv = (): Record<string, string> => ({ USERSYNC_TOKEN: TOKEN });
  * credentials and a mapping with the right authenticationId and groups; no email or
  * authenticationId is held twice; nothing else was created.
  */
-export function divergence(state: EmulatorState, users: readonly TestUser[], o: { extraIdp?: number; extraMappings?: number } = {}): string[] {
+export function divergence(
+  state: EmulatorState,
+  users: readonly TestUser[],
+  o: { extraIdp?: number; extraMappings?: number } = {},
+): string[] {
   const out: string[] = [];
   const idpByEmail = new Map<string, EmulatorState["idpUsers"][number]>();
   for (const u of state.idpUsers) {
@@ -95,7 +111,8 @@ export function divergence(state: EmulatorState, users: readonly TestUser[], o: 
   for (const m of state.mappings) {
     if (m.authenticationId === undefined) continue;
     const other = byAuth.get(m.authenticationId);
-    if (other !== undefined) out.push(`mappings ${other} and ${m.id} share authenticationId ${m.authenticationId}`);
+    if (other !== undefined)
+      out.push(`mappings ${other} and ${m.id} share authenticationId ${m.authenticationId}`);
     byAuth.set(m.authenticationId, m.id);
   }
   const mappingById = new Map(state.mappings.map((m) => [m.id, m]));
@@ -106,14 +123,17 @@ export function divergence(state: EmulatorState, users: readonly TestUser[], o: 
     else if (idp.displayName !== u.displayName) out.push(`${u.email}: displayName ${idp.displayName}`);
     if (!m) out.push(`${u.id}: no mapping`);
     else {
-      if (idp && m.authenticationId !== idp.authenticationId) out.push(`${u.id}: authenticationId ${String(m.authenticationId)} is not ${idp.authenticationId}`);
+      if (idp && m.authenticationId !== idp.authenticationId)
+        out.push(`${u.id}: authenticationId ${String(m.authenticationId)} is not ${idp.authenticationId}`);
       if (m.groups.join(",") !== u.groups.join(",")) out.push(`${u.id}: groups ${m.groups.join(",")}`);
     }
   }
   const idpExpected = users.length + (o.extraIdp ?? 1);
   const mappingsExpected = users.length + (o.extraMappings ?? 1);
-  if (state.idpUsers.length !== idpExpected) out.push(`${state.idpUsers.length} IdP users, expected ${idpExpected}`);
-  if (state.mappings.length !== mappingsExpected) out.push(`${state.mappings.length} mappings, expected ${mappingsExpected}`);
+  if (state.idpUsers.length !== idpExpected)
+    out.push(`${state.idpUsers.length} IdP users, expected ${idpExpected}`);
+  if (state.mappings.length !== mappingsExpected)
+    out.push(`${state.mappings.length} mappings, expected ${mappingsExpected}`);
   return out;
 }
 
@@ -138,7 +158,11 @@ export async function readCredentials(file: string): Promise<Map<string, string>
  * "Nobody's password is unknown": every IdP user the tool created (not in the seed) has a line in
  * the credentials file, and the newest line is the password the service stored.
  */
-export function unknownPasswords(state: EmulatorState, credentials: ReadonlyMap<string, string>, seeded: ReadonlySet<string>): string[] {
+export function unknownPasswords(
+  state: EmulatorState,
+  credentials: ReadonlyMap<string, string>,
+  seeded: ReadonlySet<string>,
+): string[] {
   const out: string[] = [];
   for (const u of state.idpUsers) {
     const key = u.email.toLowerCase();

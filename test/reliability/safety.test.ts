@@ -25,16 +25,32 @@ interface Case {
 
 const cases: Case[] = [
   { name: "an empty file", exit: 4, write: async (dir) => writeRaw(join(dir, "users.csv"), "") },
-  { name: "a header-only CSV", exit: 4, write: async (dir) => writeRaw(join(dir, "users.csv"), "email,id,displayName,groups\n") },
-  { name: "an empty YAML that says allowEmpty: true", exit: 3, write: async (dir) => writeRaw(join(dir, "users.yaml"), "version: 1\nallowEmpty: true\nusers: []\n") },
+  {
+    name: "a header-only CSV",
+    exit: 4,
+    write: async (dir) => writeRaw(join(dir, "users.csv"), "email,id,displayName,groups\n"),
+  },
+  {
+    name: "an empty YAML that says allowEmpty: true",
+    exit: 3,
+    write: async (dir) => writeRaw(join(dir, "users.yaml"), "version: 1\nallowEmpty: true\nusers: []\n"),
+  },
   { name: "10% of the users", exit: 3, write: async (dir) => writeYaml(dir, ORG.slice(0, 100)) },
-  { name: "the wrong email domain, other ids", exit: 3, write: async (dir) => writeYaml(dir, makeUsers(1000, { prefix: "w", domain: "wrong.example" })) },
+  {
+    name: "the wrong email domain, other ids",
+    exit: 3,
+    write: async (dir) => writeYaml(dir, makeUsers(1000, { prefix: "w", domain: "wrong.example" })),
+  },
   {
     // Every id is known, every email differs: read as an email change of each user, whose old
     // credentials are deleted. Those deletions count against maxDeletes like any other.
     name: "the wrong email domain, the same ids",
     exit: 3,
-    write: async (dir) => writeYaml(dir, ORG.map((u) => ({ ...u, email: u.email.replace("@reliability.example", "@wrong.example") }))),
+    write: async (dir) =>
+      writeYaml(
+        dir,
+        ORG.map((u) => ({ ...u, email: u.email.replace("@reliability.example", "@wrong.example") })),
+      ),
   },
 ];
 
@@ -54,15 +70,36 @@ describe("safety: no deletion beyond maxDeletes in full mode against a 1,000-use
     const emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, seed: seedOf(ORG) });
     try {
       await withTempDir(async (dir) => {
-        const config = await writeConfig(dir, { policy: { mode: "full", deletions: "remove", maxDeletes: "10%" }, identity: { passwords: "none" } });
+        const config = await writeConfig(dir, {
+          policy: { mode: "full", deletions: "remove", maxDeletes: "10%" },
+          identity: { passwords: "none" },
+        });
         const desired = await write(dir);
         const planFile = join(dir, "plan.json");
-        const r = await runCli(["apply", "--yes", "--config", config, "--desired", desired, "--base-url", emulator.url, "--out", planFile], { env: cliEnv(), cwd: dir });
+        const r = await runCli(
+          [
+            "apply",
+            "--yes",
+            "--config",
+            config,
+            "--desired",
+            desired,
+            "--base-url",
+            emulator.url,
+            "--out",
+            planFile,
+          ],
+          { env: cliEnv(), cwd: dir },
+        );
         const deletes = emulator.requestLog().filter((x) => x.method === "DELETE");
-        expect(deletes.length, `DELETE requests sent (maxDeletes ${MAX_DELETES})`).toBeLessThanOrEqual(MAX_DELETES);
+        expect(deletes.length, `DELETE requests sent (maxDeletes ${MAX_DELETES})`).toBeLessThanOrEqual(
+          MAX_DELETES,
+        );
         expect(r.code, r.stderr).toBe(exit);
         const state = emulator.state();
-        const kept = ORG.filter((u) => state.idpUsers.some((i) => i.email === u.email) && state.mappings.some((m) => m.id === u.id));
+        const kept = ORG.filter(
+          (u) => state.idpUsers.some((i) => i.email === u.email) && state.mappings.some((m) => m.id === u.id),
+        );
         expect(kept.length).toBeGreaterThanOrEqual(ORG.length - MAX_DELETES);
         if (exit === 3) {
           const plan = JSON.parse(await readFile(planFile, "utf8")) as Plan;

@@ -31,7 +31,8 @@ async function outputsOf(r: CliResult, files: string[]): Promise<Record<string, 
 function hits(outputs: Record<string, string>, secrets: string[]): string[] {
   const found: string[] = [];
   for (const [where, text] of Object.entries(outputs))
-    for (const s of secrets) if (text.includes(s)) found.push(`${where} contains a secret (${s.length} characters)`);
+    for (const s of secrets)
+      if (text.includes(s)) found.push(`${where} contains a secret (${s.length} characters)`);
   return found;
 }
 
@@ -41,15 +42,42 @@ it("no token and no password in any output of debug-level runs", async () => {
     tokens: { [TOKEN]: "admin" },
     forbiddenTokens: [FORBIDDEN_TOKEN],
     seed: seedOf(),
-    faults: { error500: 0.05, throttle429: 0.03, retryAfterSeconds: 0.05, loseAnswer: 0.05, dropConnection: 0.02, seed: 7 },
+    faults: {
+      error500: 0.05,
+      throttle429: 0.03,
+      retryAfterSeconds: 0.05,
+      loseAnswer: 0.05,
+      dropConnection: 0.02,
+      seed: 7,
+    },
   });
   try {
     await withTempDir(async (dir) => {
       const outputs: Record<string, string> = {};
       const run = async (name: string, args: string[], env = cliEnv()): Promise<CliResult> => {
-        const files = { plan: join(dir, `${name}-plan.json`), report: join(dir, `${name}-report.json`), journal: join(dir, `${name}-journal.jsonl`), metrics: join(dir, `${name}.prom`) };
+        const files = {
+          plan: join(dir, `${name}-plan.json`),
+          report: join(dir, `${name}-report.json`),
+          journal: join(dir, `${name}-journal.jsonl`),
+          metrics: join(dir, `${name}.prom`),
+        };
         const r = await runCli(
-          [...args, "--base-url", emulator.url, "--log-level", "debug", "--yes", "--out", files.plan, "--report", files.report, "--journal", files.journal, "--metrics-file", files.metrics],
+          [
+            ...args,
+            "--base-url",
+            emulator.url,
+            "--log-level",
+            "debug",
+            "--yes",
+            "--out",
+            files.plan,
+            "--report",
+            files.report,
+            "--journal",
+            files.journal,
+            "--metrics-file",
+            files.metrics,
+          ],
           { env, cwd: dir },
         );
         const written = await outputsOf(r, Object.values(files));
@@ -61,8 +89,17 @@ it("no token and no password in any output of debug-level runs", async () => {
       const columnUsers = makeUsers(40, { prefix: "col" });
       const columnPasswords = columnUsers.map(() => `Pw-${randomBytes(9).toString("base64url")}`);
       const csv = join(dir, "column.csv");
-      await writeFile(csv, ["email,id,displayName,password", ...columnUsers.map((u, i) => `${u.email},${u.id},${u.displayName},${columnPasswords[i]}`)].join("\n") + "\n");
-      const columnConfig = await writeConfig(dir, { identity: { passwords: "column" }, execution: { retries: 8 } });
+      await writeFile(
+        csv,
+        [
+          "email,id,displayName,password",
+          ...columnUsers.map((u, i) => `${u.email},${u.id},${u.displayName},${columnPasswords[i]}`),
+        ].join("\n") + "\n",
+      );
+      const columnConfig = await writeConfig(dir, {
+        identity: { passwords: "column" },
+        execution: { retries: 8 },
+      });
       const first = await run("column", ["apply", "--config", columnConfig, "--desired", csv]);
       expect(first.code, first.stderr).toBe(0);
       const stored = emulator.state().idpUsers.filter((u) => u.email.startsWith("col"));
@@ -73,13 +110,25 @@ it("no token and no password in any output of debug-level runs", async () => {
       await writeDesired(yaml, makeUsers(40, { prefix: "gen" }));
       const credentials = join(dir, "credentials.csv");
       const genConfig = await writeConfig(dir, { execution: { retries: 8 } });
-      const second = await run("generate", ["apply", "--config", genConfig, "--desired", yaml, "--credentials-file", credentials]);
+      const second = await run("generate", [
+        "apply",
+        "--config",
+        genConfig,
+        "--desired",
+        yaml,
+        "--credentials-file",
+        credentials,
+      ]);
       expect(second.code, second.stderr).toBe(0);
       const generated = [...(await readCredentials(credentials)).values()];
       expect(generated).toHaveLength(40);
 
       // 3. A token the service refuses: the error names the status, never the token.
-      const refused = await run("refused", ["apply", "--config", genConfig, "--desired", yaml, "--credentials-file", credentials], { USERSYNC_TOKEN: FORBIDDEN_TOKEN });
+      const refused = await run(
+        "refused",
+        ["apply", "--config", genConfig, "--desired", yaml, "--credentials-file", credentials],
+        { USERSYNC_TOKEN: FORBIDDEN_TOKEN },
+      );
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain("403");
 
