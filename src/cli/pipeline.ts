@@ -3,7 +3,7 @@
  * (validated, all problems at once, before any request) → the service (actual state) → plan.
  */
 import type { Logger } from "pino";
-import { InputError, formatProblem, type Problem } from "../errors.js";
+import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
 import { readDesiredState, validateForProfile, isError } from "../desired/index.js";
 import type { DesiredState } from "../desired/types.js";
 import { desiredReadOptions, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
@@ -13,7 +13,6 @@ import { plan as makePlan, checkGroupReferences } from "../plan/index.js";
 import type { Plan } from "../plan/types.js";
 import type { Policy } from "../plan/policy.js";
 import type { ActualState } from "../service/types.js";
-import { ConfigError } from "../errors.js";
 import { intOption, stringOption, type ParsedValues } from "./args.js";
 import type { Io } from "./io.js";
 import { connect, type Connection } from "./target.js";

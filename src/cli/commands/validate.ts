@@ -1,7 +1,6 @@
 /** `usersync validate [FILE]`: offline. Prints every problem, or one OK line with counts. */
-import { ExitCode, formatProblem } from "../../errors.js";
+import { ConfigError, ExitCode, formatProblem } from "../../errors.js";
 import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
-import { ConfigError } from "../../errors.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { loadRuntime } from "../pipeline.js";
