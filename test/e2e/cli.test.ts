@@ -247,6 +247,15 @@ describe("usersync CLI", () => {
       const stale = report.steps.filter((s) => s.outcome === "stale").map((s) => s.stepId);
       expect(stale).toEqual(["updateMapping:grace.hopper"]);
       expect(report.steps.filter((s) => s.outcome === "succeeded").length).toBeGreaterThan(20);
+      // A saved plan is applied exactly: options that would change it are refused.
+      const reshaped = await runCli(
+        ["apply", "--plan", planFile, "--base-url", emulator.url, "--yes", "--allow-deletes", "5"],
+        {
+          env: env(),
+        },
+      );
+      expect(reshaped.code).toBe(4);
+      expect(reshaped.stderr).toContain("applied exactly");
     });
   });
 

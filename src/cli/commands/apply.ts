@@ -3,7 +3,7 @@
  * Everything that can be refused is refused before the first request that changes anything.
  */
 import { readFile } from "node:fs/promises";
-import { ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
+import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import { findStaleSteps, listActualState } from "../../apply/index.js";
 import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
 import type { Plan } from "../../plan/types.js";
@@ -79,6 +79,11 @@ async function applyCommand(
   const savedPlan = stringOption(values, "plan");
   let prepared: Prepared;
   if (savedPlan !== undefined) {
+    if (values["allow-deletes"] !== undefined || values["mode"] !== undefined) {
+      throw new ConfigError(
+        "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+      );
+    }
     prepared = await prepareSavedPlan(runtime, savedPlan);
   } else {
     const desired = await loadDesired(runtime);
