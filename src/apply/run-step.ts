@@ -75,7 +75,9 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
       await whenPresent(step.target, "IdP user", () => client.updateIdpUser(step.after, opts));
       return {};
     case "deleteCredentials":
-      return deleted(await client.deleteIdpUser(step.target, opts));
+      // The email as the IdP stores it (the step id lower-cases it): the service may match paths
+      // case-sensitively, and a 404 here would be read as "already gone".
+      return deleted(await client.deleteIdpUser(step.before.email, opts));
     case "createMapping": {
       const mapping = resolveMapping(step.after, ctx.authIds, step.id);
       const res = await client.createMapping(mapping, opts);

@@ -37,6 +37,38 @@ function revokedAfter(good: ServiceClient, revoked: ServiceClient, writes: numbe
 }
 
 describe("apply against the emulator", () => {
+  it("revokes credentials by the email as the IdP stores it, not the lower-cased step target", async () => {
+    // The real service may match the path case-sensitively; a 404 would read as "already gone".
+    const env = await withEmulatorClient({
+      emulator: {
+        seed: {
+          idpUsers: [{ email: "Old.User@Example.com", displayName: "Old", authenticationId: "auth-old" }],
+          mappings: [{ id: "old", authenticationId: "auth-old", groups: [] }],
+        },
+      },
+    });
+    try {
+      const desired = desiredOf([
+        aDesiredUser({ email: "old.user@example.com", id: "old", state: "absent" }),
+      ]);
+      const { plan, result } = await planAndApply({
+        client: env.client,
+        desired,
+        policy: aPolicy({ maxDeletes: { count: 1 } }),
+      });
+      expect(plan.steps.map((s) => s.id)).toEqual(["deleteCredentials:old.user@example.com"]);
+      expect(result.outcomes[0]).toMatchObject({ outcome: "succeeded" });
+      expect(result.outcomes[0]?.recovered).toBeUndefined();
+      const deletes = env.emulator.requestLog().filter((r) => r.method === "DELETE");
+      expect(deletes.map((r) => decodeURIComponent(r.url))).toEqual([
+        "/api/v1/auth/users/Old.User@Example.com",
+      ]);
+      expect(env.emulator.state().idpUsers).toEqual([]);
+    } finally {
+      await env.close();
+    }
+  });
+
   it("creates groups, credentials and mappings; a second run plans nothing", async () => {
     const env = await withEmulatorClient();
     try {
