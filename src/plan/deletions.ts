@@ -107,7 +107,6 @@ export function planUnlisted(ctx: PlanContext): number {
   let managed = 0;
   for (const m of ctx.actual.mappings) {
     const linked = linkedIdp(ctx, m);
-    const names = [m.id, m.email, linked?.email];
     if (!safety.mappingInScope(m, linked)) {
       if (!idx.desiredById.has(m.id))
         notice(ctx, {
@@ -117,13 +116,14 @@ export function planUnlisted(ctx: PlanContext): number {
         });
       continue;
     }
-    if (!safety.isProtected(names)) managed++;
+    if (!safety.protectedName(m.id) && !safety.protectedName(m.email) && !safety.protectedName(linked?.email))
+      managed++;
     if (!full || idx.desiredById.has(m.id)) continue;
     const credentials = linked && deletableCredentials(ctx, linked, m.id) ? linked : undefined;
     deleteUser(ctx, {
       mapping: m,
       credentials,
-      names,
+      names: [m.id, m.email, linked?.email],
       inScope: true,
       reason: "not in the desired state (mode full)",
     });

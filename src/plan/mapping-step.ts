@@ -63,6 +63,27 @@ export function mappingStep(
       after,
     };
   }
+  const { changes, changed } = diffMapping(ctx, { d, m, auth, groups });
+  if (changes.length === 0) return undefined;
+  return {
+    ...base({
+      kind: "updateMapping",
+      target: d.id,
+      reason: `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`,
+      touches: touches(),
+      dependsOn: dependsOn(),
+    }),
+    before: cleanMapping(m),
+    after: profileMapping(ctx, { ...copyMapping(cleanMapping(m)), ...changed }),
+  };
+}
+
+/** What an existing mapping lacks to match the row: the changed fields and their names. */
+export function diffMapping(
+  ctx: PlanContext,
+  input: { d: DesiredUser; m: Mapping; auth: string | FromStep; groups: string[] },
+): { changes: string[]; changed: Partial<PlannedMapping> } {
+  const { d, m, auth, groups } = input;
   const changes: string[] = [];
   const changed: Partial<PlannedMapping> = {};
   if (typeof auth === "object" || auth !== m.authenticationId) {
@@ -88,16 +109,5 @@ export function mappingStep(
       changes.push("email");
     }
   }
-  if (changes.length === 0) return undefined;
-  return {
-    ...base({
-      kind: "updateMapping",
-      target: d.id,
-      reason: `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`,
-      touches: touches(),
-      dependsOn: dependsOn(),
-    }),
-    before: cleanMapping(m),
-    after: profileMapping(ctx, { ...copyMapping(cleanMapping(m)), ...changed }),
-  };
+  return { changes, changed };
 }

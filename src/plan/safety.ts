@@ -35,6 +35,8 @@ export const emailDomain = (email: string): string => {
 export interface Safety {
   /** True when any of the names (ids or emails) matches a protected pattern. */
   isProtected(names: ReadonlyArray<string | undefined>): boolean;
+  /** The same for one name, without building a list (the per-mapping pass of a large org). */
+  protectedName(name: string | undefined): boolean;
   groupProtected(id: string): boolean;
   desiredInScope(user: DesiredUser, groups: readonly string[]): boolean;
   /** An actual mapping, judged by its own attributes and the IdP user it points at. */
@@ -60,9 +62,11 @@ export function makeSafety(policy: Policy, callerId: string | undefined): Safety
   const byGroups = (groups: readonly string[]): boolean =>
     scopeGroups.size > 0 && groups.some((g) => scopeGroups.has(g));
 
+  const protectedName = (n: string | undefined): boolean =>
+    n !== undefined && protect !== undefined && protect.test(n.trim());
   return {
-    isProtected: (names) =>
-      names.some((n) => n !== undefined && protect !== undefined && protect.test(n.trim())),
+    isProtected: (names) => names.some(protectedName),
+    protectedName,
     groupProtected: (id) => protect !== undefined && protect.test(id),
     desiredInScope: (u, groups) => everything || byId(u.id) || byEmail(u.email) || byGroups(groups),
     mappingInScope: (m, linked) =>

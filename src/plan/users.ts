@@ -3,9 +3,9 @@
  * mapping, matched by lower-cased email and by id.
  */
 import type { DesiredUser } from "../desired/types.js";
-import type { IdpUser } from "../service/types.js";
+import type { IdpUser, Mapping } from "../service/types.js";
 import { lower, otherHolders, type PlanContext } from "./context.js";
-import { mappingStep, targetGroups } from "./mapping-step.js";
+import { diffMapping, mappingStep, targetGroups } from "./mapping-step.js";
 import {
   base,
   cleanIdpUser,
@@ -78,6 +78,7 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
       return;
     }
   }
+  if (inSync(ctx, d, idp, m, linked)) return;
   const steps: Step[] = [];
   let auth: string | FromStep;
   const credentialDeps: string[] = [];
@@ -138,6 +139,26 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
     // everyone's login to addresses nobody reads.
     ...(emailChange ? { deletes: { user: idpKey(linked.email), stepIds: steps.map((s) => s.id) } } : {}),
   });
+}
+
+/**
+ * The row needs no step at all: credentials and mapping exist, the mapping points at the
+ * credentials of the row's email, and nothing differs. Most users of a large organization are
+ * in this state, so it is decided before anything is allocated for the full path (which would
+ * come to the same answer).
+ */
+function inSync(
+  ctx: PlanContext,
+  d: DesiredUser,
+  idp: IdpUser | undefined,
+  m: Mapping | undefined,
+  linked: IdpUser | undefined,
+): boolean {
+  if (idp === undefined || m === undefined || linked !== idp) return false;
+  const want = d.displayName?.trim();
+  if (want !== undefined && want !== idp.displayName.trim()) return false;
+  const groups = targetGroups(ctx, d, m);
+  return diffMapping(ctx, { d, m, auth: idp.authenticationId, groups }).changes.length === 0;
 }
 
 /**
