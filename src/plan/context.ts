@@ -18,13 +18,18 @@ export interface Indexes {
   /** Only authenticationIds that several mappings point at (a conflict): all of them. */
   sharedAuth: Map<string, Mapping[]>;
   groupById: Map<string, UserGroup>;
-  desiredById: Map<string, DesiredUser>;
+  readonly desiredById: Map<string, DesiredUser>;
   /** Key: lower-cased email. */
-  desiredByEmail: Map<string, DesiredUser>;
+  readonly desiredByEmail: Map<string, DesiredUser>;
   declaredGroups: Map<string, DesiredGroup>;
 }
 
 export function buildIndexes(desired: DesiredState, actual: ActualState): Indexes {
+  // The desired-state indexes are only needed for deletions, unlinked credentials and full
+  // mode, so they are built on first use: an incremental run over an org in sync never pays
+  // for two 100k-entry Maps.
+  let desiredById: Map<string, DesiredUser> | undefined;
+  let desiredByEmail: Map<string, DesiredUser> | undefined;
   const idx: Indexes = {
     idpByEmail: new Map(),
     idpByAuth: new Map(),
@@ -32,8 +37,12 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
     mappingByAuth: new Map(),
     sharedAuth: new Map(),
     groupById: new Map(),
-    desiredById: new Map(),
-    desiredByEmail: new Map(),
+    get desiredById() {
+      return (desiredById ??= new Map(desired.users.map((u) => [u.id, u])));
+    },
+    get desiredByEmail() {
+      return (desiredByEmail ??= new Map(desired.users.map((u) => [u.email.trim().toLowerCase(), u])));
+    },
     declaredGroups: new Map(),
   };
   for (const u of actual.idpUsers) {
@@ -53,10 +62,6 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
     }
   }
   for (const g of actual.groups) idx.groupById.set(g.id, g);
-  for (const u of desired.users) {
-    idx.desiredById.set(u.id, u);
-    idx.desiredByEmail.set(u.email.trim().toLowerCase(), u);
-  }
   for (const g of desired.groups) idx.declaredGroups.set(g.id, g);
   return idx;
 }
