@@ -186,6 +186,21 @@ describe("passwords never enter the plan", () => {
     expect(fp("one")).toBe(fp("two"));
     expect(fp("one")).not.toBe(fp());
   });
+  test("the input fingerprint follows every field, not the order of the users or their lines", () => {
+    const users = [
+      aUser({ email: "a@x.com", id: "a", groups: ["g1", "g2"], source: { file: "f", line: 1 } }),
+      aUser({ email: "b@x.com", id: "b", displayName: "B", source: { file: "f", line: 2 } }),
+    ];
+    const fp = (list: typeof users) => planOf({ users: list }).inputFingerprint;
+    const base = fp(users);
+    expect(fp([...users].reverse())).toBe(base);
+    expect(fp(users.map((u) => ({ ...u, source: { file: "other", line: 99 } })))).toBe(base);
+    expect(fp([users[0]!, { ...users[1]!, displayName: "Bee" }])).not.toBe(base);
+    expect(fp([{ ...users[0]!, groups: ["g1"] }, users[1]!])).not.toBe(base);
+    // Values that would run together when concatenated still differ.
+    expect(fp([{ ...users[0]!, groups: ["g1g2"] }, users[1]!])).not.toBe(base);
+    expect(fp([users[0]!])).not.toBe(base);
+  });
   test("display name of new credentials: given, else names, else the email's local part", () => {
     const p = planOf({
       users: [
