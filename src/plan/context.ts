@@ -103,7 +103,7 @@ const NONE: readonly string[] = Object.freeze([]);
 
 /** Ids of the mappings other than `id` that point at `auth`, sorted. */
 export function otherHolders(idx: Indexes, auth: string, id: string | undefined): readonly string[] {
-  const shared = idx.sharedAuth.get(auth);
+  const shared = idx.sharedAuth.size === 0 ? undefined : idx.sharedAuth.get(auth);
   if (shared)
     return shared
       .filter((m) => m.id !== id)

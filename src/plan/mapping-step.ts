@@ -63,8 +63,9 @@ export function mappingStep(
       after,
     };
   }
-  const { changes, changed } = diffMapping(ctx, { d, m, auth, groups });
-  if (changes.length === 0) return undefined;
+  const diff = diffMapping(ctx, { d, m, auth, groups });
+  if (diff === undefined) return undefined;
+  const { changes, changed } = diff;
   return {
     ...base({
       kind: "updateMapping",
@@ -78,36 +79,45 @@ export function mappingStep(
   };
 }
 
-/** What an existing mapping lacks to match the row: the changed fields and their names. */
+/**
+ * What an existing mapping lacks to match the row: the changed fields and their names, or
+ * `undefined` when nothing differs (decided without allocating: most mappings are in sync).
+ */
 export function diffMapping(
   ctx: PlanContext,
   input: { d: DesiredUser; m: Mapping; auth: string | FromStep; groups: string[] },
-): { changes: string[]; changed: Partial<PlannedMapping> } {
+): { changes: string[]; changed: Partial<PlannedMapping> } | undefined {
   const { d, m, auth, groups } = input;
+  const v1 = ctx.profile === "v1";
+  const authDiffers = typeof auth === "object" || auth !== m.authenticationId;
+  const groupsDiffer = !sameList(groups, m.groups);
+  const firstnameDiffers = v1 && d.firstname !== undefined && differs(d.firstname, m.firstname);
+  const lastnameDiffers = v1 && d.lastname !== undefined && differs(d.lastname, m.lastname);
+  // Case-sensitive on purpose: the attribute is shown as stored, so a case fix is a change.
+  const emailDiffers = v1 && differs(d.email, m.email);
+  if (!authDiffers && !groupsDiffer && !firstnameDiffers && !lastnameDiffers && !emailDiffers)
+    return undefined;
   const changes: string[] = [];
   const changed: Partial<PlannedMapping> = {};
-  if (typeof auth === "object" || auth !== m.authenticationId) {
+  if (authDiffers) {
     changed.authenticationId = auth;
     changes.push("authenticationId");
   }
-  if (!sameList(groups, m.groups)) {
+  if (groupsDiffer) {
     changed.groups = groups;
     changes.push("groups");
   }
-  if (ctx.profile === "v1") {
-    if (d.firstname !== undefined && differs(d.firstname, m.firstname)) {
-      changed.firstname = d.firstname.trim();
-      changes.push("firstname");
-    }
-    if (d.lastname !== undefined && differs(d.lastname, m.lastname)) {
-      changed.lastname = d.lastname.trim();
-      changes.push("lastname");
-    }
-    // Case-sensitive on purpose: the attribute is shown as stored, so a case fix is a change.
-    if (differs(d.email, m.email)) {
-      changed.email = d.email.trim();
-      changes.push("email");
-    }
+  if (firstnameDiffers) {
+    changed.firstname = d.firstname!.trim();
+    changes.push("firstname");
+  }
+  if (lastnameDiffers) {
+    changed.lastname = d.lastname!.trim();
+    changes.push("lastname");
+  }
+  if (emailDiffers) {
+    changed.email = d.email.trim();
+    changes.push("email");
   }
   return { changes, changed };
 }

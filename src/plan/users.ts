@@ -158,7 +158,7 @@ function inSync(
   const want = d.displayName?.trim();
   if (want !== undefined && want !== idp.displayName.trim()) return false;
   const groups = targetGroups(ctx, d, m);
-  return diffMapping(ctx, { d, m, auth: idp.authenticationId, groups }).changes.length === 0;
+  return diffMapping(ctx, { d, m, auth: idp.authenticationId, groups }) === undefined;
 }
 
 /**
