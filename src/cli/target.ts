@@ -1,7 +1,7 @@
 /**
  * Connecting to the service named by `target`: a URL (with its token), or `embedded`, the
  * emulator started inside this process. Refuses, before anything is sent, what would be unsafe:
- * no target at all, plain http to a remote host, a missing token.
+ * no target at all or a missing token (a bad or insecure URL is refused by loadConfig).
  */
 import type { Logger } from "pino";
 import { ConfigError } from "../errors.js";
@@ -26,28 +26,6 @@ export interface Connection {
 export const NO_TARGET_MESSAGE =
   "no service to talk to: set target.baseUrl in the config (or --base-url, or USERSYNC_TARGET_BASE_URL) " +
   'to your service\'s URL, or to "embedded" to rehearse against the built-in emulator.';
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-export function checkTargetUrl(baseUrl: string, allowInsecureHttp: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`target.baseUrl is neither a URL nor "embedded": "${baseUrl}".`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ConfigError(`target.baseUrl must start with https:// (got ${url.protocol}//).`);
-  }
-  const loopback = LOOPBACK.has(url.hostname) || url.hostname.startsWith("127.");
-  if (url.protocol === "http:" && !loopback && !allowInsecureHttp) {
-    throw new ConfigError(
-      `target.baseUrl ${url.origin} is plain http to a remote host: the token would travel unencrypted. ` +
-        "Use https://, or set target.allowInsecureHttp: true if you really mean it.",
-    );
-  }
-  return url;
-}
 
 export async function connect(options: {
   config: LoadedConfig;
@@ -93,7 +71,8 @@ export async function connect(options: {
     }
   }
 
-  const url = checkTargetUrl(target.baseUrl, target.allowInsecureHttp);
+  // loadConfig has checked the URL (syntax, http(s), no credentials, no plain http to a remote host).
+  const url = new URL(target.baseUrl);
   const token = config.token;
   if (token === undefined || token === "") {
     throw new ConfigError(
