@@ -17,7 +17,7 @@ import type { Plan } from "../plan/types.js";
 import type { PasswordSource } from "../plan/policy.js";
 import type { ServiceClient } from "../service/types.js";
 import { useColor } from "./io.js";
-import { writeFileAtomic } from "./files.js";
+import { writeFileAtomic } from "../files.js";
 import { optional, type Runtime } from "./pipeline.js";
 
 export interface ExecuteOptions {

@@ -7,7 +7,7 @@ import type { ApplyResult } from "../apply/types.js";
 import type { Plan } from "../plan/types.js";
 import type { ServiceClient } from "../service/types.js";
 import { previousLastSuccess, renderMetrics } from "../report/metrics.js";
-import { writeFileAtomic } from "./files.js";
+import { writeFileAtomic } from "../files.js";
 
 export interface RunMetrics {
   /** What the run got to: set as it goes. */

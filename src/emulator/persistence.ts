@@ -3,9 +3,10 @@
  * directory, then rename) so a crash never leaves half a file; writes are coalesced (one in
  * flight, one pending) and `flush()` waits for the last one, so nothing is lost on `close()`.
  */
-import { readFile, rename, writeFile } from "node:fs/promises";
-import { basename, dirname, extname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { writeFileAtomic } from "../files.js";
 import type { Store } from "./store.js";
 import type { EmulatorSeed } from "./types.js";
 
@@ -84,7 +85,6 @@ export class Persister {
   private saved: number;
   private running: Promise<void> | undefined;
   private again = false;
-  private tmpCounter = 0;
   /** A failed write (e.g. the directory vanished) is reported by the next `flush()`, i.e. by `close()`. */
   private failure: unknown;
 
@@ -114,9 +114,7 @@ export class Persister {
       this.again = false;
       const revision = this.store.revision;
       const text = JSON.stringify(toPersisted(this.store), null, 1);
-      const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${++this.tmpCounter}.tmp`);
-      await writeFile(tmp, text, "utf8");
-      await rename(tmp, this.path);
+      await writeFileAtomic(this.path, text);
       this.saved = revision;
     } while (this.again || this.store.revision !== this.saved);
   }

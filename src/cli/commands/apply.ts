@@ -11,7 +11,7 @@ import type { DesiredState } from "../../desired/types.js";
 import { renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../files.js";
+import { writeFileAtomic } from "../../files.js";
 import { runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";

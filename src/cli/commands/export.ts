@@ -4,7 +4,7 @@ import { groupsPathFor, renderExport } from "../../desired/index.js";
 import { ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { writeFileAtomic } from "../files.js";
+import { writeFileAtomic } from "../../files.js";
 import { loadRuntime } from "../pipeline.js";
 import { connect } from "../target.js";
 

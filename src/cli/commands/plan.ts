@@ -4,7 +4,7 @@ import { renderPlan } from "../../report/index.js";
 import { ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../files.js";
+import { writeFileAtomic } from "../../files.js";
 import { runMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, planAgainstService } from "../pipeline.js";
 
