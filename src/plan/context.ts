@@ -41,12 +41,12 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
       return (desiredById ??= new Map(desired.users.map((u) => [u.id, u])));
     },
     get desiredByEmail() {
-      return (desiredByEmail ??= new Map(desired.users.map((u) => [u.email.trim().toLowerCase(), u])));
+      return (desiredByEmail ??= new Map(desired.users.map((u) => [lower(u.email), u])));
     },
     declaredGroups: new Map(),
   };
   for (const u of actual.idpUsers) {
-    idx.idpByEmail.set(u.email.trim().toLowerCase(), u);
+    idx.idpByEmail.set(lower(u.email), u);
     idx.idpByAuth.set(u.authenticationId, u);
   }
   for (const m of actual.mappings) {

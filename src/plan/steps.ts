@@ -3,13 +3,14 @@
  * together or not at all (protected → `protected` notice, out of scope → `refused` notice).
  */
 import type { IdpUser, Mapping } from "../service/types.js";
-import type { PlanContext } from "./context.js";
+import { lower, type PlanContext } from "./context.js";
 import { groupKey, idpKey, mappingKey } from "./fingerprint.js";
 import type { Notice, PlannedMapping, Step, StepKind } from "./types.js";
 
 export const stepId = (kind: StepKind, target: string): string => `${kind}:${target}`;
 
-export const credentialsTarget = (email: string): string => email.trim().toLowerCase();
+/** Credentials steps are named by the lower-cased email, the IdP's case-insensitive key. */
+export const credentialsTarget = lower;
 
 /** The fields every step has, in the order they are serialised. */
 export function base<K extends StepKind>(input: {
