@@ -121,23 +121,33 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
 /**
  * Hash of what was asked: the desired state (without source lines, and with a password replaced
  * by a marker that only says one is present), the policy and the profile. Independent of the
- * order of the users: each user is hashed on its own (FNV-1a, two 32-bit lanes, no string
- * built) and the user hashes are added up, so 100k users cost neither a sort nor 10 MB of text.
- * It identifies the inputs in reports; nothing relies on it for safety (see `objects`).
+ * order of the users: each user is hashed on its own (32-bit FNV-1a, no string built) and the
+ * user hashes are added up in two lanes (as they are and mixed), so 100k users cost neither a
+ * sort nor 10 MB of text. It identifies the inputs in reports; nothing relies on it for safety
+ * (see `objects`).
  */
 function inputFingerprint(input: PlanInput): string {
   let sumA = 0;
   let sumB = 0;
   for (const u of input.desired.users) {
-    const h = new UserHasher();
-    h.text(u.id).text(u.email).flag(u.idDerived).text(u.displayName).text(u.firstname).text(u.lastname);
-    h.list(u.groups)
-      .text(u.identity)
-      .text(u.authenticationId)
-      .flag(u.password !== undefined)
-      .text(u.state);
-    sumA = (sumA + h.a) >>> 0;
-    sumB = (sumB + h.b) >>> 0;
+    let h = FNV_OFFSET;
+    h = text(h, u.id);
+    h = text(h, u.email);
+    h = tag(h, u.idDerived ? 1 : 2);
+    h = text(h, u.displayName);
+    h = text(h, u.firstname);
+    h = text(h, u.lastname);
+    if (u.groups === undefined) h = tag(h, 3);
+    else {
+      h = tag(h, 4 + (u.groups.length & 0xff));
+      for (const g of u.groups) h = text(h, g);
+    }
+    h = text(h, u.identity);
+    h = text(h, u.authenticationId);
+    h = tag(h, u.password !== undefined ? 5 : 6);
+    h = text(h, u.state);
+    sumA = (sumA + h) >>> 0;
+    sumB = (sumB + mix(h)) >>> 0;
   }
   const groups = input.desired.groups.map((g) => JSON.stringify([g.id, g.name, g.parents]));
   groups.sort();
@@ -149,35 +159,22 @@ function inputFingerprint(input: PlanInput): string {
     .slice(0, 16);
 }
 
-/** FNV-1a in two lanes with different offsets; every value is tagged so "a","b" differs from "ab". */
-class UserHasher {
-  a = 0x811c9dc5;
-  b = 0x01000193 ^ 0x5bd1e995;
-  private byte(c: number): void {
-    this.a = Math.imul(this.a ^ c, 0x01000193) >>> 0;
-    this.b = Math.imul(this.b ^ c, 0x0100019d) >>> 0;
-  }
-  text(v: string | undefined): this {
-    if (v === undefined) {
-      this.byte(0x100);
-      return this;
-    }
-    this.byte(0x101);
-    for (let i = 0; i < v.length; i++) this.byte(v.charCodeAt(i));
-    this.byte(0x102 + (v.length & 0xff));
-    return this;
-  }
-  flag(v: boolean): this {
-    this.byte(v ? 0x103 : 0x104);
-    return this;
-  }
-  list(v: readonly string[] | undefined): this {
-    if (v === undefined) {
-      this.byte(0x105);
-      return this;
-    }
-    this.byte(0x106 + (v.length & 0xff));
-    for (const x of v) this.text(x);
-    return this;
-  }
+const FNV_OFFSET = 0x811c9dc5;
+
+/** One FNV-1a step with a value above any char code, so tags never collide with text. */
+const tag = (h: number, t: number): number => Math.imul(h ^ (0x10000 + t), 0x01000193);
+
+/** A value framed by tags, so "a","b" differs from "ab" and undefined from "". */
+function text(h: number, v: string | undefined): number {
+  if (v === undefined) return tag(h, 0x100);
+  h = tag(h, 0x101);
+  for (let i = 0; i < v.length; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+  return tag(h, 0x102 + (v.length & 0xff));
+}
+
+/** The murmur3 finaliser: the second lane sums the user hashes after mixing. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
