@@ -8,13 +8,23 @@ import type { Policy } from "./policy.js";
 import { makeSafety, type Safety } from "./safety.js";
 import type { Notice, Step } from "./types.js";
 
+/** One authenticationId: the IdP user that has it and the first mapping that points at it. */
+export interface AuthLink {
+  idp: IdpUser | undefined;
+  mapping: Mapping | undefined;
+}
+
 export interface Indexes {
   /** Key: lower-cased email. */
   idpByEmail: Map<string, IdpUser>;
-  idpByAuth: Map<string, IdpUser>;
   mappingById: Map<string, Mapping>;
-  /** The first mapping pointing at each authenticationId. */
-  mappingByAuth: Map<string, Mapping>;
+  /**
+   * Key: authenticationId. One Map for both directions (credentials → mapping and mapping →
+   * credentials), because building a 100k-entry Map costs more than everything done with it.
+   */
+  byAuth: Map<string, AuthLink>;
+  /** No two IdP users share an authenticationId (as in the real service). */
+  idpAuthUnique: boolean;
   /** Only authenticationIds that several mappings point at (a conflict): all of them. */
   sharedAuth: Map<string, Mapping[]>;
   groupById: Map<string, UserGroup>;
@@ -30,11 +40,17 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
   // for two 100k-entry Maps.
   let desiredById: Map<string, DesiredUser> | undefined;
   let desiredByEmail: Map<string, DesiredUser> | undefined;
+  const byAuth = new Map<string, AuthLink>();
+  const idpByEmail = new Map<string, IdpUser>();
+  for (const u of actual.idpUsers) {
+    idpByEmail.set(lower(u.email), u);
+    byAuth.set(u.authenticationId, { idp: u, mapping: undefined });
+  }
   const idx: Indexes = {
-    idpByEmail: new Map(),
-    idpByAuth: new Map(),
+    idpByEmail,
     mappingById: new Map(),
-    mappingByAuth: new Map(),
+    byAuth,
+    idpAuthUnique: byAuth.size === actual.idpUsers.length,
     sharedAuth: new Map(),
     groupById: new Map(),
     get desiredById() {
@@ -45,25 +61,33 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
     },
     declaredGroups: new Map(),
   };
-  for (const u of actual.idpUsers) {
-    idx.idpByEmail.set(lower(u.email), u);
-    idx.idpByAuth.set(u.authenticationId, u);
-  }
   for (const m of actual.mappings) {
     idx.mappingById.set(m.id, m);
-    if (m.authenticationId === undefined) continue;
-    // One Map entry per mapping and arrays only for the rare shared ids: this runs 100k times.
-    const first = idx.mappingByAuth.get(m.authenticationId);
-    if (first === undefined) idx.mappingByAuth.set(m.authenticationId, m);
+    const auth = m.authenticationId;
+    if (auth === undefined) continue;
+    // One Map entry per authenticationId and arrays only for the rare shared ids: this runs 100k times.
+    const link = byAuth.get(auth);
+    if (link === undefined) byAuth.set(auth, { idp: undefined, mapping: m });
+    else if (link.mapping === undefined) link.mapping = m;
     else {
-      const shared = idx.sharedAuth.get(m.authenticationId);
+      const shared = idx.sharedAuth.get(auth);
       if (shared) shared.push(m);
-      else idx.sharedAuth.set(m.authenticationId, [first, m]);
+      else idx.sharedAuth.set(auth, [link.mapping, m]);
     }
   }
   for (const g of actual.groups) idx.groupById.set(g.id, g);
   for (const g of desired.groups) idx.declaredGroups.set(g.id, g);
   return idx;
+}
+
+/** The IdP user a mapping points at, if any. */
+export function linkedIdp(idx: Indexes, m: Mapping | undefined): IdpUser | undefined {
+  return m?.authenticationId === undefined ? undefined : idx.byAuth.get(m.authenticationId)?.idp;
+}
+
+/** Whether any mapping points at these credentials. */
+export function isLinked(idx: Indexes, u: IdpUser): boolean {
+  return idx.byAuth.get(u.authenticationId)?.mapping !== undefined;
 }
 
 export interface PlanContext {
@@ -109,7 +133,7 @@ export function otherHolders(idx: Indexes, auth: string, id: string | undefined)
       .filter((m) => m.id !== id)
       .map((m) => m.id)
       .sort(compareStrings);
-  const first = idx.mappingByAuth.get(auth);
+  const first = idx.byAuth.get(auth)?.mapping;
   return first !== undefined && first.id !== id ? [first.id] : NONE;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { lower, otherHolders, type PlanContext } from "./context.js";
+import { isLinked, linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
 import type { Step } from "./types.js";
@@ -72,13 +72,9 @@ function deleteUser(
   });
 }
 
-function linkedIdp(ctx: PlanContext, m: Mapping | undefined): IdpUser | undefined {
-  return m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
-}
-
 export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
   const m = ctx.idx.mappingById.get(d.id);
-  const linked = linkedIdp(ctx, m);
+  const linked = linkedIdp(ctx.idx, m);
   let credentials = linked ?? (d.identity === "builtin" ? ctx.idx.idpByEmail.get(lower(d.email)) : undefined);
   if (credentials && !deletableCredentials(ctx, credentials, m?.id)) {
     const message = `${d.source.file}:${d.source.line}: credentials of ${lower(credentials.email)} are used by another user; not deleted`;
@@ -106,7 +102,7 @@ export function planUnlisted(ctx: PlanContext): number {
   const full = policy.mode === "full";
   let managed = 0;
   for (const m of ctx.actual.mappings) {
-    const linked = linkedIdp(ctx, m);
+    const linked = linkedIdp(ctx.idx, m);
     if (!safety.mappingInScope(m, linked)) {
       if (!idx.desiredById.has(m.id))
         notice(ctx, {
@@ -116,7 +112,9 @@ export function planUnlisted(ctx: PlanContext): number {
         });
       continue;
     }
-    if (!safety.protectedName(m.id) && !safety.protectedName(m.email) && !safety.protectedName(linked?.email))
+    // The linked email is nearly always the mapping's own: test it only when it differs.
+    const linkedEmail = linked?.email === m.email ? undefined : linked?.email;
+    if (!safety.protectedName(m.id) && !safety.protectedName(m.email) && !safety.protectedName(linkedEmail))
       managed++;
     if (!full || idx.desiredById.has(m.id)) continue;
     const credentials = linked && deletableCredentials(ctx, linked, m.id) ? linked : undefined;
@@ -131,11 +129,7 @@ export function planUnlisted(ctx: PlanContext): number {
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
   for (const u of ctx.actual.idpUsers) {
     // Rows for built-in users handle their own credentials; an external row of the same email does not.
-    if (
-      idx.mappingByAuth.has(u.authenticationId) ||
-      idx.desiredByEmail.get(lower(u.email))?.identity === "builtin"
-    )
-      continue;
+    if (isLinked(idx, u) || idx.desiredByEmail.get(lower(u.email))?.identity === "builtin") continue;
     const inScope = safety.idpInScope(u);
     if (deleteUnlinked && inScope) {
       if (!safety.isProtected([u.email])) managed++;

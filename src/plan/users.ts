@@ -4,7 +4,7 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { lower, otherHolders, type PlanContext } from "./context.js";
+import { linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
 import { diffMapping, mappingStep, targetGroups } from "./mapping-step.js";
 import {
   base,
@@ -53,7 +53,7 @@ function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
     notice(ctx, { kind: "conflict", target: mappingKey(d.id), message });
     return;
   }
-  const linked = m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
+  const linked = linkedIdp(ctx.idx, m);
   const groups = targetGroups(ctx, d, m);
   const step = mappingStep(ctx, { d, m, auth, groups, touches: [], dependsOn: [] });
   commitUser(ctx, {
@@ -66,12 +66,16 @@ function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
 }
 
 function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
+  const { idx } = ctx;
   const email = lower(d.email);
-  const m = ctx.idx.mappingById.get(d.id);
-  const idp = ctx.idx.idpByEmail.get(email);
-  const linked = m?.authenticationId !== undefined ? ctx.idx.idpByAuth.get(m.authenticationId) : undefined;
-  if (idp) {
-    const holders = otherHolders(ctx.idx, idp.authenticationId, d.id);
+  const m = idx.mappingById.get(d.id);
+  const idp = idx.idpByEmail.get(email);
+  // The usual case, decided without more look-ups: the row's mapping points at the credentials
+  // of the row's email, and no other mapping points at them.
+  const linkedToIdp = idp !== undefined && m !== undefined && m.authenticationId === idp.authenticationId;
+  const linked = linkedToIdp && idx.idpAuthUnique ? idp : linkedIdp(idx, m);
+  if (idp && !(linkedToIdp && idx.sharedAuth.size === 0)) {
+    const holders = otherHolders(idx, idp.authenticationId, d.id);
     if (holders.length > 0) {
       const message = `${where(d)}: credentials of ${email} are already mapped to ${holders.join(", ")}; user '${d.id}' not planned`;
       notice(ctx, { kind: "conflict", target: idpKey(email), message });
