@@ -25,6 +25,12 @@ export interface Indexes {
   byAuth: Map<string, AuthLink>;
   /** No two IdP users share an authenticationId (as in the real service). */
   idpAuthUnique: boolean;
+  /**
+   * By position in `actual.mappings` and `actual.idpUsers`: each one's entry of `byAuth`, found
+   * while the index is built, so the pass over every actual object looks nothing up again.
+   */
+  mappingLinks: Array<AuthLink | undefined>;
+  idpLinks: AuthLink[];
   /** Only authenticationIds that several mappings point at (a conflict): all of them. */
   sharedAuth: Map<string, Mapping[]>;
   groupById: Map<string, UserGroup>;
@@ -42,15 +48,24 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
   let desiredByEmail: Map<string, DesiredUser> | undefined;
   const byAuth = new Map<string, AuthLink>();
   const idpByEmail = new Map<string, IdpUser>();
+  const idpLinks: AuthLink[] = [];
   for (const u of actual.idpUsers) {
     idpByEmail.set(lower(u.email), u);
-    byAuth.set(u.authenticationId, { idp: u, mapping: undefined });
+    const link: AuthLink = { idp: u, mapping: undefined };
+    byAuth.set(u.authenticationId, link);
+    idpLinks.push(link);
   }
+  const idpAuthUnique = byAuth.size === actual.idpUsers.length;
+  // Several IdP users with one authenticationId share the entry (the last of them is its idp).
+  if (!idpAuthUnique) actual.idpUsers.forEach((u, i) => (idpLinks[i] = byAuth.get(u.authenticationId)!));
+  const mappingLinks: Array<AuthLink | undefined> = [];
   const idx: Indexes = {
     idpByEmail,
     mappingById: new Map(),
     byAuth,
-    idpAuthUnique: byAuth.size === actual.idpUsers.length,
+    idpAuthUnique,
+    mappingLinks,
+    idpLinks,
     sharedAuth: new Map(),
     groupById: new Map(),
     get desiredById() {
@@ -64,16 +79,22 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
   for (const m of actual.mappings) {
     idx.mappingById.set(m.id, m);
     const auth = m.authenticationId;
-    if (auth === undefined) continue;
+    if (auth === undefined) {
+      mappingLinks.push(undefined);
+      continue;
+    }
     // One Map entry per authenticationId and arrays only for the rare shared ids: this runs 100k times.
-    const link = byAuth.get(auth);
-    if (link === undefined) byAuth.set(auth, { idp: undefined, mapping: m });
-    else if (link.mapping === undefined) link.mapping = m;
+    let link = byAuth.get(auth);
+    if (link === undefined) {
+      link = { idp: undefined, mapping: m };
+      byAuth.set(auth, link);
+    } else if (link.mapping === undefined) link.mapping = m;
     else {
       const shared = idx.sharedAuth.get(auth);
       if (shared) shared.push(m);
       else idx.sharedAuth.set(auth, [link.mapping, m]);
     }
+    mappingLinks.push(link);
   }
   for (const g of actual.groups) idx.groupById.set(g.id, g);
   for (const g of desired.groups) idx.declaredGroups.set(g.id, g);
@@ -83,11 +104,6 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
 /** The IdP user a mapping points at, if any. */
 export function linkedIdp(idx: Indexes, m: Mapping | undefined): IdpUser | undefined {
   return m?.authenticationId === undefined ? undefined : idx.byAuth.get(m.authenticationId)?.idp;
-}
-
-/** Whether any mapping points at these credentials. */
-export function isLinked(idx: Indexes, u: IdpUser): boolean {
-  return idx.byAuth.get(u.authenticationId)?.mapping !== undefined;
 }
 
 export interface PlanContext {

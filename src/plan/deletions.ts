@@ -5,7 +5,7 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { isLinked, linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
+import { linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
 import type { Step } from "./types.js";
@@ -101,8 +101,10 @@ export function planUnlisted(ctx: PlanContext): number {
   const { idx, safety, policy } = ctx;
   const full = policy.mode === "full";
   let managed = 0;
-  for (const m of ctx.actual.mappings) {
-    const linked = linkedIdp(ctx.idx, m);
+  const { mappings, idpUsers } = ctx.actual;
+  for (let i = 0; i < mappings.length; i++) {
+    const m = mappings[i]!;
+    const linked = idx.mappingLinks[i]?.idp;
     if (!safety.mappingInScope(m, linked)) {
       if (!idx.desiredById.has(m.id))
         notice(ctx, {
@@ -127,9 +129,14 @@ export function planUnlisted(ctx: PlanContext): number {
     });
   }
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
-  for (const u of ctx.actual.idpUsers) {
+  for (let i = 0; i < idpUsers.length; i++) {
+    const u = idpUsers[i]!;
     // Rows for built-in users handle their own credentials; an external row of the same email does not.
-    if (isLinked(idx, u) || idx.desiredByEmail.get(lower(u.email))?.identity === "builtin") continue;
+    if (
+      idx.idpLinks[i]!.mapping !== undefined ||
+      idx.desiredByEmail.get(lower(u.email))?.identity === "builtin"
+    )
+      continue;
     const inScope = safety.idpInScope(u);
     if (deleteUnlinked && inScope) {
       if (!safety.isProtected([u.email])) managed++;
