@@ -4,6 +4,7 @@
 // apply the way the CLI does it. Benchmarks import the build: run `npm run build` first
 // (`npm run bench` does), or set USERSYNC_DIST.
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -72,6 +73,22 @@ export function measureInChild(script, args, nodeArgs = []) {
       }
     });
   });
+}
+
+/**
+ * In a measuring child, before the measured part: collects garbage (when run with
+ * `--expose-gc`) and resets the process's peak RSS (Linux: `/proc/self/clear_refs`), so the peak
+ * `childReport` gives is that of the measured part, with what is still alive before it (its
+ * inputs) but not the garbage of preparing them. Returns false where the peak cannot be reset.
+ */
+export function resetPeakRss() {
+  globalThis.gc?.();
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** In a measuring child: CPU ms since `cpuStart`, and the process's peak RSS so far, in MiB. */
