@@ -356,6 +356,19 @@ describe("matching cases", () => {
     });
   });
 
+  test("IdP users sharing an authenticationId (the service never has them) count as linked, not deleted", () => {
+    const a = anIdpUser({ email: "a@example.com", authenticationId: "x" });
+    const b = anIdpUser({ email: "b@example.com", authenticationId: "x" });
+    const p = planOf({
+      users: [],
+      actual: { idpUsers: [a, b], mappings: [aMapping({ id: "a", authenticationId: "x" })] },
+      policy: { mode: "full", unlinkedCredentials: "delete", deletions: "revoke", allowDeletes: 10 },
+    });
+    // The mapping is unlisted (full mode): its credentials go, the other IdP user is left alone.
+    expect(stepIds(p)).toEqual(["deleteCredentials:b@example.com"]);
+    expect(p.notices.filter((n) => n.kind === "unlinked")).toEqual([]);
+  });
+
   test("a user in sync gives an empty plan", () => {
     const { user, idp, mapping } = aSyncedUser("jane@example.com", {
       firstname: "Jane",
