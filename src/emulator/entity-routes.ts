@@ -174,12 +174,18 @@ function userMatches(m: MappingRec, field: string, value: string, profile: Profi
 
 // ---- user groups --------------------------------------------------------------------------
 
+/**
+ * What a user group document may include, as the official spec lists it: the `parents`
+ * relationship by name, or by the type of its resources (`userGroups`); both give the parents.
+ */
+const GROUP_INCLUDES: Record<Profile, readonly string[]> = { v1: ["parents", "userGroups"], legacy: [] };
+
 export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
   const { store } = ctx;
-  const include = parseInclude(ctx.query, profile === "v1" ? ["parents"] : []);
+  const include = parseInclude(ctx.query, GROUP_INCLUDES[profile]);
   const single = (rec: GroupRec, status: number): Reply => {
     const doc: Record<string, unknown> = { data: groupOut(rec, profile, ctx.base) };
-    if (include.has("parents")) {
+    if (include.size > 0) {
       doc.included = includedGroups(store, rec.parents, profile, ctx.base);
     }
     return ok(status, doc);
@@ -201,7 +207,7 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
     if (ctx.method === "GET") {
       const q = parseListQuery(ctx.query, {
         filterFields: ["id", "name"],
-        includes: profile === "v1" ? ["parents"] : [],
+        includes: GROUP_INCLUDES[profile],
       });
       const byId = q.filters.find((f) => f.field === "id");
       const { ids, total } = pageIds({
@@ -215,7 +221,7 @@ export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
       });
       const recs = ids.map((id) => store.groups.get(id) as GroupRec);
       const doc: Record<string, unknown> = { data: recs.map((r) => groupOut(r, profile, ctx.base)) };
-      if (q.include.has("parents"))
+      if (q.include.size > 0)
         doc.included = includedGroups(
           store,
           recs.flatMap((r) => r.parents),

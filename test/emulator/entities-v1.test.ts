@@ -186,6 +186,18 @@ describe("v1 user groups", () => {
     expect(list.json.included.map((g: { id: string }) => g.id).sort()).toEqual(["all", "eng"]);
   });
 
+  it("includes the parents by type too (include=userGroups, as the official spec allows)", async () => {
+    await call(emu, "POST", GROUPS, { body: groupDoc("data", "Data", ["eng"]) });
+    const one = await call(emu, "GET", `${GROUPS}/data?include=userGroups`);
+    expect(one.status).toBe(200);
+    expect(one.json.included.map((g: { id: string }) => g.id)).toEqual(["eng"]);
+    const list = await call(emu, "GET", `${GROUPS}?include=userGroups`);
+    expect(list.json.included.map((g: { id: string }) => g.id).sort()).toEqual(["all", "eng"]);
+    const bad = await call(emu, "GET", `${GROUPS}?include=users`);
+    expect(bad.status).toBe(400);
+    expect(bad.json.detail).toBe("include=users: supported are parents, userGroups, ALL");
+  });
+
   it("PUT clears the name and parents left out; PATCH keeps them", async () => {
     await call(emu, "PATCH", `${GROUPS}/eng`, { body: groupDoc("eng", "Eng") });
     expect(emu.state().groups.find((g) => g.id === "eng")).toEqual({
