@@ -45,3 +45,69 @@ export function validateAgainst(specName: SpecName, schemaName: string, value: u
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "invalid"}`);
 }
+
+interface SpecParameter {
+  name: string;
+  in: string;
+  schema?: { type?: string; items?: { enum?: string[] }; enum?: string[] };
+}
+interface SpecOperation {
+  parameters?: Array<SpecParameter | { $ref: string }>;
+}
+interface Spec {
+  paths: Record<string, Record<string, SpecOperation>>;
+  components?: { parameters?: Record<string, SpecParameter> };
+}
+
+const specs = new Map<SpecName, Spec>();
+function spec(name: SpecName): Spec {
+  let s = specs.get(name);
+  if (!s)
+    specs.set(name, (s = JSON.parse(readFileSync(new URL(SPEC_FILES[name], SPEC_DIR), "utf8")) as Spec));
+  return s;
+}
+
+/**
+ * Problems of one request as an operation of the official spec: its path and method must be an
+ * operation of one of the specs, and every query parameter one the operation declares, with an
+ * allowed value (enums of `include` and `metaInclude`, integers of `page` and `size`). Empty when
+ * the real service would understand the request's URL.
+ */
+export function operationProblems(method: string, url: string): string[] {
+  const { pathname, searchParams } = new URL(url, "http://x");
+  const found = pathOf(pathname);
+  if (!found) return [`${method} ${pathname}: no path of the official specs matches`];
+  const { name, template } = found;
+  const s = spec(name);
+  const op = s.paths[template]?.[method.toLowerCase()];
+  if (!op) return [`${method} ${template}: no such operation in the ${name} spec`];
+  const params = (op.parameters ?? []).map((p) =>
+    "$ref" in p ? s.components?.parameters?.[p.$ref.split("/").pop() ?? ""] : p,
+  );
+  const problems: string[] = [];
+  for (const key of new Set(searchParams.keys())) {
+    const p = params.find((x) => x?.in === "query" && x.name === key);
+    if (!p) {
+      problems.push(`${method} ${template}: query parameter ${key} is not declared`);
+      continue;
+    }
+    const allowed = p.schema?.items?.enum ?? p.schema?.enum;
+    for (const raw of searchParams.getAll(key))
+      for (const v of p.schema?.type === "array" ? raw.split(",") : [raw]) {
+        if (allowed && !allowed.includes(v))
+          problems.push(`${method} ${template}: ${key}=${v} is not one of ${allowed.join(", ")}`);
+        if (p.schema?.type === "integer" && !/^-?\d+$/.test(v))
+          problems.push(`${method} ${template}: ${key}=${v} is not an integer`);
+      }
+  }
+  return problems;
+}
+
+/** The spec and path template a request path matches, e.g. `/api/v1/entities/users/{id}`. */
+export function pathOf(pathname: string): { name: SpecName; template: string } | undefined {
+  for (const name of Object.keys(SPEC_FILES) as SpecName[])
+    for (const template of Object.keys(spec(name).paths))
+      if (new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(pathname))
+        return { name, template };
+  return undefined;
+}
