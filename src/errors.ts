@@ -106,11 +106,12 @@ export class NetworkError extends UsersyncError {
     /** e.g. ECONNRESET, UND_ERR_HEADERS_TIMEOUT */
     readonly cause_code: string,
     message: string,
+    /** Whether sending again may help (a reset connection) or not (an untrusted certificate). */
+    readonly retryable = false,
   ) {
     super(`${method} ${path} failed: ${message} (${cause_code})`);
     this.name = "NetworkError";
   }
-  readonly retryable = true;
 }
 
 export class SafetyRefusal extends UsersyncError {

@@ -78,7 +78,12 @@ export function describeError(err: unknown): string {
     return `usersync: ${err.message}.${hint}\n`;
   }
   if (err instanceof NetworkError) {
-    return `usersync: ${err.message}, after every retry. Check target.baseUrl and that the service is reachable from here.\n`;
+    const retried = err.retryable ? ", after every retry" : "";
+    // An untrusted certificate carries its own advice (target.caFile).
+    const hint = err.message.includes("target.caFile")
+      ? ""
+      : " Check target.baseUrl and that the service is reachable from here.";
+    return `usersync: ${err.message}${retried}.${hint}\n`;
   }
   if (err instanceof UsersyncError) return `usersync: ${err.message}\n`;
   const message = err instanceof Error ? err.message : String(err);

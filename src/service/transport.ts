@@ -13,7 +13,7 @@ import { redactSecrets } from "../logging.js";
 import type { CallOptions, ClientStats } from "./types.js";
 import { toHttpError } from "./error-body.js";
 import { RateLimiter } from "./rate-limiter.js";
-import { backoffDelay, isRetryable } from "./retry-policy.js";
+import { backoffDelay, isRetryable, RETRYABLE_NETWORK_CODES } from "./retry-policy.js";
 
 export interface TransportOptions {
   baseUrl: string;
@@ -58,6 +58,18 @@ function first(h: Headers, name: string): string | undefined {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 }
+
+/** OpenSSL's verdicts for a certificate chain that no trusted CA vouches for. */
+const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+]);
+const UNTRUSTED_HINT =
+  "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
 
 export class Transport {
   private readonly pool: Pool;
@@ -174,12 +186,13 @@ export class Transport {
       const code = timedOut ? "UND_ERR_HEADERS_TIMEOUT" : (e.code ?? "UNKNOWN");
       const message = timedOut
         ? `no answer within ${this.o.timeouts.headersMs} ms`
-        : (e.message ?? String(err));
+        : (e.message ?? String(err)) + (UNTRUSTED_CERTIFICATE.has(code) ? UNTRUSTED_HINT : "");
       throw new NetworkError(
         spec.method,
         redactSecrets(spec.path, secrets),
         code,
         redactSecrets(message, secrets),
+        RETRYABLE_NETWORK_CODES.has(code),
       );
     } finally {
       clearTimeout(timer);
