@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { describeError } from "../../src/cli/main.js";
+import { NetworkError } from "../../src/errors.js";
+
+describe("describeError for network failures", () => {
+  it("a failure that was retried says so and points at target.baseUrl", () => {
+    const err = new NetworkError(
+      "GET",
+      "/api/v1/profile",
+      "ECONNREFUSED",
+      "connect ECONNREFUSED 127.0.0.1:9",
+      true,
+    );
+    expect(describeError(err)).toBe(
+      "usersync: GET /api/v1/profile failed: connect ECONNREFUSED 127.0.0.1:9 (ECONNREFUSED), after every retry. Check target.baseUrl and that the service is reachable from here.\n",
+    );
+  });
+
+  it("a failure that is never retried (an unknown host) does not claim retries", () => {
+    const err = new NetworkError(
+      "GET",
+      "/api/v1/profile",
+      "ENOTFOUND",
+      "getaddrinfo ENOTFOUND nohost.invalid",
+    );
+    expect(describeError(err)).toBe(
+      "usersync: GET /api/v1/profile failed: getaddrinfo ENOTFOUND nohost.invalid (ENOTFOUND). Check target.baseUrl and that the service is reachable from here.\n",
+    );
+  });
+});
