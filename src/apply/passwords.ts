@@ -5,9 +5,13 @@
  * file and fsync'ed before `passwordFor` resolves, so the create that carries it is only sent
  * once the password is durable: a crash never leaves a user whose password nobody knows.
  * The file is created with mode 0600, only ever appended to, and refused when group or others
- * may read it. The newest line for an email wins. When the file already holds a line for an
- * email (a run that crashed between writing the password and the create landing), that password
- * is reused instead of a new one, so the newest line stays the password the service has.
+ * may read it. The newest line for an email wins.
+ *
+ * A line written in the last hour for the same email is reused instead of a new password: a run
+ * that crashed (or was killed) with a create in flight may see that create land after the next
+ * run has listed, and the newest line must stay the password the service has. Older lines are
+ * never reused: a user deleted and later created again (or a new person given a former
+ * colleague's address) gets a fresh password, not one somebody else may know.
  */
 import { randomInt } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
@@ -26,6 +30,9 @@ export interface PasswordProviderOptions {
 }
 
 export const CREDENTIALS_HEADER = "email,password,createdAt";
+
+/** How long a written password stays the one to reuse for its email (see the top of the file). */
+export const REUSE_WINDOW_MS = 60 * 60 * 1000;
 
 const UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ";
 const LOWER = "abcdefghijkmnopqrstuvwxyz";
@@ -123,17 +130,18 @@ async function openCredentialsFile(path: string | undefined, now: () => Date): P
     source: "generate",
     passwordFor(email) {
       const key = email.toLowerCase();
-      const reused = known.get(key);
-      if (reused !== undefined) return Promise.resolve(reused);
+      const at = now();
+      const written = known.get(key);
+      if (written !== undefined && isRecent(written.createdAt, at)) return Promise.resolve(written.password);
       const password = generatePassword();
-      known.set(key, password);
-      const line = `${csvField(email)},${password},${now().toISOString()}\n`;
-      const written = chain.then(async () => {
+      known.set(key, { password, createdAt: at.getTime() });
+      const line = `${csvField(email)},${password},${at.toISOString()}\n`;
+      const durable = chain.then(async () => {
         await handle.write(line);
         await handle.datasync();
       });
-      chain = written.catch(() => {});
-      return written.then(() => password);
+      chain = durable.catch(() => {});
+      return durable.then(() => password);
     },
     async close() {
       await chain;
@@ -142,9 +150,18 @@ async function openCredentialsFile(path: string | undefined, now: () => Date): P
   };
 }
 
+interface Written {
+  password: string;
+  /** Epoch ms; NaN when the line's time cannot be read (then it is never reused). */
+  createdAt: number;
+}
+
+/** Written within the reuse window (a time in the future, clock skew, counts as recent). */
+const isRecent = (createdAt: number, now: Date): boolean => now.getTime() - createdAt < REUSE_WINDOW_MS;
+
 /** The newest password per lower-case email already in the file (later lines win). */
-async function readExisting(path: string): Promise<Map<string, string>> {
-  const known = new Map<string, string>();
+async function readExisting(path: string): Promise<Map<string, Written>> {
+  const known = new Map<string, Written>();
   let text: string;
   try {
     text = await fs.readFile(path, "utf8");
@@ -155,7 +172,11 @@ async function readExisting(path: string): Promise<Map<string, string>> {
   for (const line of text.split(/\r?\n/)) {
     if (line === "" || line === CREDENTIALS_HEADER) continue;
     const parsed = parseLine(line);
-    if (parsed) known.set(parsed.email.toLowerCase(), parsed.password);
+    if (parsed)
+      known.set(parsed.email.toLowerCase(), {
+        password: parsed.password,
+        createdAt: Date.parse(parsed.createdAt),
+      });
   }
   return known;
 }
@@ -165,7 +186,7 @@ function csvField(value: string): string {
 }
 
 /** Parses the lines this module writes: an optionally quoted email, then password and time. */
-function parseLine(line: string): { email: string; password: string } | undefined {
+function parseLine(line: string): { email: string; password: string; createdAt: string } | undefined {
   let email: string;
   let rest: string;
   if (line.startsWith('"')) {
@@ -181,5 +202,5 @@ function parseLine(line: string): { email: string; password: string } | undefine
   }
   const end = rest.lastIndexOf(",");
   if (end < 0) return undefined;
-  return { email, password: rest.slice(0, end) };
+  return { email, password: rest.slice(0, end), createdAt: rest.slice(end + 1) };
 }
