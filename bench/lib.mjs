@@ -4,7 +4,7 @@
 // apply the way the CLI does it. Benchmarks import the build: run `npm run build` first
 // (`npm run bench` does), or set USERSYNC_DIST.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { createWriteStream, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -89,6 +89,21 @@ export function resetPeakRss() {
   } catch {
     return false;
   }
+}
+
+/** `runs` measurements of `node nodeArgs script args`, one child process each, one after another. */
+export async function measureRuns(script, args, { runs, nodeArgs = [] }) {
+  const measured = [];
+  for (let r = 0; r < runs; r++) measured.push(await measureInChild(script, args, nodeArgs));
+  return measured;
+}
+
+/** Writes the strings of `chunks` (any iterable) to `file`, waiting for the stream to drain. */
+export async function writeStreamed(file, chunks) {
+  const out = createWriteStream(file);
+  for (const chunk of chunks)
+    if (!out.write(chunk)) await new Promise((resolveDrain) => out.once("drain", resolveDrain));
+  await new Promise((resolveEnd, reject) => out.end((err) => (err ? reject(err) : resolveEnd())));
 }
 
 /** In a measuring child: CPU ms since `cpuStart`, and the process's peak RSS so far, in MiB. */

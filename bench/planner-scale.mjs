@@ -14,7 +14,6 @@
 // that is flattened (copied) the first time it is hashed, which here happened inside plan() for
 // 300k keys. Strings from a file or from JSON are flat already; measuring the ropes made plan()
 // look about 15% slower than it is in a run of the CLI.
-import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,12 +21,13 @@ import { fileURLToPath } from "node:url";
 import {
   childReport,
   fromDist,
-  measureInChild,
+  measureRuns,
   median,
   printTable,
   resetPeakRss,
   round,
   writeResult,
+  writeStreamed,
 } from "./lib.mjs";
 
 const SIZES = [10_000, 100_000, 1_000_000];
@@ -36,16 +36,12 @@ const TARGETS = { 100000: { cpuMs: 1000, rssMiB: 300 }, 1000000: { cpuMs: 15000,
 const idOf = (i) => `u${String(i + 1).padStart(7, "0")}`;
 
 /** The desired state: `n` rows of email, id, display name and one group. */
-async function writeUsersCsv(file, n) {
-  const out = createWriteStream(file);
-  const write = (s) => (out.write(s) ? undefined : new Promise((r) => out.once("drain", r)));
-  await write("email,id,displayName,groups\n");
+function* usersCsv(n) {
+  yield "email,id,displayName,groups\n";
   for (let i = 0; i < n; i++) {
     const id = idOf(i);
-    const p = write(`${id}@bench.example,${id},User ${i + 1},all\n`);
-    if (p) await p;
+    yield `${id}@bench.example,${id},User ${i + 1},all\n`;
   }
-  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
 }
 
 /** The actual state as JSON text: every user but each 100th, each 100th+1 with an old display name. */
@@ -95,17 +91,12 @@ async function measureAll(dir) {
   const results = [];
   for (const n of SIZES) {
     const file = join(dir, `users-${n}.csv`);
-    await writeUsersCsv(file, n);
-    const runs = n >= 1_000_000 ? 1 : 3;
-    const measured = [];
-    for (let r = 0; r < runs; r++)
-      measured.push(
-        await measureInChild(
-          fileURLToPath(import.meta.url),
-          ["--child", file],
-          ["--max-old-space-size=4096", "--expose-gc"],
-        ),
-      );
+    await writeStreamed(file, usersCsv(n));
+    const measured = await measureRuns(fileURLToPath(import.meta.url), ["--child", file], {
+      runs: n >= 1_000_000 ? 1 : 3,
+      nodeArgs: ["--max-old-space-size=4096", "--expose-gc"],
+    });
+    const runs = measured.length;
     const cpuMs = median(measured.map((m) => m.cpuMs));
     const rss = median(measured.map((m) => m.maxRssMiB));
     const t = TARGETS[n];

@@ -3,12 +3,20 @@
 // process, each run in its own process. Median of 3 runs at 100k; one run at 1M. CSV rows name
 // groups the file does not declare (they would live in the service): the reader reports that,
 // which costs nothing measurable. A 1M-row YAML is over the reader's 64 MiB cap and is refused.
-import { createWriteStream } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childReport, fromDist, measureInChild, median, printTable, round, writeResult } from "./lib.mjs";
+import {
+  childReport,
+  fromDist,
+  measureRuns,
+  median,
+  printTable,
+  round,
+  writeResult,
+  writeStreamed,
+} from "./lib.mjs";
 
 const SIZES = [100_000, 1_000_000];
 const FORMATS = ["csv", "yaml"];
@@ -26,24 +34,17 @@ async function child(file) {
   childReport({ wallMs, users: state.users.length, errors }, cpuStart);
 }
 
-/** Streams `n` rows of a realistic export (email, id, names, two groups) to `file`. */
-async function generate(file, format, n) {
-  const out = createWriteStream(file);
-  const write = (s) => (out.write(s) ? undefined : new Promise((r) => out.once("drain", r)));
-  if (format === "csv") await write("email,id,displayName,firstname,lastname,groups\n");
-  else
-    await write("version: 1\ngroups:\n  - id: all\n    name: All\n  - id: team-1\n  - id: team-2\nusers:\n");
+/** `n` rows of a realistic export (email, id, names, two groups), as CSV or YAML. */
+function* rowsOf(format, n) {
+  if (format === "csv") yield "email,id,displayName,firstname,lastname,groups\n";
+  else yield "version: 1\ngroups:\n  - id: all\n    name: All\n  - id: team-1\n  - id: team-2\nusers:\n";
   for (let i = 1; i <= n; i++) {
     const id = `user${String(i).padStart(7, "0")}`;
     const team = `team-${(i % 2) + 1}`;
-    const row =
-      format === "csv"
-        ? `${id}@bench.example,${id},User ${i},First${i},Last${i},all;${team}\n`
-        : `  - email: ${id}@bench.example\n    id: ${id}\n    displayName: User ${i}\n    firstname: First${i}\n    lastname: Last${i}\n    groups: [all, ${team}]\n`;
-    const p = write(row);
-    if (p) await p;
+    yield format === "csv"
+      ? `${id}@bench.example,${id},User ${i},First${i},Last${i},all;${team}\n`
+      : `  - email: ${id}@bench.example\n    id: ${id}\n    displayName: User ${i}\n    firstname: First${i}\n    lastname: Last${i}\n    groups: [all, ${team}]\n`;
   }
-  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
 }
 
 async function main() {
@@ -54,18 +55,13 @@ async function main() {
     for (const n of SIZES) {
       for (const format of FORMATS) {
         const file = join(dir, `users-${n}.${format}`);
-        await generate(file, format, n);
+        await writeStreamed(file, rowsOf(format, n));
         const size = (await stat(file)).size;
-        const runs = n >= 1_000_000 ? 1 : 3;
-        const measured = [];
-        for (let r = 0; r < runs; r++)
-          measured.push(
-            await measureInChild(
-              fileURLToPath(import.meta.url),
-              ["--child", file],
-              ["--max-old-space-size=8192"],
-            ),
-          );
+        const measured = await measureRuns(fileURLToPath(import.meta.url), ["--child", file], {
+          runs: n >= 1_000_000 ? 1 : 3,
+          nodeArgs: ["--max-old-space-size=8192"],
+        });
+        const runs = measured.length;
         const wallMs = median(measured.map((m) => m.wallMs));
         const rss = median(measured.map((m) => m.maxRssMiB));
         results.push({
