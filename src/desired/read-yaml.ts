@@ -1,7 +1,9 @@
 /**
- * YAML reader: `version: 1`, `users:` and `groups:` lists, optional `allowEmpty: true`. Values
- * come from `toJS` (with the alias limit that defuses billion-laughs files); lines come from the
- * parsed nodes, so every problem points at its item or key.
+ * YAML reader: `version: 1`, `users:` and `groups:` lists, optional `allowEmpty: true`. A plain
+ * file that has no problem is read the fast way (`readFastYaml`, js-yaml's events). Any other
+ * file, and any file with a problem, is read the precise way: values from `toJS` (with the alias
+ * limit that defuses billion-laughs files), lines from the parsed nodes, so every problem points
+ * at its item or key. Both give the same values and lines; tests compare them.
  */
 import { readFile, stat } from "node:fs/promises";
 import { isMap, isScalar, isSeq } from "yaml";
@@ -10,7 +12,8 @@ import { checkBytes } from "./byte-check.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { GroupField, RawRecord, UserField } from "./records.js";
 import { GROUP_FIELDS, USER_FIELDS } from "./records.js";
-import { parseYaml } from "./yaml-text.js";
+import { readFastYaml, type FastYaml } from "./yaml-fast.js";
+import { parseYaml, type ParsedYaml } from "./yaml-text.js";
 
 export const MAX_YAML_BYTES = 64 * 1024 * 1024;
 
@@ -29,9 +32,11 @@ export async function readYaml(options: {
   file: string;
   problems: ProblemList;
   usersAllowed: boolean;
+  /** Read the precise way only (the tests compare both ways on the same files). */
+  precise?: boolean;
 }): Promise<YamlRead> {
   const { file, problems } = options;
-  const out: YamlRead = { users: [], groups: [], allowEmpty: false, parsed: false };
+  const out = nothingRead();
   const size = (await stat(file)).size;
   if (size > MAX_YAML_BYTES) {
     problems.error(
@@ -52,36 +57,110 @@ export async function readYaml(options: {
     problems.error({ file }, "empty-file", "the file is empty: write version: 1 and a users list");
     return out;
   }
+  const fast = options.precise ? undefined : readFastYaml(text.replace(/^\uFEFF/, ""));
+  if (fast) {
+    const mark = problems.items.length;
+    const read = interpret(fastView(fast), options);
+    if (problems.items.length === mark) return read;
+    // The precise reader reports the problems, with the lines and words it has always given.
+    problems.items.length = mark;
+  }
   const parsed = parseYaml(text, file);
   if (parsed.problems) {
     problems.items.push(...parsed.problems.map((p) => ({ ...p, severity: "error" as const })));
     return out;
   }
-  const { doc, data, lineOf } = parsed.yaml;
-  if (!isPlainObject(data) || !isMap(doc.contents)) {
+  return interpret(preciseView(parsed.yaml), options);
+}
+
+const nothingRead = (): YamlRead => ({ users: [], groups: [], allowEmpty: false, parsed: false });
+
+/** What the reader needs of a parsed file: the values, and lines to point at. */
+interface YamlView {
+  data: unknown;
+  topIsMap: boolean;
+  topLine: number | undefined;
+  /** Line of a top-level key. */
+  keyLine(key: string): number | undefined;
+  /** The list under a top-level key (undefined: not a list). */
+  list(key: string): ListLines | undefined;
+}
+
+interface ListLines {
+  itemLine(i: number): number | undefined;
+  /** Line of a key of item `i`, when the item is a mapping that has it. */
+  fieldLine(i: number, field: string): number | undefined;
+}
+
+function preciseView({ doc, data, lineOf }: ParsedYaml): YamlView {
+  const top = isMap(doc.contents) ? doc.contents : undefined;
+  const keyOf = (map: YAMLMap | undefined, key: string): unknown =>
+    map?.items.find((p) => isScalar(p.key) && p.key.value === key)?.key;
+  return {
+    data,
+    topIsMap: top !== undefined,
+    topLine: lineOf(doc.contents),
+    keyLine: (key) => lineOf(keyOf(top, key)),
+    list(key) {
+      const node = top?.get(key, true);
+      if (!isSeq(node)) return undefined;
+      return {
+        itemLine: (i) => lineOf(node.items[i]),
+        fieldLine(i, field) {
+          const item = node.items[i];
+          return isMap(item) ? lineOf(keyOf(item, field)) : undefined;
+        },
+      };
+    },
+  };
+}
+
+function fastView(fast: FastYaml): YamlView {
+  return {
+    data: fast.data,
+    topIsMap: fast.topIsMap,
+    topLine: fast.topIsMap ? 1 : undefined,
+    keyLine: (key) => fast.topKeys.get(key),
+    list(key) {
+      const items = fast.lists.get(key);
+      if (!items) return undefined;
+      return {
+        itemLine: (i) => items[i]?.line,
+        fieldLine: (i, field) => items[i]?.keys.get(field),
+      };
+    },
+  };
+}
+
+function interpret(
+  view: YamlView,
+  options: { file: string; problems: ProblemList; usersAllowed: boolean },
+): YamlRead {
+  const { file, problems } = options;
+  const out = nothingRead();
+  const { data } = view;
+  if (!isPlainObject(data) || !view.topIsMap) {
     problems.error(
-      { file, line: lineOf(doc.contents) ?? 1 },
+      { file, line: view.topLine ?? 1 },
       "bad-type",
       "the top level must be a mapping with version: 1 and a users list",
     );
     return out;
   }
   out.parsed = true;
-  const top = doc.contents;
-  const keyLine = (map: YAMLMap, key: string): number | undefined =>
-    lineOf(map.items.find((p) => isScalar(p.key) && p.key.value === key)?.key);
+  const keyLine = (key: string): number | undefined => view.keyLine(key);
   const allowedTop: readonly string[] = options.usersAllowed ? TOP_KEYS : ["version", "groups"];
   for (const key of Object.keys(data))
     if (!allowedTop.includes(key))
       problems.error(
-        { file, line: keyLine(top, key) ?? 1, field: key },
+        { file, line: keyLine(key) ?? 1, field: key },
         "unknown-field",
         `unknown top-level key; allowed: ${allowedTop.join(", ")}${key === "token" ? " (a token never goes into a desired-state file)" : ""}`,
       );
 
   if (data.version !== 1)
     problems.error(
-      { file, line: keyLine(top, "version") ?? 1, field: "version" },
+      { file, line: keyLine("version") ?? 1, field: "version" },
       "version",
       data.version === undefined
         ? "is missing: start the file with version: 1"
@@ -89,7 +168,7 @@ export async function readYaml(options: {
     );
   if (data.allowEmpty !== undefined && typeof data.allowEmpty !== "boolean")
     problems.error(
-      { file, line: keyLine(top, "allowEmpty") ?? 1, field: "allowEmpty" },
+      { file, line: keyLine("allowEmpty") ?? 1, field: "allowEmpty" },
       "bad-type",
       "must be true or false",
     );
@@ -98,19 +177,18 @@ export async function readYaml(options: {
   const list = <F extends string>(key: "users" | "groups", fields: readonly F[]): Array<RawRecord<F>> => {
     const value = data[key];
     if (value === undefined || value === null) return [];
-    const node = doc.get(key, true);
-    if (!Array.isArray(value) || !isSeq(node)) {
+    const lines = view.list(key);
+    if (!Array.isArray(value) || !lines) {
       problems.error(
-        { file, line: keyLine(top, key) ?? 1, field: key },
+        { file, line: keyLine(key) ?? 1, field: key },
         "bad-type",
         `must be a list (each item starting with "- ")`,
       );
       return [];
     }
     return value.flatMap((item, i) => {
-      const itemNode = node.items[i];
       const path = `${key}[${i}]`;
-      const line = lineOf(itemNode) ?? keyLine(top, key) ?? 1;
+      const line = lines.itemLine(i) ?? keyLine(key) ?? 1;
       if (!isPlainObject(item)) {
         problems.error(
           { file, line, field: path },
@@ -119,7 +197,8 @@ export async function readYaml(options: {
         );
         return [];
       }
-      const record = toRecord({ item, itemNode, path, line, fields, file, problems, lineOf });
+      const fieldLine = (field: string): number => lines.fieldLine(i, field) ?? line;
+      const record = toRecord({ item, path, line, fields, file, problems, fieldLine });
       return record ? [record] : [];
     });
   };
@@ -132,18 +211,14 @@ export async function readYaml(options: {
 
 function toRecord<F extends string>(options: {
   item: Record<string, unknown>;
-  itemNode: unknown;
   path: string;
   line: number;
   fields: readonly F[];
   file: string;
   problems: ProblemList;
-  lineOf: (node: unknown) => number | undefined;
+  fieldLine: (key: string) => number;
 }): RawRecord<F> | undefined {
-  const { item, path, line, fields, file, problems, lineOf } = options;
-  const map = isMap(options.itemNode) ? options.itemNode : undefined;
-  const fieldLine = (key: string): number =>
-    lineOf(map?.items.find((p) => isScalar(p.key) && p.key.value === key)?.key) ?? line;
+  const { item, path, line, fields, file, problems, fieldLine } = options;
   const where = (field: string): Where => ({ file, line: fieldLine(field), field: `${path}.${field}` });
   const text: Partial<Record<F, string>> = {};
   const lists: Partial<Record<F, string[]>> = {};
