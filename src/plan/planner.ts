@@ -139,7 +139,7 @@ function inputFingerprint(input: PlanInput): string {
     h = text(h, u.lastname);
     if (u.groups === undefined) h = tag(h, 3);
     else {
-      h = tag(h, 4 + (u.groups.length & 0xff));
+      h = tag(h, 0x400 + (u.groups.length & 0xff));
       for (const g of u.groups) h = text(h, g);
     }
     h = text(h, u.identity);
@@ -161,7 +161,10 @@ function inputFingerprint(input: PlanInput): string {
 
 const FNV_OFFSET = 0x811c9dc5;
 
-/** One FNV-1a step with a value above any char code, so tags never collide with text. */
+/**
+ * One FNV-1a step with a value above any char code, so tags never collide with text. Tags in
+ * use: 1–6 flags, 0x100–0x201 around text, 0x400–0x4ff the number of groups.
+ */
 const tag = (h: number, t: number): number => Math.imul(h ^ (0x10000 + t), 0x01000193);
 
 /** A value framed by tags, so "a","b" differs from "ab" and undefined from "". */
