@@ -148,7 +148,7 @@ function interpret(
     return out;
   }
   out.parsed = true;
-  const keyLine = (key: string): number | undefined => view.keyLine(key);
+  const { keyLine } = view;
   const allowedTop: readonly string[] = options.usersAllowed ? TOP_KEYS : ["version", "groups"];
   for (const key of Object.keys(data))
     if (!allowedTop.includes(key))
