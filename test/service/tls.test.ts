@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { connect, type AddressInfo } from "node:net";
 import { createServer, type Server } from "node:tls";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeError } from "../../src/cli/main.js";
 import { startEmulator } from "../../src/emulator/index.js";
@@ -17,7 +18,7 @@ import { createClient } from "../../src/service/index.js";
 import { TEST_TOKEN, TEST_TOKEN_USER } from "../helpers/env.js";
 
 const TLS_DIR = new URL("../../fixtures/tls/", import.meta.url);
-const CA_FILE = new URL("ca.pem", TLS_DIR).pathname;
+const CA_FILE = fileURLToPath(new URL("ca.pem", TLS_DIR));
 
 let emulator: EmulatorHandle;
 let proxy: Server;
@@ -105,7 +106,7 @@ describe("TLS with target.caFile", () => {
   });
 
   it("a CA file that cannot be read is a configuration error naming the file", async () => {
-    const missing = new URL("no-such-ca.pem", TLS_DIR).pathname;
+    const missing = fileURLToPath(new URL("no-such-ca.pem", TLS_DIR));
     await expect(clientFor(missing)).rejects.toThrow(ConfigError);
     await expect(clientFor(missing)).rejects.toThrow(`cannot read CA file ${missing}`);
   });
