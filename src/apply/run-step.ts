@@ -36,6 +36,18 @@ export class StepFailure extends Error {
   }
 }
 
+/**
+ * The authenticationId a mapping will point at. An empty one (the service answered none, even
+ * when read back) would give a mapping no login can ever match: the step fails instead, and
+ * the mapping that waits for it is skipped.
+ */
+function authIdOf(email: string, authenticationId: string): string {
+  if (authenticationId !== "") return authenticationId;
+  throw new StepFailure(
+    `IdP user ${email} exists, but the service gave no authenticationId for it (not in the answer, not when read back); its mapping was not created. Check the service's identity provider, then run again`,
+  );
+}
+
 export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess> {
   const { client, callOptions: opts } = ctx;
   switch (step.kind) {
@@ -60,7 +72,7 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
         password === undefined ? { email, displayName } : { email, displayName, password },
         opts,
       );
-      if (res.status === "created") return { authenticationId: res.value.authenticationId };
+      if (res.status === "created") return { authenticationId: authIdOf(email, res.value.authenticationId) };
       const found = await client.getIdpUser(email);
       if (!found)
         throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
@@ -69,7 +81,7 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
           `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
         );
       }
-      return { recovered: "exists", authenticationId: found.authenticationId };
+      return { recovered: "exists", authenticationId: authIdOf(email, found.authenticationId) };
     }
     case "updateCredentials":
       await whenPresent(step.target, "IdP user", () => client.updateIdpUser(step.after, opts));

@@ -27,6 +27,28 @@ describe("applyPlan scheduling", () => {
     );
   });
 
+  it("fails a credentials create the service answers without an authenticationId, and creates no mapping", async () => {
+    const fake = createFakeClient();
+    // A service whose answer, and read-back, lack the authenticationId (the spec makes it optional).
+    const client = {
+      ...fake,
+      createIdpUser: async (user: { email: string; displayName: string }) => {
+        fake.idp.set(user.email, { ...user, authenticationId: "" });
+        return { status: "created" as const, value: { ...user, authenticationId: "" } };
+      },
+    };
+    const plan = aPlan(newUserSteps("jane@example.com", "jane", []));
+    const result = await applyPlan({ plan, client, concurrency: 4, passwords: noPasswords });
+    const o = byId(result.outcomes);
+    expect(o["createCredentials:jane@example.com"]?.outcome).toBe("failed");
+    expect(o["createCredentials:jane@example.com"]?.error?.message).toContain(
+      "IdP user jane@example.com exists, but the service gave no authenticationId for it",
+    );
+    expect(o["createMapping:jane"]?.outcome).toBe("skipped");
+    expect(fake.mappings.size).toBe(0);
+    expect(exitCodeForApply(result)).toBe(1);
+  });
+
   it("starts a step as soon as its own dependencies succeeded, while an unrelated step is still running", async () => {
     const client = createFakeClient();
     let release!: () => void;
