@@ -126,7 +126,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async getMapping(id: string): Promise<Mapping | undefined> {
-    const r = await this.getEntity(`${this.codec.paths.users}/${seg(id)}`);
+    const r = await this.getEntity(`${this.codec.paths.users}/${seg(id)}`, this.codec.include.users);
     return r && this.codec.decodeMapping(r);
   }
 
@@ -169,7 +169,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async getGroup(id: string): Promise<UserGroup | undefined> {
-    const r = await this.getEntity(`${this.codec.paths.groups}/${seg(id)}`);
+    const r = await this.getEntity(`${this.codec.paths.groups}/${seg(id)}`, this.codec.include.groups);
     return r && this.codec.decodeGroup(r);
   }
 
@@ -209,8 +209,18 @@ export class ProfileClient implements ServiceClient {
     return this.t.close();
   }
 
-  private async getEntity(path: string) {
-    const { status, json } = await this.send({ method: "GET", path, mediaType: ENTITY_MEDIA, accept: [404] });
+  /**
+   * One entity, asking for its related groups the way listings do: the spec makes
+   * `relationships` optional, and the official SDKs always pass `include` on these reads.
+   */
+  private async getEntity(path: string, include: string | undefined) {
+    const query = include === undefined ? "" : `?include=${include}`;
+    const { status, json } = await this.send({
+      method: "GET",
+      path: path + query,
+      mediaType: ENTITY_MEDIA,
+      accept: [404],
+    });
     return status === 404 ? undefined : resourceOf(json);
   }
 

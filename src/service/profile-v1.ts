@@ -10,7 +10,7 @@ export const v1Codec: ProfileCodec = {
     groups: "/api/v1/entities/userGroups",
     profile: "/api/v1/profile",
   },
-  // The spec's enum for userGroups also lists `userGroups`; the emulator accepts only `parents`/`ALL`.
+  // Groups: `parents` names the relationship; the spec also allows `userGroups` (the type) and `ALL`.
   include: { users: "userGroups", groups: "parents" },
   // POST and PUT take the same document; PUT replaces the whole resource, so every field is sent.
   encodeMapping(m: Mapping) {

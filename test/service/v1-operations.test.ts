@@ -54,6 +54,10 @@ describe("v1 request URLs", () => {
         "PUT /api/v1/entities/userGroups/{id}",
         "PUT /api/v1/entities/users/{id}",
       ]);
+      // Single reads ask for the related groups, as listings do (relationships are optional).
+      const urls = log.map((e) => `${e.method} ${e.url}`);
+      expect(urls).toContain("GET /api/v1/entities/users/jane?include=userGroups");
+      expect(urls).toContain("GET /api/v1/entities/userGroups/child?include=parents");
       const problems = log.flatMap((e) => operationProblems(e.method, e.url));
       expect(problems).toEqual([]);
     } finally {
