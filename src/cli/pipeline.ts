@@ -9,7 +9,7 @@ import type { DesiredState } from "../desired/types.js";
 import { desiredReadOptions, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState } from "../apply/index.js";
-import { plan as makePlan, checkGroupReferences } from "../plan/index.js";
+import { plan as makePlan, checkBuiltinIdentity, checkGroupReferences } from "../plan/index.js";
 import type { Plan } from "../plan/types.js";
 import type { Policy } from "../plan/policy.js";
 import type { ActualState } from "../service/types.js";
@@ -118,7 +118,15 @@ export async function planAgainstService(
       },
       `listed ${connection.label}`,
     );
-    reportProblems(checkGroupReferences(options.desired, actual, policy), logger);
+    if (actual.builtinIdp === false)
+      logger.warn("this service has no built-in identity provider (its user listing answered 404)");
+    reportProblems(
+      [
+        ...checkBuiltinIdentity(options.desired, actual),
+        ...checkGroupReferences(options.desired, actual, policy),
+      ],
+      logger,
+    );
     const plan = makePlan({
       desired: options.desired,
       actual,

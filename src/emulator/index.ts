@@ -43,6 +43,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       profile: options.profile ?? "both",
       tokens: options.tokens ?? DEFAULT_TOKENS,
       forbiddenTokens: new Set(options.forbiddenTokens ?? []),
+      builtinIdp: options.builtinIdp ?? true,
       base: () => base,
     }),
   );

@@ -32,6 +32,7 @@ export interface PipelineDeps {
   profile: NonNullable<EmulatorOptions["profile"]>;
   tokens: Record<string, string>;
   forbiddenTokens: ReadonlySet<string>;
+  builtinIdp: boolean;
   base: () => string;
 }
 
@@ -42,6 +43,8 @@ interface Route {
   pattern: RegExp;
   /** Capture group of the path parameter, if any. */
   param?: number;
+  /** A route of the built-in identity provider (not served with `builtinIdp: false`). */
+  idp?: true;
   handler: (match: RegExpExecArray) => Handler;
 }
 
@@ -55,12 +58,14 @@ const ROUTES: Route[] = [
     profile: "v1",
     pattern: /^\/api\/v1\/auth\/users(?:\/([^/]+))?$/,
     param: 1,
+    idp: true,
     handler: () => (ctx) => handleIdp(ctx),
   },
   {
     profile: "legacy",
     pattern: /^\/api\/auth\/users(?:\/([^/]+))?$/,
     param: 1,
+    idp: true,
     handler: () => (ctx) => handleIdp(ctx),
   },
   {
@@ -133,6 +138,7 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
     const m = r.pattern.exec(path);
     if (!m) continue;
     if (deps.profile !== "both" && deps.profile !== r.profile) break;
+    if (r.idp && !deps.builtinIdp) break;
     route = { handler: r.handler(m), param: r.param === undefined ? undefined : m[r.param] };
     break;
   }

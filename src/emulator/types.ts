@@ -74,6 +74,12 @@ export interface EmulatorOptions {
   faults?: EmulatorFaults;
   /** JSON file the store is loaded from (if it exists) and written to, atomically, after each write. */
   persistPath?: string;
+  /**
+   * Serve the built-in identity provider (`/api/v1/auth/users`, legacy `/api/auth/users`).
+   * Default true; false answers 404 there, like a deployment that signs everyone in through an
+   * external OIDC provider.
+   */
+  builtinIdp?: boolean;
   /** Keep the last N requests in the request log (default 100000). */
   requestLogLimit?: number;
 }

@@ -43,6 +43,27 @@ export function checkGroupReferences(desired: DesiredState, actual: ActualState,
   return problems;
 }
 
+/**
+ * Built-in users need the service's built-in identity provider. When it has none (its user
+ * listing answered 404), one problem names the first such row and how many there are.
+ */
+export function checkBuiltinIdentity(desired: DesiredState, actual: ActualState): Problem[] {
+  if (actual.builtinIdp !== false) return [];
+  const builtin = desired.users.filter((u) => u.state === "present" && u.identity === "builtin");
+  const first = builtin[0];
+  if (!first) return [];
+  const others = builtin.length > 1 ? ` (and ${builtin.length - 1} more)` : "";
+  return [
+    {
+      file: first.source.file,
+      line: first.source.line,
+      field: "identity",
+      rule: "no-builtin-idp",
+      message: `user '${first.id}'${others} has identity builtin, but this service has no built-in identity provider (its user listing answered 404): give such users identity: external and the authenticationId (sub) of your OIDC provider, or set source.defaultIdentity: external`,
+    },
+  ];
+}
+
 function pushTo(map: Map<string, string[]>, key: string, value: string): void {
   const list = map.get(key);
   if (list) list.push(value);

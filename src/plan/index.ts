@@ -1,7 +1,7 @@
 /** The pure planner and plan (de)serialisation. */
 export { plan, countSteps, type PlanInput } from "./planner.js";
 export { serializePlan, parsePlan, isEmptyPlan } from "./serialize.js";
-export { checkGroupReferences } from "./groups.js";
+export { checkBuiltinIdentity, checkGroupReferences } from "./groups.js";
 export { defaultLimits, ASSUMED_LATENCY_SECONDS, type Limits } from "./estimate.js";
 export { defaultDisplayName } from "./users.js";
 export * from "./types.js";

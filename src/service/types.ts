@@ -39,6 +39,11 @@ export interface ActualState {
   groups: UserGroup[];
   /** The token owner's user id (`GET /api/v1/profile`), when the profile tells it. */
   callerId?: string;
+  /**
+   * False when the service has no built-in identity provider: its user listing answered 404
+   * (a deployment where everyone signs in through an external OIDC provider).
+   */
+  builtinIdp?: false;
 }
 
 export interface NewIdpUser {

@@ -300,3 +300,31 @@ describe("apply against the emulator", () => {
     }
   });
 });
+
+describe("listActualState", () => {
+  it("reads a 404 on the IdP listing as no built-in identity provider; other failures still throw", async () => {
+    const env = await withEmulatorClient({
+      emulator: {
+        builtinIdp: false,
+        seed: { mappings: [{ id: "ann", authenticationId: "sub-ann", groups: [] }] },
+      },
+    });
+    try {
+      const actual = await listActualState(env.client);
+      expect(actual.builtinIdp).toBe(false);
+      expect(actual.idpUsers).toEqual([]);
+      expect(actual.mappings.map((m) => m.id)).toEqual(["ann"]);
+    } finally {
+      await env.close();
+    }
+    const failing = await withEmulatorClient({
+      emulator: { faults: { pathPattern: /^\/api\/v1\/auth\//, error500: 1 } },
+      client: { retries: 0 },
+    });
+    try {
+      await expect(listActualState(failing.client)).rejects.toThrow(/500/);
+    } finally {
+      await failing.close();
+    }
+  });
+});

@@ -408,3 +408,41 @@ describe("usersync CLI", () => {
     });
   });
 });
+
+describe("a service without a built-in identity provider", () => {
+  it("plans external users; refuses built-in ones with exit 4, naming the row, before any write", async () => {
+    const noIdp = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, builtinIdp: false });
+    try {
+      await withTempDir(async (dir) => {
+        const external = join(dir, "external.csv");
+        await writeFile(
+          external,
+          "email,id,identity,authenticationId\nann@corp.example,ann,external,sub-ann\n",
+        );
+        const ok = await runCli(
+          ["plan", "--desired", external, "--base-url", noIdp.url, "--detailed-exitcode"],
+          {
+            env: env(),
+          },
+        );
+        expect(ok.code).toBe(2);
+        expect(ok.stdout).toContain("+ mapping ann");
+        expect(ok.stderr).toContain("no built-in identity provider");
+
+        const builtin = join(dir, "builtin.csv");
+        await writeFile(builtin, "email,id\nbob@corp.example,bob\ncid@corp.example,cid\n");
+        const refused = await runCli(["apply", "--yes", "--desired", builtin, "--base-url", noIdp.url], {
+          env: env(),
+        });
+        expect(refused.code).toBe(4);
+        expect(refused.stderr).toContain(
+          `${builtin}:2: identity: user 'bob' (and 1 more) has identity builtin`,
+        );
+        expect(refused.stderr).toContain("source.defaultIdentity: external");
+        expect(noIdp.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
+      });
+    } finally {
+      await noIdp.close();
+    }
+  });
+});

@@ -153,3 +153,17 @@ describe.each([
     expect((await call(emu, "DELETE", `${base}/ann%40example.com`)).status).toBe(404);
   });
 });
+
+describe("builtinIdp: false", () => {
+  it("answers 404 on the identity provider's paths and serves the rest", async () => {
+    const emu = await startEmulator({ port: 0, tokens: { t: "admin" }, builtinIdp: false });
+    try {
+      const auth = { authorization: "Bearer t" };
+      expect((await fetch(`${emu.url}/api/v1/auth/users`, { headers: auth })).status).toBe(404);
+      expect((await fetch(`${emu.url}/api/auth/users/a@b.co`, { headers: auth })).status).toBe(404);
+      expect((await fetch(`${emu.url}/api/v1/entities/users`, { headers: auth })).status).toBe(200);
+    } finally {
+      await emu.close();
+    }
+  });
+});
