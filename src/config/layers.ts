@@ -130,11 +130,15 @@ function parseTyped(raw: string, kind: LeafKind): unknown {
       return v !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined;
     case "boolean":
       return /^(true|1|yes|on)$/i.test(v) ? true : /^(false|0|no|off)$/i.test(v) ? false : undefined;
-    case "list":
-      return v
+    case "list": {
+      // An empty list would widen policy.scope to everything or empty policy.protect: never
+      // from a variable that is merely set to nothing (a template that rendered no value).
+      const items = v
         .split(",")
         .map((s) => s.trim())
         .filter((s) => s !== "");
+      return items.length > 0 ? items : undefined;
+    }
     case "countOrPercent":
       return /^\d+$/.test(v) ? Number(v) : MAX_DELETES_PATTERN.test(v) ? v : undefined;
   }
@@ -145,7 +149,7 @@ function describe(kind: LeafKind): string {
     string: "a non-empty value",
     number: "a number",
     boolean: "true or false",
-    list: "a comma-separated list",
+    list: "a non-empty comma-separated list (unset the variable to keep the config file's list)",
     countOrPercent: 'a count (25) or a percentage ("10%")',
   }[kind];
 }

@@ -105,6 +105,21 @@ describe("loadConfig", () => {
     expect(toPolicy(c).maxDeletes).toEqual({ count: 25 });
   });
 
+  test("an empty list variable is refused, so it never empties policy.protect or widens policy.scope", async () => {
+    const problems = await problemsOf(
+      loadConfig({
+        cwd: dir,
+        env: { USERSYNC_POLICY_SCOPE_EMAIL_DOMAINS: "", USERSYNC_POLICY_PROTECT: " , " },
+      }),
+    );
+    const hint =
+      "is not a non-empty comma-separated list (unset the variable to keep the config file's list) [bad-env]";
+    expect(problems).toEqual([
+      `env USERSYNC_POLICY_PROTECT: policy.protect: " , " ${hint}`,
+      `env USERSYNC_POLICY_SCOPE_EMAIL_DOMAINS: policy.scope.emailDomains: "" ${hint}`,
+    ]);
+  });
+
   test("bad environment values and unknown USERSYNC_ variables", async () => {
     const problems = await problemsOf(
       loadConfig({
