@@ -245,7 +245,11 @@ function toRecord<F extends string>(options: {
       problems.error(
         where(key),
         "bad-type",
-        `must be text, not ${Array.isArray(value) ? "a list" : typeof value}: quote the value (e.g. "${String(value)}")`,
+        // The value is not repeated: it may be a password, and as YAML read it (007 → 7) it is
+        // not what the file says anyway.
+        Array.isArray(value) || typeof value === "object"
+          ? `must be text, not a ${Array.isArray(value) ? "list" : "mapping"}: write one value (only groups and parents are lists)`
+          : `must be text, not a ${typeof value}: put the value in quotes as written (unquoted, YAML reads 007 as the number 7 and true as a boolean)`,
       );
       ok = false;
     }

@@ -127,6 +127,23 @@ describe("YAML", () => {
   });
 });
 
+describe("YAML values that are not text", () => {
+  test("are refused without repeating the value (it may be a password, and 007 reads as 7)", async () => {
+    const file = await write(
+      "types.yaml",
+      "version: 1\nusers:\n  - email: a@example.com\n    password: 12345678901\n    id: 007\n",
+    );
+    const { problems } = await readDesiredState({ file });
+    const text = problems.map(formatProblem).join("\n");
+    expect(text).toContain(
+      "users[0].password: must be text, not a number: put the value in quotes as written",
+    );
+    expect(text).toContain("users[0].id: must be text, not a number");
+    expect(text).not.toContain("12345678901");
+    expect(text).not.toMatch(/"7"/);
+  });
+});
+
 describe("CSV", () => {
   test("BOM, CRLF, quoted commas, quotes and newlines are accepted; line numbers count physical lines", async () => {
     const { state, problems } = await readDesiredState({ file: "fixtures/valid/users-bom-crlf.csv" });
