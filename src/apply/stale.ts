@@ -1,23 +1,46 @@
 /**
  * Saved plans are applied exactly: a step is stale when an object it relies on (its `touches`)
- * has, in a fresh listing, a fingerprint other than the one the plan recorded.
+ * has, in a fresh listing, a fingerprint other than the one the plan recorded. Two more checks
+ * cover what fingerprints of the touched objects cannot see, a mapping that appeared elsewhere:
+ * - a credentials deletion is stale when a mapping the plan did not weigh now points at those
+ *   credentials (deleting them would take that user's login away);
+ * - a mapping create or update with a literal `authenticationId` is stale when another mapping
+ *   now points at it (the plan never makes two mappings share one).
  */
-import { ABSENT, fingerprintActual } from "../plan/fingerprint.js";
-import type { Plan } from "../plan/types.js";
+import { ABSENT, fingerprintActual, mappingKey } from "../plan/fingerprint.js";
+import type { Plan, Step } from "../plan/types.js";
 import type { ActualState } from "../service/types.js";
 
 export function findStaleSteps(plan: Plan, actual: ActualState): Set<string> {
   const current = fingerprintActual(actual);
+  const holders = new Map<string, string[]>();
+  for (const m of actual.mappings) {
+    if (m.authenticationId === undefined) continue;
+    const ids = holders.get(m.authenticationId);
+    if (ids) ids.push(m.id);
+    else holders.set(m.authenticationId, [m.id]);
+  }
   const stale = new Set<string>();
   for (const step of plan.steps) {
-    for (const key of step.touches) {
+    const changed = step.touches.some((key) => {
       // A key the plan did not record cannot be vouched for: treat it as changed.
       const recorded = plan.objects[key];
-      if (recorded === undefined || (current.get(key) ?? ABSENT) !== recorded) {
-        stale.add(step.id);
-        break;
-      }
-    }
+      return recorded === undefined || (current.get(key) ?? ABSENT) !== recorded;
+    });
+    if (changed || newHolder(step, holders)) stale.add(step.id);
   }
   return stale;
+}
+
+function newHolder(step: Step, holders: ReadonlyMap<string, string[]>): boolean {
+  if (step.kind === "deleteCredentials") {
+    const ids = holders.get(step.before.authenticationId) ?? [];
+    return ids.some((id) => !step.touches.includes(mappingKey(id)));
+  }
+  if (step.kind === "createMapping" || step.kind === "updateMapping") {
+    const auth = step.after.authenticationId;
+    if (typeof auth !== "string") return false;
+    return (holders.get(auth) ?? []).some((id) => id !== step.target);
+  }
+  return false;
 }

@@ -45,7 +45,14 @@ function deleteUser(
   if (credentials) {
     const t = credentialsTarget(credentials.email);
     const s: Step = {
-      ...base({ kind: "deleteCredentials", target: t, reason: input.reason, touches: [idpKey(t)] }),
+      ...base({
+        kind: "deleteCredentials",
+        target: t,
+        reason: input.reason,
+        // The mapping whose state allowed the deletion too: applying a saved plan after it
+        // changed (moved out of scope, renamed, protected) must not revoke the login.
+        touches: mapping ? [idpKey(t), mappingKey(mapping.id)] : [idpKey(t)],
+      }),
       before: cleanIdpUser(credentials),
     };
     credStep = s.id;

@@ -184,7 +184,7 @@ function oldCredentialsCleanup(
       kind: "deleteCredentials",
       target,
       reason: `email of user '${input.mappingId}' changed to ${input.email}`,
-      touches: [idpKey(oldEmail)],
+      touches: [idpKey(oldEmail), mappingKey(input.mappingId)],
       dependsOn: [input.after],
     }),
     before: cleanIdpUser(input.linked),

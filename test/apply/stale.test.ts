@@ -3,6 +3,7 @@ import { findStaleSteps } from "../../src/apply/index.js";
 import { ABSENT, fingerprintMapping, groupKey, idpKey, mappingKey } from "../../src/plan/fingerprint.js";
 import type { Step } from "../../src/plan/types.js";
 import type { ActualState } from "../../src/service/types.js";
+import { aGroup, aMapping, anIdpUser, aUser, planOf, stepIds } from "../plan/builders.js";
 import { aPlan } from "./builders.js";
 
 const base = { dependsOn: [] as string[], reason: "t", status: "planned" as const };
@@ -60,5 +61,58 @@ describe("findStaleSteps", () => {
       "createGroup:g",
       "updateMapping:jane",
     ]);
+  });
+});
+
+describe("findStaleSteps on real plans: what changed beside the touched objects", () => {
+  const bobIdp = anIdpUser({ email: "bob@x.com", authenticationId: "auth-b" });
+  const bob = aMapping({ id: "bob", authenticationId: "auth-b", email: "bob@x.com", groups: ["managed"] });
+  const groups = [aGroup({ id: "managed" }), aGroup({ id: "other" })];
+  const stale = (p: ReturnType<typeof planOf>, actual: Partial<ActualState>) =>
+    [...findStaleSteps(p, { idpUsers: [], mappings: [], groups, ...actual })].sort();
+
+  it("a user moved out of scope after the plan: its credentials deletion is stale too", () => {
+    const p = planOf({
+      actual: { idpUsers: [bobIdp], mappings: [bob], groups },
+      policy: { mode: "full", deletions: "remove", scope: { groups: ["managed"] }, allowDeletes: 5 },
+    });
+    expect(stepIds(p)).toEqual(["deleteCredentials:bob@x.com", "deleteMapping:bob"]);
+    expect(stale(p, { idpUsers: [bobIdp], mappings: [bob] })).toEqual([]);
+    expect(stale(p, { idpUsers: [bobIdp], mappings: [{ ...bob, groups: ["other"] }] })).toEqual([
+      "deleteCredentials:bob@x.com",
+      "deleteMapping:bob",
+    ]);
+  });
+
+  it("a user renamed after the plan (same credentials, new id): the credentials deletion is stale", () => {
+    const p = planOf({
+      actual: { idpUsers: [bobIdp], mappings: [bob], groups },
+      policy: { mode: "full", deletions: "revoke", allowDeletes: 5 },
+    });
+    expect(stepIds(p)).toEqual(["deleteCredentials:bob@x.com"]);
+    const robert = { ...bob, id: "robert" };
+    expect(stale(p, { idpUsers: [bobIdp], mappings: [robert] })).toEqual(["deleteCredentials:bob@x.com"]);
+  });
+
+  it("unlinked credentials that a new mapping now uses are not deleted", () => {
+    const p = planOf({
+      actual: { idpUsers: [bobIdp], groups },
+      policy: { mode: "full", unlinkedCredentials: "delete", allowDeletes: 5 },
+    });
+    expect(stepIds(p)).toEqual(["deleteCredentials:bob@x.com"]);
+    expect(stale(p, { idpUsers: [bobIdp] })).toEqual([]);
+    expect(stale(p, { idpUsers: [bobIdp], mappings: [bob] })).toEqual(["deleteCredentials:bob@x.com"]);
+  });
+
+  it("a mapping create whose credentials another mapping took meanwhile is stale (never two on one)", () => {
+    const jane = anIdpUser({ email: "jane@x.com", authenticationId: "a1" });
+    const p = planOf({
+      users: [aUser({ email: "jane@x.com", id: "jane" })],
+      actual: { idpUsers: [jane], groups },
+    });
+    expect(stepIds(p)).toEqual(["createMapping:jane"]);
+    expect(stale(p, { idpUsers: [jane] })).toEqual([]);
+    const other = aMapping({ id: "j.doe", authenticationId: "a1" });
+    expect(stale(p, { idpUsers: [jane], mappings: [other] })).toEqual(["createMapping:jane"]);
   });
 });
