@@ -38,6 +38,10 @@ export async function confirm(io: Io, question: string): Promise<boolean> {
   try {
     const answer = await rl.question(`${question} Only "yes" will be accepted: `);
     return answer.trim() === "yes";
+  } catch (err) {
+    // Ctrl-C (or Ctrl-D) at the question is a "no", not an unexpected error.
+    if ((err as { code?: string }).code === "ABORT_ERR") return false;
+    throw err;
   } finally {
     rl.close();
   }

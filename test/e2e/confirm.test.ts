@@ -25,7 +25,8 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
   err.on("data", (d: Buffer) => {
     stderr += d.toString();
     // Answer once the question is on the screen.
-    if (d.toString().includes('Only "yes" will be accepted')) setImmediate(() => stdin.write(`${answer}\r`));
+    if (d.toString().includes('Only "yes" will be accepted'))
+      setImmediate(() => stdin.write(answer === "\x03" ? answer : `${answer}\r`));
   });
   const io: Io = {
     stdout: { write: () => true },
@@ -58,6 +59,16 @@ describe("apply confirmation on a terminal", () => {
       expect(r.stderr).toContain("Apply 44 create(s), 19 update(s) and 1 deletion(s) to");
       expect(r.code).toBe(3);
       expect(r.stderr).toContain("Nothing was changed");
+      expect(writes()).toBe(0);
+    });
+  });
+
+  it("Ctrl-C at the question cancels like a no (exit 3), not as an unexpected error", async () => {
+    await withTempDir(async (dir) => {
+      const r = await applyAnswering("\x03", dir);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain("Nothing was changed");
+      expect(r.stderr).not.toContain("unexpected error");
       expect(writes()).toBe(0);
     });
   });
