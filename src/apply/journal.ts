@@ -31,7 +31,11 @@ export interface JournalStats {
 
 export async function openJournal(
   path: string,
-  options: { now?: () => Date } = {},
+  options: {
+    now?: () => Date;
+    /** Told once, at the first failed write (a full disk): later lines are not written. */
+    onFailure?: (err: unknown) => void;
+  } = {},
 ): Promise<Journal & { stats(): JournalStats }> {
   const now = options.now ?? (() => new Date());
   const handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
@@ -41,6 +45,9 @@ export async function openJournal(
   const stats: JournalStats = { lines: 0, syncs: 0 };
 
   const drain = async (): Promise<void> => {
+    // Always asynchronous: `inFlight ??= drain()` must be assigned before drain clears it, or
+    // a drain with nothing to do would leave a settled promise that flush() awaits forever.
+    await Promise.resolve();
     while (pending.length > 0 && failure === undefined) {
       const batch = pending.join("");
       const n = pending.length;
@@ -52,6 +59,7 @@ export async function openJournal(
         stats.syncs += 1;
       } catch (err) {
         failure = err;
+        options.onFailure?.(err);
       }
     }
     inFlight = undefined;
@@ -64,6 +72,8 @@ export async function openJournal(
 
   return {
     record(o) {
+      // After a failed write (reported once, through onFailure) nothing more is written.
+      if (failure !== undefined) return;
       const line: JournalLine = {
         time: now().toISOString(),
         stepId: o.stepId,

@@ -75,7 +75,13 @@ export async function executePlan(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    journal = journalFile !== undefined ? await openJournal(journalFile) : undefined;
+    const journalFailed = (err: unknown): void =>
+      logger.error(
+        { file: journalFile, err: (err as Error).message },
+        "the journal cannot be written; the run goes on, its outcome will be in the summary and the report",
+      );
+    journal =
+      journalFile !== undefined ? await openJournal(journalFile, { onFailure: journalFailed }) : undefined;
     const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
     const progress = createProgressReporter({
       stream: io.stderr,
@@ -109,7 +115,11 @@ export async function executePlan(
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    await journal?.close();
-    await options.passwords.close();
+    try {
+      // A journal that failed was said at the time; it must not replace the run's exit code.
+      await journal?.close().catch(() => {});
+    } finally {
+      await options.passwords.close();
+    }
   }
 }

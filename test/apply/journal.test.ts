@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,19 @@ const outcome = (i: number): StepOutcome => ({
 });
 
 describe("openJournal", () => {
+  it.skipIf(!existsSync("/dev/full"))(
+    "on a full disk: says so once, writes nothing more, and close() rejects instead of hanging",
+    async () => {
+      const failures: unknown[] = [];
+      const journal = await openJournal("/dev/full", { onFailure: (err) => failures.push(err) });
+      for (let i = 0; i < 5; i++) journal.record(outcome(i));
+      await expect(journal.flush()).rejects.toThrow(/ENOSPC/);
+      for (let i = 5; i < 10; i++) journal.record(outcome(i));
+      await expect(journal.close()).rejects.toThrow(/ENOSPC/);
+      expect(failures).toHaveLength(1);
+    },
+  );
+
   it("appends one JSON line per step, in order, after what was there", async () => {
     const file = join(dir, "run.jsonl");
     await writeFile(file, '{"earlier":true}\n');

@@ -2,6 +2,7 @@
  * The built CLI end to end, against the emulator over a real socket: the commands, their exit
  * codes, what they print, and what they send (or do not send).
  */
+import { existsSync } from "node:fs";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -205,6 +206,33 @@ describe("usersync CLI", () => {
       expect(state.mappings.map((m) => m.id)).toContain("leaver");
     });
   });
+
+  it.skipIf(!existsSync("/dev/full"))(
+    "a journal that cannot be written (a full disk) is said once; the run finishes with its own exit code",
+    async () => {
+      await withTempDir(async (dir) => {
+        const r = await runCli(
+          [
+            "apply",
+            "--yes",
+            "--desired",
+            DESIRED,
+            "--base-url",
+            emulator.url,
+            "--credentials-file",
+            join(dir, "c.csv"),
+            "--journal",
+            "/dev/full",
+          ],
+          { env: env() },
+        );
+        expect(r.code).toBe(0);
+        expect(r.stderr.split("the journal cannot be written")).toHaveLength(2);
+        expect(r.stderr).not.toContain("unexpected error");
+        expect(r.stdout).toContain("succeeded");
+      });
+    },
+  );
 
   it("apply --plan applies a saved plan and reports steps whose objects changed as stale (exit 3)", async () => {
     await withTempDir(async (dir) => {
