@@ -1,5 +1,5 @@
 /** The desired-state read options a config implies, so every command reads the file the same way. */
-import type { ReadDesiredOptions } from "../desired/index.js";
+import { formatOf, type ReadDesiredOptions } from "../desired/index.js";
 import type { Config } from "./schema.js";
 
 /**
@@ -11,6 +11,9 @@ export function desiredReadOptions(config: Config, file?: string): ReadDesiredOp
   if (desired === undefined) return undefined;
   const options: ReadDesiredOptions = { file: desired, defaults: { identity: config.identity.default } };
   if (config.source.groups !== undefined) options.groupsFile = config.source.groups;
-  if (config.source.format !== "auto") options.format = config.source.format;
+  // For names whose extension does not tell (users.txt): a .yaml, .yml or .csv given as
+  // --desired or FILE is read by its extension, whatever the config says for its own file.
+  if (config.source.format !== "auto" && formatOf(desired) === undefined)
+    options.format = config.source.format;
   return options;
 }

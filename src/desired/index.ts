@@ -189,7 +189,8 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
   return { readable: read.headerOk, allowEmpty: false, format };
 }
 
-function formatOf(file: string): DesiredFormat | undefined {
+/** The format a file's extension tells (.yaml, .yml, .csv), if any. */
+export function formatOf(file: string): DesiredFormat | undefined {
   const ext = extname(file).toLowerCase();
   if (ext === ".yaml" || ext === ".yml") return "yaml";
   if (ext === ".csv") return "csv";

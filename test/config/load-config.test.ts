@@ -303,6 +303,9 @@ describe("desiredReadOptions", () => {
       defaults: { identity: "external" },
     });
     expect(desiredReadOptions(c, "other.yaml")?.file).toBe("other.yaml");
+    // source.format is for names the extension does not tell: a .yaml FILE is read as YAML.
+    expect(desiredReadOptions(c, "other.yaml")?.format).toBeUndefined();
+    expect(desiredReadOptions(c, "export.dat")?.format).toBe("csv");
     expect(desiredReadOptions(await loadConfig({ cwd: "/nonexistent-dir", env: {} }))).toBeUndefined();
   });
 });
