@@ -69,7 +69,9 @@ export function describeError(err: unknown): string {
       err instanceof InputError
         ? "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
         : "";
-    return `usersync: ${err.message}\n${lines}${hint}`;
+    // The message's first line is the summary; the problems below it are listed once here.
+    const summary = lines === "" ? err.message : err.message.split("\n")[0];
+    return `usersync: ${summary}\n${lines}${hint}`;
   }
   if (err instanceof HttpError) {
     const hint = err.fatal

@@ -154,11 +154,19 @@ function describe(kind: LeafKind): string {
   }[kind];
 }
 
+/**
+ * `tree[key] = value`, as an own property even for `__proto__` (which plain assignment would
+ * turn into the object's prototype, hiding it from the unknown-key check).
+ */
+function put(tree: Tree, key: string, value: unknown): void {
+  Object.defineProperty(tree, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function dropNulls(tree: Tree): Tree {
   const out: Tree = {};
   for (const [k, v] of Object.entries(tree)) {
     if (v === null) continue;
-    out[k] = typeof v === "object" && !Array.isArray(v) ? dropNulls(v as Tree) : v;
+    put(out, k, typeof v === "object" && !Array.isArray(v) ? dropNulls(v as Tree) : v);
   }
   return out;
 }
@@ -189,7 +197,7 @@ export function merge(base: Tree, over: Tree): Tree {
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
     const bothObjects = [b, v].every((x) => typeof x === "object" && x !== null && !Array.isArray(x));
-    out[k] = bothObjects ? merge(b as Tree, v as Tree) : v;
+    put(out, k, bothObjects ? merge(b as Tree, v as Tree) : v);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeError } from "../../src/cli/main.js";
-import { NetworkError } from "../../src/errors.js";
+import { ConfigError, NetworkError } from "../../src/errors.js";
 
 describe("describeError for network failures", () => {
   it("a failure that was retried says so and points at target.baseUrl", () => {
@@ -25,6 +25,25 @@ describe("describeError for network failures", () => {
     );
     expect(describeError(err)).toBe(
       "usersync: GET /api/v1/profile failed: getaddrinfo ENOTFOUND nohost.invalid (ENOTFOUND). Check target.baseUrl and that the service is reachable from here.\n",
+    );
+  });
+});
+
+describe("describeError for configuration problems", () => {
+  it("lists each problem once under the summary", () => {
+    const problem = {
+      file: "/etc/u.yaml",
+      line: 2,
+      field: "policy.mdoe",
+      rule: "unknown-key",
+      message: "unknown key",
+    };
+    const err = new ConfigError(
+      "invalid configuration (1 problem):\n  /etc/u.yaml:2: policy.mdoe: unknown key [unknown-key]",
+      [problem],
+    );
+    expect(describeError(err)).toBe(
+      "usersync: invalid configuration (1 problem):\n  /etc/u.yaml:2: policy.mdoe: unknown key [unknown-key]\n",
     );
   });
 });

@@ -105,6 +105,14 @@ describe("loadConfig", () => {
     expect(toPolicy(c).maxDeletes).toEqual({ count: 25 });
   });
 
+  test("a __proto__ key is an unknown key, and what it holds does not take effect", async () => {
+    await configFile("policy:\n  __proto__:\n    mode: full\n");
+    const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
+    expect(problems).toEqual([
+      "<dir>/usersync.yaml:2: policy.__proto__: unknown key; see config.example.yaml for the keys of policy [unknown-key]",
+    ]);
+  });
+
   test("an empty list variable is refused, so it never empties policy.protect or widens policy.scope", async () => {
     const problems = await problemsOf(
       loadConfig({
