@@ -4,14 +4,16 @@
  * The reader removes that one `'` again, so an exported file reads back to the same values.
  */
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** A formula start, after any number of `'` (so `'=x` itself is written as `''=x` and reads back). */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+const NEUTRALISED = /^'+[=+\-@\t\r]/;
 
 export function neutraliseCell(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
 export function unneutraliseCell(value: string): string {
-  return value.startsWith("'") && FORMULA_START.test(value.slice(1)) ? value.slice(1) : value;
+  return NEUTRALISED.test(value) ? value.slice(1) : value;
 }
 
 /** One CSV field: neutralised, and quoted when it holds a separator, a quote, a line break or edge spaces. */

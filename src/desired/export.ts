@@ -59,7 +59,11 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     ...(options.profile === "v1" && g.parents.length > 0 ? { parents: [...g.parents].sort() } : {}),
   }));
   if (users.length === 0)
-    warnings.push("the organization has no exportable users: the file says allowEmpty: true");
+    warnings.push(
+      options.format === "yaml"
+        ? "the organization has no exportable users: the file says allowEmpty: true"
+        : "the organization has no exportable users: a CSV file without rows is not a valid desired state (export as YAML, which can say allowEmpty: true)",
+    );
 
   if (options.format === "yaml") {
     const doc = { version: 1, ...(users.length === 0 ? { allowEmpty: true } : {}), groups, users };

@@ -1,7 +1,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { neutraliseCell, unneutraliseCell } from "../../src/desired/csv-cell.js";
 import { groupsPathFor, readDesiredState, renderExport } from "../../src/desired/index.js";
 import type { DesiredState } from "../../src/desired/index.js";
 import type { ActualState } from "../../src/service/types.js";
@@ -138,6 +140,34 @@ describe("renderExport", () => {
       describeState((await readDesiredState({ file: await yamlExport() })).state),
     );
     expect(describeState(state)).toMatchObject({ users: expectedUsers });
+  });
+
+  test("CSV round trip of values that already start with a quote and a formula character", async () => {
+    const tricky: ActualState = {
+      idpUsers: [{ email: "q@example.com", displayName: "'=cmd", authenticationId: "aq" }],
+      mappings: [
+        { id: "q", authenticationId: "aq", email: "q@example.com", lastname: "'+1 555", groups: [] },
+      ],
+      groups: [],
+    };
+    const out = renderExport(tricky, { format: "csv", profile: "v1" });
+    const file = join(dir, "tricky.csv");
+    await writeFile(file, out.users);
+    const { state, problems } = await readDesiredState({ file });
+    expect(problems).toEqual([]);
+    expect(state.users[0]).toMatchObject({ displayName: "'=cmd", lastname: "'+1 555" });
+  });
+
+  test("neutralising a cell and reading it back gives the value, for any text (fast-check)", () => {
+    const text = fc.oneof(fc.string(), fc.stringMatching(/^'{0,3}[=+\-@\t\r'a]?.{0,4}$/));
+    fc.assert(fc.property(text, (v) => unneutraliseCell(neutraliseCell(v)) === v));
+  });
+
+  test("an empty organization exported as CSV says the file will not be valid", () => {
+    const out = renderExport({ idpUsers: [], mappings: [], groups: [] }, { format: "csv", profile: "v1" });
+    expect(out.warnings).toContain(
+      "the organization has no exportable users: a CSV file without rows is not a valid desired state (export as YAML, which can say allowEmpty: true)",
+    );
   });
 
   test("legacy: no names or parents; external users without an email are skipped with a warning", () => {
