@@ -11,6 +11,8 @@ describe("deriveUserId", () => {
     ["müller@example.de", "m_ller_example.de"],
     ["..dots@example.com", "dots_example.com"],
     ["first-last_x@sub.example.org", "first-last_x_sub.example.org"],
+    // Per UTF-16 code unit, as documented: ids derived by earlier versions must not change.
+    ["a\u{1F600}@x.co", "a___x.co"],
   ])("%s -> %s", (email, id) => {
     expect(deriveUserId(email)).toBe(id);
     expect(isValidId(id)).toBe(true);
