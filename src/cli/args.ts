@@ -127,7 +127,7 @@ export function choiceOption<T extends string>(
 }
 
 const GLOBAL_HELP = `Global options:
-  -c, --config FILE      config file (default: usersync.yaml in the current folder, if present)
+  -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)
   -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired)
       --groups FILE      groups file for a CSV desired state (config: source.groups)
       --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)

@@ -57,7 +57,10 @@ const FLAGS: Record<keyof ConfigOverrides, { leaf: string; flag: string }> = {
 };
 
 export interface LoadConfigOptions {
-  /** `--config FILE`; default `usersync.yaml` in `cwd` when it exists (no file at all: defaults). */
+  /**
+   * `--config FILE`; else the environment's `USERSYNC_CONFIG`; else `usersync.yaml` in `cwd` when
+   * it exists (no file at all: defaults).
+   */
   file?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -148,6 +151,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 
 async function findConfigFile(options: LoadConfigOptions): Promise<string | undefined> {
   if (options.file !== undefined) return resolve(options.cwd, options.file);
+  // The environment's way to say --config (a CronJob's env), read like the flag: a missing file is an error.
+  const fromEnv = options.env["USERSYNC_CONFIG"]?.trim();
+  if (fromEnv) return resolve(options.cwd, fromEnv);
   const candidate = resolve(options.cwd, DEFAULT_CONFIG_FILE);
   try {
     return (await stat(candidate)).isFile() ? candidate : undefined;

@@ -105,6 +105,19 @@ describe("loadConfig", () => {
     expect(toPolicy(c).maxDeletes).toEqual({ count: 25 });
   });
 
+  test("USERSYNC_CONFIG names the config file when --config does not; a missing one is an error", async () => {
+    const file = await configFile("policy:\n  mode: full\n", "from-env.yaml");
+    const c = await loadConfig({ cwd: "/", env: { USERSYNC_CONFIG: file } });
+    expect(c.configFile).toBe(file);
+    expect(c.policy.mode).toBe("full");
+    const flag = await configFile("policy:\n  mode: incremental\n", "from-flag.yaml");
+    expect((await loadConfig({ cwd: dir, file: flag, env: { USERSYNC_CONFIG: file } })).configFile).toBe(
+      flag,
+    );
+    const missing = await problemsOf(loadConfig({ cwd: dir, env: { USERSYNC_CONFIG: "nope.yaml" } }));
+    expect(missing.join("\n")).toContain("file-not-found");
+  });
+
   test("a __proto__ key is an unknown key, and what it holds does not take effect", async () => {
     await configFile("policy:\n  __proto__:\n    mode: full\n");
     const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
