@@ -78,7 +78,8 @@ export async function readCsv<F extends string>(options: {
       const line = nextLine;
       nextLine += newlines(item.raw) + (item.raw.endsWith("\n") ? 0 : 1);
       const record = item.record;
-      if (record.length === 1 && record[0]!.trim() === "") continue; // a blank line
+      // A blank line, or a row of separators only (spreadsheets write `,,,` for empty rows).
+      if (record.every((v) => v.trim() === "")) continue;
       if (header === undefined) {
         header = readHeader({ file, line, names: record, shape, problems });
         headerOk = header.length > 0 && shape.required.every((r) => header!.includes(r));

@@ -189,6 +189,19 @@ describe("CSV", () => {
     expect((await readDesiredState({ file: noGroups })).state.users[0]).not.toHaveProperty("groups");
   });
 
+  test("rows of separators only (a spreadsheet's empty rows) are skipped like blank lines", async () => {
+    const file = await write(
+      "sheet.csv",
+      "email,id,groups\r\na@example.com,a,\r\n,,\r\n ,, \r\nb@example.com,b,\r\n,,\r\n",
+    );
+    const { state, problems } = await readDesiredState({ file });
+    expect(problems).toEqual([]);
+    expect(state.users.map((u) => [u.id, u.source.line])).toEqual([
+      ["a", 2],
+      ["b", 5],
+    ]);
+  });
+
   test("column names match case-insensitively; empty cells are absent", async () => {
     const file = await write("case.csv", "EMAIL,DisplayName,State\njane@example.com,,\n");
     const { state, problems } = await readDesiredState({ file });
