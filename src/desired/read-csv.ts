@@ -58,6 +58,56 @@ export async function readCsv<F extends string>(options: {
       done(finding ? new ByteProblem(finding) : null);
     },
   });
+  let header: Array<F | undefined> | undefined;
+  let headerOk = true;
+  let rows = 0;
+  let nextLine = 1;
+  let stopped = false;
+  /**
+   * Every row is handled here, as csv-parse reads it: the rows before a stopping error (a stray
+   * quote) are all checked and reported, which reading the parser's output would not do (it
+   * drops what it had buffered when the error comes). Nothing is passed on (`null`).
+   */
+  const onRow = (item: { record: string[]; raw: string }): null => {
+    if (stopped) return null;
+    // Physical lines, counted from the raw text: csv-parse's own count differs for quoted line breaks.
+    const line = nextLine;
+    nextLine += newlines(item.raw) + (item.raw.endsWith("\n") ? 0 : 1);
+    const record = item.record;
+    // A blank line, or a row of separators only (spreadsheets write `,,,` for empty rows).
+    if (record.every((v) => v.trim() === "")) return null;
+    if (header === undefined) {
+      header = readHeader({ file, line, names: record, shape, problems });
+      headerOk = header.length > 0 && shape.required.every((r) => header!.includes(r));
+      if (!headerOk) {
+        // Nothing more to check without the columns: stop reading once this chunk is parsed.
+        stopped = true;
+        setImmediate(() => parser.destroy());
+      }
+      return null;
+    }
+    rows++;
+    if (record.length !== header.length) {
+      problems.error(
+        { file, line },
+        "field-count",
+        `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
+      );
+      return null;
+    }
+    const cols = header;
+    const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
+    if (long >= 0) {
+      problems.error(
+        { file, line, field: cols[long] ?? `column ${long + 1}` },
+        "field-too-long",
+        `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
+      );
+      return null;
+    }
+    options.onRecord(toRecord({ file, line, record, header: cols, shape }));
+    return null;
+  };
   const parser = parse({
     bom: true,
     // `raw` (not `info`, which costs twice the parse time) gives each row's text to count lines.
@@ -65,54 +115,14 @@ export async function readCsv<F extends string>(options: {
     // The field count is checked here, row by row, so one bad row does not stop the file.
     relax_column_count: true,
     max_record_size: MAX_RECORD_CHARS,
+    on_record: (item) => onRow(item as unknown as { record: string[]; raw: string }),
   });
-
-  let header: Array<F | undefined> | undefined;
-  let headerOk = true;
-  let rows = 0;
-  let nextLine = 1;
-  let stopped = false;
   const consume = async (): Promise<void> => {
-    for await (const item of parser as AsyncIterable<{ record: string[]; raw: string }>) {
-      // Physical lines, counted from the raw text: csv-parse's own count differs for quoted line breaks.
-      const line = nextLine;
-      nextLine += newlines(item.raw) + (item.raw.endsWith("\n") ? 0 : 1);
-      const record = item.record;
-      // A blank line, or a row of separators only (spreadsheets write `,,,` for empty rows).
-      if (record.every((v) => v.trim() === "")) continue;
-      if (header === undefined) {
-        header = readHeader({ file, line, names: record, shape, problems });
-        headerOk = header.length > 0 && shape.required.every((r) => header!.includes(r));
-        if (!headerOk) {
-          stopped = true;
-          return;
-        }
-        continue;
-      }
-      rows++;
-      if (record.length !== header.length) {
-        problems.error(
-          { file, line },
-          "field-count",
-          `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
-        );
-        continue;
-      }
-      const cols = header;
-      const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
-      if (long >= 0) {
-        problems.error(
-          { file, line, field: cols[long] ?? `column ${long + 1}` },
-          "field-too-long",
-          `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
-        );
-        continue;
-      }
-      options.onRecord(toRecord({ file, line, record, header: cols, shape }));
-    }
+    // Rows are handled in on_record; this only keeps the parser flowing to its end.
+    for await (const _ of parser) void _;
   };
 
-  // Leaving the loop early destroys the parser, which fails the pipeline: that is not a problem.
+  // A bad header destroys the parser, which fails the pipeline and the loop: not a problem.
   const piped = pipeline(createReadStream(file), check, parser).then(
     () => undefined,
     (err: unknown) => err,
@@ -124,7 +134,7 @@ export async function readCsv<F extends string>(options: {
     failure = err;
   }
   const pipeFailure = await piped;
-  failure ??= stopped ? undefined : pipeFailure;
+  failure = stopped ? undefined : (failure ?? pipeFailure);
   if (failure !== undefined) reportStop({ err: failure, file, problems, nextLine });
   if (header === undefined) headerOk = false;
   return { rows, headerOk };

@@ -189,6 +189,16 @@ describe("CSV", () => {
     expect((await readDesiredState({ file: noGroups })).state.users[0]).not.toHaveProperty("groups");
   });
 
+  test("rows before a stray quote are all checked too: every problem at once", async () => {
+    const file = await write("stray.csv", 'email,id\na@x.co,.bad1\nb@x.co,.bad2\nc@x.co,c\nd@x.co,d"x\n');
+    const { problems } = await readDesiredState({ file });
+    expect(problems.map((p) => [p.line, p.rule])).toEqual([
+      [2, "bad-id"],
+      [3, "bad-id"],
+      [5, "csv-quote"],
+    ]);
+  });
+
   test("rows of separators only (a spreadsheet's empty rows) are skipped like blank lines", async () => {
     const file = await write(
       "sheet.csv",
