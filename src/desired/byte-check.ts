@@ -9,6 +9,8 @@ export interface ByteFinding {
   rule: "not-utf8" | "binary";
   line: number;
   message: string;
+  /** Bytes of the chunk that hold only complete lines before the bad one (0: it began earlier). */
+  goodBytes: number;
 }
 
 const LF = 0x0a;
@@ -19,9 +21,12 @@ export class ByteChecker {
   private lower = 0x80;
   private upper = 0xbf;
   private first = true;
+  /** Where the current line starts in the chunk being checked (0 when it began before it). */
+  private lineStart = 0;
 
   /** The first finding in `chunk`, or undefined when the chunk is fine so far. */
   push(chunk: Uint8Array): ByteFinding | undefined {
+    this.lineStart = 0;
     if (this.first && chunk.length >= 2) {
       this.first = false;
       const [a, b] = [chunk[0], chunk[1]];
@@ -37,8 +42,10 @@ export class ByteChecker {
         this.need--;
         continue;
       }
-      if (b === LF) this.line++;
-      else if (b < 0x20 && b !== 0x09 && b !== 0x0d) return this.binary(b);
+      if (b === LF) {
+        this.line++;
+        this.lineStart = i + 1;
+      } else if (b < 0x20 && b !== 0x09 && b !== 0x0d) return this.binary(b);
       else if (b === 0x7f) return this.binary(b);
       else if (b < 0x80) continue;
       else if (b >= 0xc2 && b <= 0xdf) this.need = 1;
@@ -69,6 +76,7 @@ export class ByteChecker {
       rule: "not-utf8",
       line: this.line,
       message: `${what}; save the file as UTF-8 (e.g. "CSV UTF-8" in a spreadsheet) and try again`,
+      goodBytes: this.lineStart,
     };
   }
 
@@ -77,6 +85,7 @@ export class ByteChecker {
       rule: "binary",
       line: this.line,
       message: `control byte 0x${hex(b)} found: this is not a text file (binary data?)`,
+      goodBytes: this.lineStart,
     };
   }
 }

@@ -48,13 +48,17 @@ export async function readCsv<F extends string>(options: {
 }): Promise<{ rows: number; headerOk: boolean }> {
   const { file, shape, problems } = options;
   const checker = new ByteChecker();
+  let bad: ByteFinding | undefined;
   const check = new Transform({
     transform(chunk: Buffer, _enc, done) {
-      const finding = checker.push(chunk);
-      done(finding ? new ByteProblem(finding) : null, finding ? undefined : chunk);
+      // After bad bytes nothing more is parsed; the rest of the file is only read to its end.
+      if (bad) return done();
+      bad = checker.push(chunk);
+      // The complete lines before the bad one are parsed, so their rows are checked too.
+      done(null, bad ? chunk.subarray(0, bad.goodBytes) : chunk);
     },
     flush(done) {
-      const finding = checker.end();
+      const finding = bad ?? checker.end();
       done(finding ? new ByteProblem(finding) : null);
     },
   });

@@ -199,6 +199,22 @@ describe("CSV", () => {
     ]);
   });
 
+  test("rows before a line of invalid UTF-8 are checked too; the rest of the file is not", async () => {
+    const file = await write(
+      "latin1-late.csv",
+      Buffer.concat([
+        Buffer.from("email,id\na@x.co,.bad1\nb@x.co,b\nc@x.co,c"),
+        Buffer.from([0xe9]),
+        Buffer.from("\nd@x.co,.bad4\n"),
+      ]),
+    );
+    const { problems } = await readDesiredState({ file });
+    expect(problems.map((p) => [p.line, p.rule])).toEqual([
+      [2, "bad-id"],
+      [4, "not-utf8"],
+    ]);
+  });
+
   test("rows of separators only (a spreadsheet's empty rows) are skipped like blank lines", async () => {
     const file = await write(
       "sheet.csv",
