@@ -68,14 +68,14 @@ export async function readCsv<F extends string>(options: {
   let nextLine = 1;
   let stopped = false;
   /** Every row, in file order, as csv-parse reads it. */
-  const onRow = (item: { record: string[]; raw: string }): null => {
-    if (stopped) return null;
+  const onRow = (item: { record: string[]; raw: string }): void => {
+    if (stopped) return;
     // Physical lines, counted from the raw text: csv-parse's own count differs for quoted line breaks.
     const line = nextLine;
     nextLine += newlines(item.raw) + (item.raw.endsWith("\n") ? 0 : 1);
     const record = item.record;
     // A blank line, or a row of separators only (spreadsheets write `,,,` for empty rows).
-    if (record.every((v) => v.trim() === "")) return null;
+    if (record.every((v) => v.trim() === "")) return;
     if (header === undefined) {
       header = readHeader({ file, line, names: record, shape, problems });
       headerOk = header.length > 0 && shape.required.every((r) => header!.includes(r));
@@ -84,7 +84,7 @@ export async function readCsv<F extends string>(options: {
         stopped = true;
         setImmediate(() => parser.destroy());
       }
-      return null;
+      return;
     }
     rows++;
     if (record.length !== header.length) {
@@ -93,7 +93,7 @@ export async function readCsv<F extends string>(options: {
         "field-count",
         `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
       );
-      return null;
+      return;
     }
     const cols = header;
     const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
@@ -103,10 +103,9 @@ export async function readCsv<F extends string>(options: {
         "field-too-long",
         `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
       );
-      return null;
+      return;
     }
     options.onRecord(toRecord({ file, line, record, header: cols, shape }));
-    return null;
   };
   const parser = parse({
     bom: true,
@@ -127,7 +126,7 @@ export async function readCsv<F extends string>(options: {
       parser.once("error", reject);
     });
 
-  // A bad header destroys the parser, which fails the pipeline and the loop: not a problem.
+  // A bad header destroys the parser, which fails the pipeline: not a problem (see `stopped`).
   const piped = pipeline(createReadStream(file), check, parser).then(
     () => undefined,
     (err: unknown) => err,
