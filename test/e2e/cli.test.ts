@@ -30,6 +30,17 @@ afterEach(async () => {
 
 const env = () => ({ USERSYNC_TOKEN: TOKEN });
 const writes = () => emulator.requestLog().filter((r) => r.method !== "GET").length;
+/** `apply --yes` of the demo file against the emulator, with its generated passwords in `credentials`. */
+const applyDemo = (credentials: string): string[] => [
+  "apply",
+  "--desired",
+  DESIRED,
+  "--base-url",
+  emulator.url,
+  "--yes",
+  "--credentials-file",
+  credentials,
+];
 
 describe("usersync CLI", () => {
   it("prints help and its version", async () => {
@@ -146,14 +157,7 @@ describe("usersync CLI", () => {
       };
       const r = await runCli(
         [
-          "apply",
-          "--desired",
-          DESIRED,
-          "--base-url",
-          emulator.url,
-          "--yes",
-          "--credentials-file",
-          files.credentials,
+          ...applyDemo(files.credentials),
           "--report",
           files.report,
           "--journal",
@@ -211,21 +215,7 @@ describe("usersync CLI", () => {
     "a journal that cannot be written (a full disk) is said once; the run finishes with its own exit code",
     async () => {
       await withTempDir(async (dir) => {
-        const r = await runCli(
-          [
-            "apply",
-            "--yes",
-            "--desired",
-            DESIRED,
-            "--base-url",
-            emulator.url,
-            "--credentials-file",
-            join(dir, "c.csv"),
-            "--journal",
-            "/dev/full",
-          ],
-          { env: env() },
-        );
+        const r = await runCli([...applyDemo(join(dir, "c.csv")), "--journal", "/dev/full"], { env: env() });
         expect(r.code).toBe(0);
         expect(r.stderr.split("the journal cannot be written")).toHaveLength(2);
         expect(r.stderr).not.toContain("unexpected error");
@@ -400,16 +390,7 @@ describe("usersync CLI", () => {
     emulator.setFaults({ latencyMs: 40 });
     await withTempDir(async (dir) => {
       const report = join(dir, "report.json");
-      const args = [
-        "apply",
-        "--desired",
-        DESIRED,
-        "--base-url",
-        emulator.url,
-        "--yes",
-        "--credentials-file",
-        join(dir, "c.csv"),
-      ];
+      const args = applyDemo(join(dir, "c.csv"));
       const { child, done } = startCli([...args, "--report", report], {
         env: { ...env(), USERSYNC_EXECUTION_CONCURRENCY: "1" },
       });
