@@ -36,8 +36,12 @@ export function readFastYaml(text: string): FastYaml | undefined {
   } catch {
     return undefined;
   }
-  const documents = events.filter((e) => e.type === EVENT_ID.DOCUMENT).length;
-  if (documents !== 1 || events.some(isNotPlain)) return undefined;
+  let documents = 0;
+  for (const e of events) {
+    if (e.type === EVENT_ID.DOCUMENT) documents++;
+    else if (isNotPlain(e)) return undefined;
+  }
+  if (documents !== 1) return undefined;
   let data: unknown;
   try {
     [data] = constructFromEvents(events, { source: text, schema: CORE_SCHEMA, maxAliases: 0 });
@@ -87,6 +91,7 @@ export function readFastYaml(text: string): FastYaml | undefined {
   return out;
 }
 
+/** An alias, or a node with an anchor or a tag. */
 function isNotPlain(e: Event): boolean {
   if (e.type === EVENT_ID.ALIAS) return true;
   if (e.type === EVENT_ID.DOCUMENT || e.type === EVENT_ID.POP) return false;
