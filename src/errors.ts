@@ -98,6 +98,19 @@ export class HttpError extends UsersyncError {
   }
 }
 
+/** OpenSSL's verdicts for a certificate chain that no trusted CA vouches for. */
+const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+]);
+
+/** The service's certificate is not trusted: the advice is target.caFile, not reachability. */
+export const isUntrustedCertificate = (code: string): boolean => UNTRUSTED_CERTIFICATE.has(code);
+
 export class NetworkError extends UsersyncError {
   readonly code = "NETWORK_ERROR" as const;
   constructor(

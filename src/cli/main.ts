@@ -10,6 +10,7 @@ import {
   formatProblem,
   ConfigError,
   InputError,
+  isUntrustedCertificate,
   HttpError,
   NetworkError,
   UsersyncError,
@@ -81,8 +82,8 @@ export function describeError(err: unknown): string {
   }
   if (err instanceof NetworkError) {
     const retried = err.retryable ? ", after every retry" : "";
-    // An untrusted certificate carries its own advice (target.caFile).
-    const hint = err.message.includes("target.caFile")
+    // An untrusted certificate carries its own advice (target.caFile) in the message.
+    const hint = isUntrustedCertificate(err.cause_code)
       ? ""
       : " Check target.baseUrl and that the service is reachable from here.";
     return `usersync: ${err.message}${retried}.${hint}\n`;

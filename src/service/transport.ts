@@ -8,7 +8,7 @@ import { Pool } from "undici";
 import pLimit from "p-limit";
 import pRetry from "p-retry";
 import type { Logger } from "pino";
-import { HttpError, NetworkError } from "../errors.js";
+import { HttpError, isUntrustedCertificate, NetworkError } from "../errors.js";
 import { redactSecrets } from "../logging.js";
 import type { CallOptions, ClientStats } from "./types.js";
 import { toHttpError } from "./error-body.js";
@@ -59,15 +59,6 @@ function first(h: Headers, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** OpenSSL's verdicts for a certificate chain that no trusted CA vouches for. */
-const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "CERT_UNTRUSTED",
-]);
 const UNTRUSTED_HINT =
   "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
 
@@ -186,7 +177,7 @@ export class Transport {
       const code = timedOut ? "UND_ERR_HEADERS_TIMEOUT" : (e.code ?? "UNKNOWN");
       const message = timedOut
         ? `no answer within ${this.o.timeouts.headersMs} ms`
-        : (e.message ?? String(err)) + (UNTRUSTED_CERTIFICATE.has(code) ? UNTRUSTED_HINT : "");
+        : (e.message ?? String(err)) + (isUntrustedCertificate(code) ? UNTRUSTED_HINT : "");
       throw new NetworkError(
         spec.method,
         redactSecrets(spec.path, secrets),
