@@ -41,7 +41,12 @@ const commandOptions = {
     "credentials-file": { type: "string" },
   },
   validate: { ...globalOptions, profile: { type: "string" } },
-  export: { ...globalOptions, format: { type: "string", short: "f" }, out: { type: "string", short: "o" } },
+  export: {
+    ...globalOptions,
+    format: { type: "string", short: "f" },
+    out: { type: "string", short: "o" },
+    source: { type: "string" },
+  },
   emulator: {
     help: { type: "boolean", short: "h" },
     port: { type: "string", short: "p" },
@@ -215,6 +220,8 @@ usersync.
 Options:
   -f, --format FMT   yaml|csv (default yaml)
   -o, --out FILE     write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout
+      --source S     service|ldap (default service); ldap writes what the directory of
+                     source.ldap says, as YAML (see docs/ldap.md)
 
 ${GLOBAL_HELP}`,
   emulator: `Usage: usersync emulator [options]
