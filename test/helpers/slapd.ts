@@ -125,7 +125,7 @@ export async function startSlapd(ldif: string): Promise<Slapd> {
     try {
       await waitForPort(port, child);
     } catch (err) {
-      throw new Error(`${(err as Error).message}: ${stderr}`);
+      throw new Error(`${(err as Error).message}: ${stderr}`, { cause: err });
     }
   };
   const stop = async (): Promise<void> => {
