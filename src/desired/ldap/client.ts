@@ -37,7 +37,10 @@ function describe(err: unknown, password: string | undefined): string {
   // ldapts: "<diagnostic message> Code: 0x31", the diagnostic often empty; the class names the result.
   let text = (e.message ?? String(err)).replace(/\s*Code: 0x[0-9a-f]+$/i, "").trim();
   if (typeof e.code === "number") {
-    const name = (e.name ?? "LDAP error").replace(/Error$/, "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+    const name = (e.name ?? "LDAP error")
+      .replace(/Error$/, "")
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .toLowerCase();
     text = `${name} (LDAP result ${e.code})${text ? `: ${text}` : ""}`;
   } else if (typeof e.code === "string" && !text.includes(e.code)) text = `${e.code}: ${text}`;
   if (password) text = text.split(password).join("***");
