@@ -3,11 +3,15 @@
  * limit, nested groups, parents, problems naming the DN and the attribute, and failures that
  * must never read as "no users".
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.js";
 import { configSchema } from "../../src/config/schema.js";
 import { readLdapDesired, type LdapConfig } from "../../src/desired/ldap/index.js";
-import { binaryText } from "../../src/desired/ldap/template.js";
+import { binaryText, evaluate } from "../../src/desired/ldap/template.js";
+import { escapeFilterValue } from "../../src/desired/ldap/groups.js";
 import {
   findSlapd,
   READER_DN,
@@ -130,6 +134,29 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
     expect((err as Error).message).not.toContain(wrong);
   });
 
+  it("reads the bind password from source.ldap.passwordFile (a trailing newline dropped)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "usersync-ldap-pw-"));
+    try {
+      const file = join(dir, "pw");
+      await writeFile(file, `${READER_PASSWORD}\n`, { mode: 0o600 });
+      const config = ldapConfig({ passwordFile: file, userFilter: "(uid=p00000*)" });
+      const { state } = await readLdapDesired({ config, env: {}, defaultIdentity: "builtin" });
+      expect(state.users).toHaveLength(10);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("StartTLS against a server without TLS is an InputError, not a plain-text bind", async () => {
+    const err = await readLdapDesired({
+      config: ldapConfig({ startTls: true }),
+      env,
+      defaultIdentity: "builtin",
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toMatch(/StartTLS failed/);
+  });
+
   it("a missing password stops before connecting, and says where to put it", async () => {
     const err = await readLdapDesired({ config: ldapConfig(), env: {}, defaultIdentity: "builtin" }).catch(
       (e: unknown) => e,
@@ -139,6 +166,21 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
 });
 
 describe("LDAP templates", () => {
+  it("escapes DNs put into a filter", () => {
+    expect(escapeFilterValue("cn=a*(b)\\c")).toBe("cn=a\\2a\\28b\\29\\5cc");
+  });
+
+  it("evaluates templates case-insensitively; a missing attribute gives no value", () => {
+    const values = new Map([
+      ["uid", ["jdoe"]],
+      ["mail", ["J@x.org", "other@x.org"]],
+    ]);
+    expect(evaluate("{UID}@example.com", values)).toBe("jdoe@example.com");
+    expect(evaluate("{mail}", values)).toBe("J@x.org");
+    expect(evaluate("{sn}", values)).toBeUndefined();
+    expect(evaluate("external", values)).toBe("external");
+  });
+
   it("writes AD's objectGUID in its text form", () => {
     const guid = Buffer.from("78563412bc9af0de0123456789abcdef", "hex");
     expect(binaryText("objectGUID", guid)).toBe("12345678-9abc-def0-0123-456789abcdef");

@@ -83,21 +83,19 @@ export async function readDirectoryGroups(options: {
     }
   }
   const parentsOf = parentMap(byDn, config.nested);
-  const groups: DesiredGroup[] = [];
+  const made: { group: DirectoryGroup; rule: Rule; desired: DesiredGroup }[] = [];
   for (const { group, rule, values } of picked) {
     const desired = toDesiredGroup(group, rule, values, ctx);
     if (desired) {
       group.id = desired.id;
-      groups.push(desired);
+      made.push({ group, rule, desired });
     }
   }
+  // Parents once every picked group has its id, so the nearest user group above is known.
+  for (const { group, rule, desired } of made)
+    if (rule.parents === "directory") desired.parents = nearestMapped(normaliseDn(group.dn), byDn, parentsOf);
+  const groups = made.map((m) => m.desired);
   const closure = closures(byDn, parentsOf, config.nested !== "none");
-  for (const { group, rule } of picked)
-    if (group.id !== undefined) {
-      const found = groups.find((g) => g.id === group.id && g.source.file === group.dn);
-      if (found && rule.parents === "directory")
-        found.parents = nearestMapped(normaliseDn(group.dn), byDn, parentsOf);
-    }
 
   const direct = new Map<string, Set<string>>();
   for (const [dn, group] of byDn)
