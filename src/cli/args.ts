@@ -133,7 +133,8 @@ export function choiceOption<T extends string>(
 
 const GLOBAL_HELP = `Global options:
   -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)
-  -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired)
+  -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired; or read an
+                         LDAP/AD directory with source.type: ldap, see docs/ldap.md)
       --groups FILE      groups file for a CSV desired state (config: source.groups)
       --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)
       --log-level LEVEL  trace|debug|info|warn|error|silent (default info)

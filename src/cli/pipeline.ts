@@ -59,6 +59,10 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 /** Reads and validates the desired state; every error at once as an InputError (exit 4). */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   if (runtime.config.source.type === "ldap") {
+    if (runtime.config.source.desired !== undefined)
+      runtime.logger.warn(
+        "source.type is ldap: the desired-state file (--desired, source.desired) is not read",
+      );
     const { state, problems } = await readLdap(runtime);
     reportProblems(problems, runtime.logger);
     // A count needs nothing from the service: checked before the first request.
@@ -68,7 +72,7 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   const options = desiredReadOptions(runtime.config);
   if (options === undefined) {
     throw new ConfigError(
-      "no desired-state file: pass --desired FILE or set source.desired in the config (see config.example.yaml).",
+      "no desired-state file: pass --desired FILE, set source.desired in the config, or read a directory with source.type: ldap (see config.example.yaml).",
     );
   }
   const { state, problems } = await readDesiredState(options);
