@@ -165,6 +165,11 @@ describe.skipIf(!available)("usersync with an LDAP source (slapd + emulator)", (
       const config = await writeConfig(dir);
       const valid = await runCli(["validate", "--config", config], { env: env() });
       expect(valid.stdout).toContain(`OK: ${slapd.url}/${PEOPLE}: ${COUNT} user(s)`);
+      const short = await runCli(["validate", "--config", config], {
+        env: { ...env(), USERSYNC_SOURCE_MIN_USERS: String(COUNT + 1) },
+      });
+      expect(short.code).toBe(4);
+      expect(short.stderr).toContain(`gave ${COUNT} user(s), fewer than source.minUsers (${COUNT + 1})`);
       const out = join(dir, "directory.yaml");
       const exported = await runCli(["export", "--config", config, "--source", "ldap", "--out", out], {
         env: env(),
@@ -192,7 +197,12 @@ describe.skipIf(!available)("usersync with an LDAP source (slapd + emulator)", (
           const r = await runCli(args, { env: { ...env(password), ...extra } });
           expect(r.code).toBe(4);
           expect(emulator.requestLog()).toEqual([]);
-          if (password) expect(r.stderr + r.stdout).not.toContain(password);
+          if (password) {
+            expect(r.stderr).toMatch(
+              /bind as cn=reader,dc=example,dc=org failed: invalid credentials \(LDAP result 49\)/,
+            );
+            expect(r.stderr + r.stdout).not.toContain(password);
+          }
         });
       });
 

@@ -5,6 +5,7 @@ import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { loadRuntime, readLdap } from "../pipeline.js";
 import { desiredReadOptions } from "../../config/index.js";
+import { checkMinUsersCount } from "../min-users.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(values, io);
@@ -32,6 +33,8 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
     );
     return ExitCode.invalid;
   }
+  // The directory's read is checked as a run would check it (a count only: a percentage needs the service).
+  if (fromLdap) checkMinUsersCount(state, config);
   const absent = state.users.filter((u) => u.state === "absent").length;
   io.stdout.write(
     `OK: ${state.files.join(", ")}: ${state.users.length} user(s)${absent ? ` (${absent} marked absent)` : ""}, ` +
