@@ -165,6 +165,20 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
   });
 });
 
+describe.skipIf(!available)("LDAP source against a slapd whose size limit also caps paged searches", () => {
+  it("a read cut at the size limit is an InputError, never a short desired state", async () => {
+    const strict = await startSlapd(directoryLdif(600), { strictSizeLimit: true });
+    try {
+      const config = { ...ldapConfig(), url: strict.url };
+      const err = await readLdapDesired({ config, env, defaultIdentity: "builtin" }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as Error).message).toMatch(/size limit exceeded \(LDAP result 4\)/);
+    } finally {
+      await strict.remove();
+    }
+  });
+});
+
 describe("LDAP templates", () => {
   it("escapes DNs put into a filter", () => {
     expect(escapeFilterValue("cn=a*(b)\\c")).toBe("cn=a\\2a\\28b\\29\\5cc");

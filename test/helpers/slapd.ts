@@ -53,7 +53,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-function config(dir: string): string {
+function config(dir: string, strictSizeLimit: boolean): string {
   const modules = ["/usr/lib/ldap", "/usr/lib/x86_64-linux-gnu/ldap", "/usr/lib/aarch64-linux-gnu/ldap"].find(
     (d) => existsSync(join(d, "back_mdb.so")),
   );
@@ -62,7 +62,8 @@ function config(dir: string): string {
     `pidfile ${join(dir, "slapd.pid")}`,
     ...(modules ? [`modulepath ${modules}`, "moduleload back_mdb"] : []),
     // Paged results may go past the limit (as most sites allow); a plain search may not.
-    "sizelimit size.soft=500 size.hard=500 size.prtotal=unlimited",
+    // Strict: a bare `sizelimit 500`, which caps paged searches at 500 too (slapd's default).
+    strictSizeLimit ? "sizelimit 500" : "sizelimit size.soft=500 size.hard=500 size.prtotal=unlimited",
     "database mdb",
     "maxsize 2147483648",
     `suffix "${SUFFIX}"`,
@@ -101,13 +102,13 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
 }
 
 /** Loads `ldif` (after the base entries) and starts slapd. Always `remove()` at the end. */
-export async function startSlapd(ldif: string): Promise<Slapd> {
+export async function startSlapd(ldif: string, options: { strictSizeLimit?: boolean } = {}): Promise<Slapd> {
   const bins = findSlapd();
   if (!bins) throw new Error(SKIP_MESSAGE);
   const dir = await mkdtemp(join(tmpdir(), "usersync-slapd-"));
   await mkdir(join(dir, "db"));
   const conf = join(dir, "slapd.conf");
-  await writeFile(conf, config(dir));
+  await writeFile(conf, config(dir, options.strictSizeLimit ?? false));
   await writeFile(join(dir, "data.ldif"), `${baseLdif()}\n${ldif}`);
   const load = spawnSync(bins.slapadd, ["-q", "-f", conf, "-l", join(dir, "data.ldif")], {
     encoding: "utf8",
