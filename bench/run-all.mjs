@@ -1,6 +1,6 @@
 // `npm run bench`: every figure in its own node process, one after another (so peak RSS is per
-// figure and no two benchmarks share the CPU). `--only N` runs figure N (1-7, or 8 for the
-// emulator's own throughput). Each script prints its table and writes bench/results/<name>.json.
+// figure and no two benchmarks share the CPU). `--only N` runs figure N (1-7, 8 for the
+// emulator's own throughput, 9 reading from LDAP). Each script prints its table and writes bench/results/<name>.json.
 import { spawn } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ const FIGURES = [
   [6, "baseline.mjs"],
   [7, "rate-limit.mjs"],
   [8, "emulator-throughput.mjs"],
+  [9, "read-ldap.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");

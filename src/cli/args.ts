@@ -41,7 +41,12 @@ const commandOptions = {
     "credentials-file": { type: "string" },
   },
   validate: { ...globalOptions, profile: { type: "string" } },
-  export: { ...globalOptions, format: { type: "string", short: "f" }, out: { type: "string", short: "o" } },
+  export: {
+    ...globalOptions,
+    format: { type: "string", short: "f" },
+    out: { type: "string", short: "o" },
+    source: { type: "string" },
+  },
   emulator: {
     help: { type: "boolean", short: "h" },
     port: { type: "string", short: "p" },
@@ -128,7 +133,8 @@ export function choiceOption<T extends string>(
 
 const GLOBAL_HELP = `Global options:
   -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)
-  -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired)
+  -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired; or read an
+                         LDAP/AD directory with source.type: ldap, see docs/ldap.md)
       --groups FILE      groups file for a CSV desired state (config: source.groups)
       --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)
       --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
@@ -215,6 +221,8 @@ usersync.
 Options:
   -f, --format FMT   yaml|csv (default yaml)
   -o, --out FILE     write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout
+      --source S     service|ldap (default service); ldap writes what the directory of
+                     source.ldap says, as YAML (see docs/ldap.md)
 
 ${GLOBAL_HELP}`,
   emulator: `Usage: usersync emulator [options]

@@ -68,7 +68,9 @@ export function describeError(err: unknown): string {
     const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
     const hint =
       err instanceof InputError
-        ? "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
+        ? err.problems.length === 0 && err.message.startsWith("the directory ")
+          ? "Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md) and run again (usersync validate).\n"
+          : "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
         : "";
     // The message's first line is the summary; the problems below it are listed once here.
     const summary = lines === "" ? err.message : err.message.split("\n")[0];

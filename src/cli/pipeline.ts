@@ -17,6 +17,8 @@ import { intOption, stringOption, type ParsedValues } from "./args.js";
 import type { Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/types.js";
+import { readLdapDesired } from "../desired/ldap/index.js";
+import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -56,15 +58,51 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 
 /** Reads and validates the desired state; every error at once as an InputError (exit 4). */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
+  if (runtime.config.source.type === "ldap") {
+    if (runtime.config.source.desired !== undefined)
+      runtime.logger.warn(
+        "source.type is ldap: the desired-state file (--desired, source.desired) is not read",
+      );
+    const { state, problems } = await readLdap(runtime);
+    reportProblems(problems, runtime.logger);
+    // A count needs nothing from the service: checked before the first request.
+    checkMinUsersCount(state, runtime.config);
+    return state;
+  }
   const options = desiredReadOptions(runtime.config);
   if (options === undefined) {
     throw new ConfigError(
-      "no desired-state file: pass --desired FILE or set source.desired in the config (see config.example.yaml).",
+      "no desired-state file: pass --desired FILE, set source.desired in the config, or read a directory with source.type: ldap (see config.example.yaml).",
     );
   }
   const { state, problems } = await readDesiredState(options);
   reportProblems(problems, runtime.logger);
+  checkMinUsersCount(state, runtime.config);
   return state;
+}
+
+/** The directory as a desired state (`source.type: ldap`); a connection or bind failure is an InputError. */
+export async function readLdap(runtime: Runtime): ReturnType<typeof readLdapDesired> {
+  const ldap = runtime.config.source.ldap;
+  if (ldap === undefined)
+    throw new ConfigError(
+      "source.type is ldap but source.ldap is not set: see docs/ldap.md and config.example.yaml.",
+    );
+  const started = performance.now();
+  const read = await readLdapDesired({
+    config: ldap,
+    env: runtime.io.env,
+    defaultIdentity: runtime.config.identity.default,
+  });
+  runtime.logger.info(
+    {
+      users: read.state.users.length,
+      groups: read.state.groups.length,
+      durationMs: Math.round(performance.now() - started),
+    },
+    `read ${read.state.files[0]}`,
+  );
+  return read;
 }
 
 /** Logs warnings; throws an InputError listing every error. */
@@ -137,6 +175,8 @@ export async function planAgainstService(
         requestsPerSecond: config.execution.requestsPerSecond,
       },
     });
+    // A percentage of the managed users needs the listing (read-only); still before any write.
+    checkMinUsersShare(options.desired, config, plan.deleteGuard.managedUsers);
     return { connection, desired: options.desired, actual, policy, plan };
   } catch (err) {
     if (!options.connection) await connection.close();

@@ -94,6 +94,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const fileTokenEnv = getPath(file.data, "target.tokenEnv");
   if (typeof fileTokenEnv === "string") tokenEnvCandidates.add(fileTokenEnv);
   if (options.env.USERSYNC_TARGET_TOKEN_ENV) tokenEnvCandidates.add(options.env.USERSYNC_TARGET_TOKEN_ENV);
+  // The LDAP bind password's variable (docs/ldap.md) is a secret, not a config key.
+  tokenEnvCandidates.add("USERSYNC_LDAP_PASSWORD");
+  const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
+  if (typeof ldapPasswordEnv === "string") tokenEnvCandidates.add(ldapPasswordEnv);
   const env = envLayer(options.env, tokenEnvCandidates);
   resolvePaths(env.data, options.cwd);
   const flags = flagLayer(

@@ -34,10 +34,80 @@ const target = z.strictObject({
   embeddedData: path.optional(),
 });
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
+const LDAP_FIELDS = [
+  "email",
+  "id",
+  "displayName",
+  "firstname",
+  "lastname",
+  "identity",
+  "authenticationId",
+  "state",
+] as const;
+const template = z.string().min(1);
+
+/** `source.ldap` (issue 16): the directory as the desired state; see docs/ldap.md. */
+const ldapGroupRule = z
+  .strictObject({
+    dn: z.string().min(1).optional(),
+    cn: z.string().min(1).optional(),
+    id: template.default("{cn}"),
+    name: template.optional(),
+    lowerCase: z.boolean().default(true),
+    parents: z.union([z.literal("directory"), list]).default("directory"),
+  })
+  .refine((r) => r.dn !== undefined || r.cn !== undefined, {
+    error: "a group rule needs dn or cn (a pattern)",
+  });
+
+const ldap = z.strictObject({
+  url: z.string().regex(/^ldaps?:\/\/[^/]+\/?$/, "must be ldap://HOST[:PORT] or ldaps://HOST[:PORT]"),
+  startTls: z.boolean().default(false),
+  caFile: path.optional(),
+  bindDn: z.string().min(1).optional(),
+  passwordEnv: envName.default("USERSYNC_LDAP_PASSWORD"),
+  passwordFile: path.optional(),
+  baseDn: z.string().min(1),
+  userFilter: z.string().min(1).default("(objectClass=inetOrgPerson)"),
+  groupBaseDn: z.string().min(1).optional(),
+  groupFilter: z.string().min(1).default("(|(objectClass=groupOfNames)(objectClass=group))"),
+  pageSize: int(1, 10_000, 500),
+  timeoutMs: int(1, 600_000, 30_000),
+  attributes: z
+    .strictObject({
+      email: template.default("{mail}"),
+      id: template.optional(),
+      displayName: template.optional(),
+      firstname: template.optional(),
+      lastname: template.optional(),
+      identity: template.optional(),
+      authenticationId: template.optional(),
+      state: template.optional(),
+    })
+    .prefault({}),
+  lowerCase: z.array(z.enum(LDAP_FIELDS)).default([]),
+  nested: z.enum(["member", "inChain", "none"]).default("member"),
+  groups: z.array(ldapGroupRule).default([]),
+});
+
 const source = z.strictObject({
+  type: z.enum(["file", "ldap"]).default("file"),
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
+  minUsers: z
+    .union([
+      z.number().int().min(1, "must be at least 1"),
+      z
+        .string()
+        .regex(
+          MAX_DELETES_PATTERN,
+          'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
+        ),
+    ])
+    .optional(),
+  ldap: ldap.optional(),
 });
 
 const identity = z.strictObject({
@@ -130,6 +200,8 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "source.desired": "string",
   "source.groups": "string",
   "source.format": "string",
+  "source.type": "string",
+  "source.minUsers": "countOrPercent",
   "identity.default": "string",
   "identity.passwords": "string",
   "identity.passwordFile": "string",
@@ -167,6 +239,8 @@ export const PATH_LEAVES: readonly string[] = [
   "target.embeddedData",
   "source.desired",
   "source.groups",
+  "source.ldap.caFile",
+  "source.ldap.passwordFile",
   "identity.passwordFile",
   "output.plan",
   "output.report",

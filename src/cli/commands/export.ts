@@ -1,11 +1,12 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState } from "../../apply/index.js";
 import { groupsPathFor, renderExport } from "../../desired/index.js";
-import { ExitCode } from "../../errors.js";
+import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
-import { loadRuntime } from "../pipeline.js";
+import { loadRuntime, readLdap, reportProblems } from "../pipeline.js";
+import { renderDesiredYaml } from "../../desired/ldap/index.js";
 import { connect } from "../target.js";
 
 export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
@@ -13,6 +14,25 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   const out = stringOption(values, "out");
   const runtime = await loadRuntime(values, io);
   const { logger } = runtime;
+  const from = choiceOption(values, "source", ["service", "ldap"] as const) ?? "service";
+  if (from === "ldap") {
+    if (format !== "yaml") throw new ConfigError("export --source ldap writes YAML only: drop --format csv.");
+    const { state, problems } = await readLdap({
+      ...runtime,
+      config: { ...runtime.config, source: { ...runtime.config.source, type: "ldap" } },
+    });
+    reportProblems(problems, logger);
+    const text = renderDesiredYaml(state);
+    if (out === undefined) io.stdout.write(text);
+    else {
+      await writeFileAtomic(out, text);
+      logger.info(
+        { users: state.users.length, groups: state.groups.length, file: out },
+        `exported ${state.files[0]}`,
+      );
+    }
+    return ExitCode.ok;
+  }
   const connection = await connect({ config: runtime.config, logger });
   try {
     const actual = await listActualState(connection.client);

@@ -3,20 +3,23 @@ import { ConfigError, ExitCode, formatProblem } from "../../errors.js";
 import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { loadRuntime } from "../pipeline.js";
+import { loadRuntime, readLdap } from "../pipeline.js";
 import { desiredReadOptions } from "../../config/index.js";
+import { checkMinUsersCount } from "../min-users.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(values, io);
   const { config } = runtime;
   const profile = choiceOption(values, "profile", ["v1", "legacy"] as const);
   const options = desiredReadOptions(config, positionals[0]);
-  if (options === undefined) {
+  // A FILE argument wins; otherwise source.type: ldap reads the directory (read-only).
+  const fromLdap = config.source.type === "ldap" && positionals[0] === undefined;
+  if (options === undefined && !fromLdap) {
     throw new ConfigError(
       "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
     );
   }
-  const { state, problems } = await readDesiredState(options);
+  const { state, problems } = fromLdap ? await readLdap(runtime) : await readDesiredState(options!);
   const all =
     profile !== undefined && !problems.some(isError)
       ? [...problems, ...validateForProfile(state, profile)]
@@ -30,6 +33,8 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
     );
     return ExitCode.invalid;
   }
+  // The directory's read is checked as a run would check it (a count only: a percentage needs the service).
+  if (fromLdap) checkMinUsersCount(state, config);
   const absent = state.users.filter((u) => u.state === "absent").length;
   io.stdout.write(
     `OK: ${state.files.join(", ")}: ${state.users.length} user(s)${absent ? ` (${absent} marked absent)` : ""}, ` +

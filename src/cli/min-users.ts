@@ -1,0 +1,38 @@
+/**
+ * `source.minUsers`: a directory outage, a bad filter or a wrong base must never read as
+ * "everyone left". A count is checked as soon as the desired state is read (before any request
+ * to the service); a percentage of the managed users needs the service's listing, so it is
+ * checked after listing and before planning is handed on: nothing is ever written.
+ * An LDAP source always needs at least one user; a file source only when minUsers is set.
+ */
+import { InputError } from "../errors.js";
+import type { Config } from "../config/schema.js";
+import type { DesiredState } from "../desired/types.js";
+
+function present(state: DesiredState): number {
+  return state.users.filter((u) => u.state === "present").length;
+}
+
+function refuse(state: DesiredState, found: number, wanted: string): never {
+  throw new InputError(
+    `${state.files.join(", ")} gave ${found} user(s), fewer than source.minUsers (${wanted}): ` +
+      "a failed, filtered or truncated read is never taken as the desired state. Check the source " +
+      "(for LDAP: baseDn, userFilter, the bind account's rights); lower source.minUsers if the drop is real.",
+    [],
+  );
+}
+
+export function checkMinUsersCount(state: DesiredState, config: Config): void {
+  const min = config.source.minUsers ?? (config.source.type === "ldap" ? 1 : undefined);
+  if (typeof min !== "number") return;
+  const found = present(state);
+  if (found < min) refuse(state, found, String(min));
+}
+
+export function checkMinUsersShare(state: DesiredState, config: Config, managedUsers: number): void {
+  const min = config.source.minUsers;
+  if (typeof min !== "string") return;
+  const needed = Math.ceil((Number(min.slice(0, -1)) / 100) * managedUsers);
+  const found = present(state);
+  if (found < needed) refuse(state, found, `${min} of ${managedUsers} managed users = ${needed}`);
+}

@@ -1,0 +1,113 @@
+/**
+ * The LDAP connection: connect (ldaps, or ldap with StartTLS), bind with a password read from
+ * an environment variable or a file (never from the config), paged searches (RFC 2696) page by
+ * page. Every failure becomes an InputError (exit 4) with the server's message, before any
+ * request to the service, and with the password scrubbed from it.
+ */
+import { readFile } from "node:fs/promises";
+import { Client, type Entry } from "ldapts";
+import { InputError } from "../../errors.js";
+import type { Config } from "../../config/schema.js";
+
+export type LdapConfig = NonNullable<Config["source"]["ldap"]>;
+
+export interface LdapConnection {
+  /** Every entry of a paged search, one page at a time. */
+  pages(options: { base: string; filter: string; attributes: string[] }): AsyncGenerator<Entry[]>;
+  close(): Promise<void>;
+}
+
+async function readPassword(config: LdapConfig, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (config.passwordFile !== undefined) {
+    try {
+      return (await readFile(config.passwordFile, "utf8")).replace(/\r?\n$/, "");
+    } catch (err) {
+      throw new InputError(
+        `cannot read the LDAP bind password file ${config.passwordFile} (${(err as NodeJS.ErrnoException).code ?? "error"}): check source.ldap.passwordFile`,
+        [],
+      );
+    }
+  }
+  return env[config.passwordEnv];
+}
+
+/** The server's message, with the password cut out should a server ever echo it. */
+function describe(err: unknown, password: string | undefined): string {
+  const e = err as { message?: string; code?: unknown; name?: string };
+  // ldapts: "<diagnostic message> Code: 0x31", the diagnostic often empty; the class names the result.
+  let text = (e.message ?? String(err)).replace(/\s*Code: 0x[0-9a-f]+$/i, "").trim();
+  if (typeof e.code === "number") {
+    const name = (e.name ?? "LDAP error")
+      .replace(/Error$/, "")
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .toLowerCase();
+    text = `${name} (LDAP result ${e.code})${text ? `: ${text}` : ""}`;
+  } else if (typeof e.code === "string" && !text.includes(e.code)) text = `${e.code}: ${text}`;
+  if (password) text = text.split(password).join("***");
+  return text;
+}
+
+export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Promise<LdapConnection> {
+  const password = await readPassword(config, env);
+  if (config.bindDn !== undefined && (password === undefined || password === ""))
+    throw new InputError(
+      `no LDAP bind password for ${config.bindDn}: set the environment variable ${config.passwordEnv} or source.ldap.passwordFile`,
+      [],
+    );
+  const tlsOptions = config.caFile !== undefined ? { ca: [await readCa(config.caFile)] } : undefined;
+  const client = new Client({
+    url: config.url,
+    timeout: config.timeoutMs,
+    connectTimeout: config.timeoutMs,
+    ...(tlsOptions && config.url.startsWith("ldaps:") ? { tlsOptions } : {}),
+  });
+  const fail = (step: string, err: unknown): InputError =>
+    new InputError(
+      `the directory ${config.url} ${step} failed: ${describe(err, password)}. Nothing was sent to the service.`,
+      [],
+    );
+  try {
+    if (config.startTls) await client.startTLS(tlsOptions ?? {});
+  } catch (err) {
+    await client.unbind().catch(() => undefined);
+    throw fail("StartTLS", err);
+  }
+  if (config.bindDn !== undefined) {
+    try {
+      await client.bind(config.bindDn, password!);
+    } catch (err) {
+      await client.unbind().catch(() => undefined);
+      throw fail(`bind as ${config.bindDn}`, err);
+    }
+  }
+  return {
+    async *pages({ base, filter, attributes }) {
+      try {
+        for await (const page of client.searchPaginated(base, {
+          scope: "sub",
+          filter,
+          attributes,
+          explicitBufferAttributes: attributes.filter((a) => a.toLowerCase() === "objectguid"),
+          paged: { pageSize: config.pageSize },
+        }))
+          yield page.searchEntries;
+      } catch (err) {
+        throw fail(`search under ${base} with filter ${filter}`, err);
+      }
+    },
+    async close() {
+      await client.unbind().catch(() => undefined);
+    },
+  };
+}
+
+async function readCa(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    throw new InputError(
+      `cannot read the LDAP CA file ${file} (${(err as NodeJS.ErrnoException).code ?? "error"}): check source.ldap.caFile`,
+      [],
+    );
+  }
+}

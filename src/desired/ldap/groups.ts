@@ -1,0 +1,213 @@
+/**
+ * Directory groups → user groups. Every group under the group base is read (paged) once; rules
+ * pick the ones that become user groups and derive their id and name. Membership is expanded
+ * through nesting: by walking `member` (any server), or by AD's matching rule in chain
+ * (`memberOf:1.2.840.113556.1.4.1941:`), where the server expands it. Groups no rule picks still
+ * carry membership through (a team inside an unmapped department is still in the division).
+ */
+import type { DesiredGroup } from "../types.js";
+import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
+import type { LdapConfig, LdapConnection } from "./client.js";
+import { attributesOf, evaluate, globMatcher, normaliseDn, type Values } from "./template.js";
+
+type Rule = LdapConfig["groups"][number];
+
+interface DirectoryGroup {
+  dn: string;
+  /** Normalised DNs of the entries listed as members (users and groups). */
+  members: string[];
+  /** Normalised DNs of the groups this one is a member of (AD `memberOf`). */
+  memberOf: string[];
+  /** The user group it becomes, if a rule picks it. */
+  id?: string;
+}
+
+export interface DirectoryGroups {
+  groups: DesiredGroup[];
+  /** The user-group ids of one user (by normalised DN), nesting expanded; sorted. */
+  groupsOf(userDn: string): string[];
+}
+
+export const IN_CHAIN_RULE = "1.2.840.113556.1.4.1941";
+
+export function escapeFilterValue(value: string): string {
+  return value.replace(/[\\*()\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+function valuesOf(entry: Record<string, unknown>): Map<string, (string | Buffer)[]> {
+  const values = new Map<string, (string | Buffer)[]>();
+  for (const [key, value] of Object.entries(entry)) {
+    if (key === "dn") continue;
+    values.set(key.toLowerCase(), (Array.isArray(value) ? value : [value]) as (string | Buffer)[]);
+  }
+  return values;
+}
+
+function textList(values: Values, name: string): string[] {
+  return (values.get(name) ?? []).map((v) => normaliseDn(String(v)));
+}
+
+export async function readDirectoryGroups(options: {
+  config: LdapConfig;
+  connection: LdapConnection;
+  ctx: RecordContext;
+}): Promise<DirectoryGroups> {
+  const { config, connection, ctx } = options;
+  const rules = config.groups.map((rule) => ({
+    rule,
+    dn: rule.dn !== undefined ? globMatcher(rule.dn) : () => true,
+    cn: rule.cn !== undefined ? globMatcher(rule.cn) : () => true,
+  }));
+  const wanted = new Set(["cn", config.nested === "inChain" ? "memberOf" : "member"]);
+  for (const r of config.groups)
+    for (const t of [r.id, r.name ?? ""]) attributesOf(t).forEach((a) => wanted.add(a));
+
+  const byDn = new Map<string, DirectoryGroup>();
+  const picked: { group: DirectoryGroup; rule: Rule; values: Values }[] = [];
+  for await (const page of connection.pages({
+    base: config.groupBaseDn ?? config.baseDn,
+    filter: config.groupFilter,
+    attributes: [...wanted],
+  })) {
+    for (const entry of page) {
+      const values = valuesOf(entry);
+      const group: DirectoryGroup = {
+        dn: entry.dn,
+        members: textList(values, "member"),
+        memberOf: textList(values, "memberof"),
+      };
+      byDn.set(normaliseDn(entry.dn), group);
+      const cn = String(values.get("cn")?.[0] ?? "");
+      const match = rules.find((r) => r.dn(entry.dn) && r.cn(cn));
+      if (match) picked.push({ group, rule: match.rule, values });
+    }
+  }
+  const parentsOf = parentMap(byDn, config.nested);
+  const made: { group: DirectoryGroup; rule: Rule; desired: DesiredGroup }[] = [];
+  for (const { group, rule, values } of picked) {
+    const desired = toDesiredGroup(group, rule, values, ctx);
+    if (desired) {
+      group.id = desired.id;
+      made.push({ group, rule, desired });
+    }
+  }
+  // Parents once every picked group has its id, so the nearest user group above is known.
+  for (const { group, rule, desired } of made)
+    if (rule.parents === "directory") desired.parents = nearestMapped(normaliseDn(group.dn), byDn, parentsOf);
+  const groups = made.map((m) => m.desired);
+  const closure = closures(byDn, parentsOf, config.nested !== "none");
+
+  const direct = new Map<string, Set<string>>();
+  for (const [dn, group] of byDn)
+    for (const member of group.members)
+      if (!byDn.has(member)) (direct.get(member) ?? direct.set(member, new Set()).get(member)!).add(dn);
+  if (config.nested === "inChain") await readInChain({ config, connection, picked, direct });
+
+  return {
+    groups,
+    groupsOf(userDn) {
+      const ids = new Set<string>();
+      for (const g of direct.get(userDn) ?? []) for (const id of closure(g)) ids.add(id);
+      return [...ids].sort();
+    },
+  };
+}
+
+function toDesiredGroup(
+  group: DirectoryGroup,
+  rule: Rule,
+  values: Values,
+  ctx: RecordContext,
+): DesiredGroup | undefined {
+  let id = evaluate(rule.id, values);
+  if (id !== undefined && rule.lowerCase) id = id.toLowerCase();
+  const name = evaluate(rule.name ?? "{cn}", values);
+  const raw: RawRecord<GroupField> = {
+    line: 0,
+    text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
+    lists: Array.isArray(rule.parents) ? { parents: rule.parents } : {},
+    where: (field) => ({
+      file: group.dn,
+      field: field === "id" ? rule.id : field === "name" ? (rule.name ?? "{cn}") : "parents",
+    }),
+  };
+  return normaliseGroup(raw, ctx);
+}
+
+/** Normalised group DN -> the normalised DNs of the groups it is directly in. */
+function parentMap(byDn: Map<string, DirectoryGroup>, nested: LdapConfig["nested"]): Map<string, string[]> {
+  const parents = new Map<string, string[]>();
+  const add = (child: string, parent: string): void => {
+    if (byDn.has(child) && byDn.has(parent))
+      (parents.get(child) ?? parents.set(child, []).get(child)!).push(parent);
+  };
+  for (const [dn, group] of byDn) {
+    if (nested === "inChain") group.memberOf.forEach((p) => add(dn, p));
+    else group.members.forEach((m) => add(m, dn));
+  }
+  return parents;
+}
+
+/** The user-group ids a member of a group is in: the group's own and, with nesting, every ancestor's. */
+function closures(
+  byDn: Map<string, DirectoryGroup>,
+  parentsOf: Map<string, string[]>,
+  nested: boolean,
+): (dn: string) => string[] {
+  const memo = new Map<string, string[]>();
+  const walk = (dn: string, seen: Set<string>): string[] => {
+    const known = memo.get(dn);
+    if (known) return known;
+    const ids = new Set<string>();
+    const own = byDn.get(dn)?.id;
+    if (own !== undefined) ids.add(own);
+    seen.add(dn);
+    if (nested)
+      for (const p of parentsOf.get(dn) ?? []) if (!seen.has(p)) walk(p, seen).forEach((id) => ids.add(id));
+    seen.delete(dn);
+    const list = [...ids];
+    memo.set(dn, list);
+    return list;
+  };
+  return (dn) => walk(dn, new Set());
+}
+
+/** The closest user groups above a group, looking through groups no rule picked. */
+function nearestMapped(
+  dn: string,
+  byDn: Map<string, DirectoryGroup>,
+  parentsOf: Map<string, string[]>,
+): string[] {
+  const found = new Set<string>();
+  const seen = new Set<string>([dn]);
+  const queue = [...(parentsOf.get(dn) ?? [])];
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    if (seen.has(p)) continue;
+    seen.add(p);
+    const id = byDn.get(p)?.id;
+    if (id !== undefined) found.add(id);
+    else queue.push(...(parentsOf.get(p) ?? []));
+  }
+  return [...found].sort();
+}
+
+/** AD: the server lists every user in a picked group at any depth; one paged search per group. */
+async function readInChain(options: {
+  config: LdapConfig;
+  connection: LdapConnection;
+  picked: { group: DirectoryGroup }[];
+  direct: Map<string, Set<string>>;
+}): Promise<void> {
+  const { config, connection, picked, direct } = options;
+  direct.clear();
+  for (const { group } of picked) {
+    if (group.id === undefined) continue;
+    const filter = `(&${config.userFilter}(memberOf:${IN_CHAIN_RULE}:=${escapeFilterValue(group.dn)}))`;
+    for await (const page of connection.pages({ base: config.baseDn, filter, attributes: ["1.1"] }))
+      for (const entry of page) {
+        const user = normaliseDn(entry.dn);
+        (direct.get(user) ?? direct.set(user, new Set()).get(user)!).add(normaliseDn(group.dn));
+      }
+  }
+}

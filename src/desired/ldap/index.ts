@@ -1,0 +1,94 @@
+/**
+ * `source.type: ldap`: the desired state read straight from an LDAP / Active Directory
+ * directory, into the same model the file readers produce (so the planner, guards and outputs
+ * are unchanged). Groups first (fewer), then the users page by page, each entry normalised as
+ * it arrives. Problems name the entry's DN and the attribute (the template) the field came from.
+ */
+import { checkGroups, checkUsers } from "../checks.js";
+import { ProblemList, sortProblems } from "../problems.js";
+import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
+import type { DesiredUser, Identity } from "../types.js";
+import type { ReadDesiredResult } from "../index.js";
+import { openLdap, type LdapConfig } from "./client.js";
+import { readDirectoryGroups } from "./groups.js";
+import { attributesOf, evaluate, normaliseDn } from "./template.js";
+
+export type { LdapConfig } from "./client.js";
+export { renderDesiredYaml } from "./export.js";
+
+export interface ReadLdapOptions {
+  config: LdapConfig;
+  env: NodeJS.ProcessEnv;
+  defaultIdentity: Identity;
+}
+
+type MappedField = keyof LdapConfig["attributes"];
+
+/** What the desired state says it was read from: the server and the base, never the bind DN. */
+export function ldapSourceName(config: LdapConfig): string {
+  return `${config.url.replace(/\/$/, "")}/${config.baseDn}`;
+}
+
+export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDesiredResult> {
+  const { config } = options;
+  const problems = new ProblemList();
+  const ctx: RecordContext = {
+    problems,
+    defaultIdentity: options.defaultIdentity,
+    passwordWarned: { value: false },
+  };
+  const source = ldapSourceName(config);
+  const connection = await openLdap(config, options.env);
+  const users: DesiredUser[] = [];
+  try {
+    const directory =
+      config.groups.length > 0 ? await readDirectoryGroups({ config, connection, ctx }) : undefined;
+    const map = Object.entries(config.attributes).filter(
+      (e): e is [MappedField, string] => e[1] !== undefined,
+    );
+    const attributes = new Set<string>();
+    for (const [, t] of map) attributesOf(t).forEach((a) => attributes.add(a));
+    let line = 0;
+    for await (const page of connection.pages({
+      base: config.baseDn,
+      filter: config.userFilter,
+      attributes: attributes.size > 0 ? [...attributes] : ["1.1"],
+    })) {
+      for (const entry of page) {
+        line++;
+        const values = new Map<string, (string | Buffer)[]>();
+        for (const [key, value] of Object.entries(entry))
+          if (key !== "dn")
+            values.set(key.toLowerCase(), (Array.isArray(value) ? value : [value]) as (string | Buffer)[]);
+        const text: Partial<Record<UserField, string>> = {};
+        for (const [field, template] of map) {
+          const v = evaluate(template, values);
+          if (v !== undefined) text[field] = config.lowerCase.includes(field) ? v.toLowerCase() : v;
+        }
+        const raw: RawRecord<UserField> = {
+          line,
+          text,
+          lists: directory ? { groups: directory.groupsOf(normaliseDn(entry.dn)) } : {},
+          where: (field) => ({
+            file: entry.dn,
+            field: (config.attributes as Record<string, string | undefined>)[field] ?? field,
+          }),
+        };
+        const user = normaliseUser(raw, ctx);
+        if (user) users.push(user);
+      }
+    }
+    const groups = directory?.groups ?? [];
+    if (users.length === 0 && !problems.hasErrors)
+      problems.error(
+        { file: source },
+        "empty-directory",
+        `the search for ${config.userFilter} under ${config.baseDn} found no users: an empty directory is never read as "everyone left" (check source.ldap.baseDn and userFilter)`,
+      );
+    checkUsers(users, problems);
+    checkGroups(groups, users, problems);
+    return { state: { users, groups, files: [source] }, problems: sortProblems(problems.items, [source]) };
+  } finally {
+    await connection.close();
+  }
+}
