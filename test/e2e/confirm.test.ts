@@ -56,7 +56,9 @@ describe("apply confirmation on a terminal", () => {
   it("anything but yes cancels with exit 3 and sends no change", async () => {
     await withTempDir(async (dir) => {
       const r = await applyAnswering("y", dir);
-      expect(r.stderr).toContain("Apply 44 create(s), 19 update(s) and 1 deletion(s) to");
+      expect(r.stderr).toContain(
+        "Apply changes for 39 people (21 to add, 17 to change, 1 to revoke) and 4 groups (3 to add, 1 to change) to",
+      );
       expect(r.code).toBe(3);
       expect(r.stderr).toContain("Nothing was changed");
       expect(writes()).toBe(0);

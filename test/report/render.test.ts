@@ -12,24 +12,34 @@ describe("text", () => {
       "DRY RUN — nothing will be changed
       Mode full · profile v1 · membership exact · deletions remove
 
+      Summary:
+        People          2 to add, 1 to change, 1 to remove
+        Groups          1 to add
+        Changed         display name (1 person), first name (1 person), groups (1 person)
+        Membership      analysts +2, staff −1
+        Deletion guard  1 person to revoke or remove, 5 allowed (2 people managed): within the limit
+        Notices         Unmanaged (outside policy.scope): 2; Unlinked credentials: 1
+        Estimate        9 requests, about 0.9 s at the configured limits
+        Steps           5 to create, 2 to update, 2 to delete
+
         # group analysts
           + group analysts  (declared group is missing)
               name: "Analysts"
-              parents: ["staff"]
+              parent groups: ["staff"]
 
         # user bob
           ~ credentials bob@example.com  (display name differs)
-              displayName: "Bob" → "Bob B."
-          ~ mapping bob  (groups, firstname differ)
+              display name: "Bob" → "Bob B."
+          ~ mapping bob  (groups, first name differ)
               groups: ["staff"] → ["analysts"]
-              firstname: (none) → "Bob"
+              first name: (none) → "Bob"
 
         # user jane
           + credentials jane@example.com  (no credentials for jane@example.com)
-              displayName: "Jane Doe"
+              display name: "Jane Doe"
               password: (none)
           + mapping jane  (user 'jane' is not mapped to the organization)
-              authenticationId: (from createCredentials:jane@example.com)
+              login id: (the new login's id)
               email: "jane@example.com"
               groups: ["analysts"]
 
@@ -39,23 +49,21 @@ describe("text", () => {
 
         # user pat
           + credentials pat@example.com  (no credentials for pat@example.com)
-              displayName: "pat"
+              display name: "pat"
               password: (set)
           + mapping pat  (user 'pat' is not mapped to the organization)
-              authenticationId: (from createCredentials:pat@example.com)
+              login id: (the new login's id)
               email: "pat@example.com"
               groups: []
 
       Unmanaged (outside policy.scope) (2):
-          mapping:admin: outside policy.scope; left alone
-          mapping:partner: outside policy.scope; left alone
+          user admin: outside policy.scope; left alone
+          user partner: outside policy.scope; left alone
 
       Unlinked credentials (1):
-          idp:stray@other.com: outside policy.scope; left alone
+          login stray@other.com: outside policy.scope; left alone
 
-      Deletion guard: 1 user deletion wanted, 5 allowed (2 managed users): within the limit.
-      Estimate: 9 requests, about 0.9 s at the configured limits.
-      Plan: 5 to create, 2 to update, 2 to delete, 0 held back.
+      Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add).
       "
     `);
   });
@@ -65,8 +73,11 @@ describe("text", () => {
       "    ! - credentials old@example.com  (held back: over policy.maxDeletes (use --allow-deletes))",
     );
     expect(text).not.toContain("DRY RUN");
+    expect(text).toContain("  Held back       1 person (see the deletion guard)\n");
+    expect(text).toMatch(/^ {2}Deletion guard {2}.*every deletion is held back\. .*--allow-deletes 1/m);
+    expect(text).toContain("  Steps           5 to create, 2 to update, 2 held back\n");
     expect(text.trimEnd().split("\n").at(-1)).toBe(
-      "Plan: 5 to create, 2 to update, 0 to delete, 2 held back.",
+      "Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add). 1 person held back.",
     );
   });
   test("colour only when asked for", () => {
@@ -90,40 +101,43 @@ test("markdown: heading, counts table, changes and notice tables", () => {
 
     Mode full · profile v1 · membership exact · deletions remove
 
-    | create | update | delete | held back |
-    |---:|---:|---:|---:|
-    | 5 | 2 | 2 | 0 |
+    **Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add).**
 
-    **Plan: 5 to create, 2 to update, 2 to delete, 0 held back.** Estimate: 9 requests, about 0.9 s at the configured limits.
-
-    Deletion guard: 1 user deletion wanted, 5 allowed (2 managed users): within the limit.
+    - **People:** 2 to add, 1 to change, 1 to remove
+    - **Groups:** 1 to add
+    - **Changed:** display name (1 person), first name (1 person), groups (1 person)
+    - **Membership:** analysts +2, staff −1
+    - **Deletion guard:** 1 person to revoke or remove, 5 allowed (2 people managed): within the limit
+    - **Notices:** Unmanaged (outside policy.scope): 2; Unlinked credentials: 1
+    - **Estimate:** 9 requests, about 0.9 s at the configured limits
+    - **Steps:** 5 to create, 2 to update, 2 to delete
 
     ### Changes
 
-    | | object | step | changes | reason |
+    | | object | part | changes | reason |
     |---|---|---|---|---|
-    | + | group analysts | \`createGroup\` | name: "Analysts"; parents: ["staff"] | declared group is missing |
-    | ~ | user bob | \`updateCredentials\` | displayName: "Bob" → "Bob B." | display name differs |
-    | ~ | user bob | \`updateMapping\` | groups: ["staff"] → ["analysts"]; firstname: (none) → "Bob" | groups, firstname differ |
-    | + | user jane | \`createCredentials\` | displayName: "Jane Doe"; password: (none) | no credentials for jane@example.com |
-    | + | user jane | \`createMapping\` | authenticationId: (from createCredentials:jane@example.com); email: "jane@example.com"; groups: ["analysts"] | user 'jane' is not mapped to the organization |
-    | - | user old | \`deleteCredentials\` |  | not in the desired state (mode full) |
-    | - | user old | \`deleteMapping\` |  | not in the desired state (mode full) |
-    | + | user pat | \`createCredentials\` | displayName: "pat"; password: (set) | no credentials for pat@example.com |
-    | + | user pat | \`createMapping\` | authenticationId: (from createCredentials:pat@example.com); email: "pat@example.com"; groups: [] | user 'pat' is not mapped to the organization |
+    | + | group analysts | group | name: "Analysts"; parent groups: ["staff"] | declared group is missing |
+    | ~ | user bob | credentials | display name: "Bob" → "Bob B." | display name differs |
+    | ~ | user bob | mapping | groups: ["staff"] → ["analysts"]; first name: (none) → "Bob" | groups, first name differ |
+    | + | user jane | credentials | display name: "Jane Doe"; password: (none) | no credentials for jane@example.com |
+    | + | user jane | mapping | login id: (the new login's id); email: "jane@example.com"; groups: ["analysts"] | user 'jane' is not mapped to the organization |
+    | - | user old | credentials |  | not in the desired state (mode full) |
+    | - | user old | mapping |  | not in the desired state (mode full) |
+    | + | user pat | credentials | display name: "pat"; password: (set) | no credentials for pat@example.com |
+    | + | user pat | mapping | login id: (the new login's id); email: "pat@example.com"; groups: [] | user 'pat' is not mapped to the organization |
 
     ### Unmanaged (outside policy.scope) (2)
 
     | object | note |
     |---|---|
-    | mapping:admin | outside policy.scope; left alone |
-    | mapping:partner | outside policy.scope; left alone |
+    | user admin | outside policy.scope; left alone |
+    | user partner | outside policy.scope; left alone |
 
     ### Unlinked credentials (1)
 
     | object | note |
     |---|---|
-    | idp:stray@other.com | outside policy.scope; left alone |
+    | login stray@other.com | outside policy.scope; left alone |
     "
   `);
 });
@@ -135,7 +149,9 @@ test("json is the serialised plan", () => {
 
 test("summary line", () => {
   const p = samplePlan();
-  expect(renderPlanSummaryLine(p)).toBe("Plan: 5 to create, 2 to update, 2 to delete, 0 held back.");
+  expect(renderPlanSummaryLine(p)).toBe(
+    "Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add).",
+  );
   expect(renderPlanSummaryLine({ ...p, steps: [] })).toBe(
     "No changes. The organization matches the desired state.",
   );
@@ -151,10 +167,10 @@ test("long lists are summarised: first 20 in text, <details> in Markdown", () =>
   const long = { ...p, notices };
   const text = renderPlan(long, { format: "text", dryRun: false, color: false });
   expect(text).toContain("Unlinked credentials (25):");
-  expect(text).toContain("idp:u19@x.com");
-  expect(text).not.toContain("idp:u20@x.com");
+  expect(text).toContain("login u19@x.com");
+  expect(text).not.toContain("login u20@x.com");
   expect(text).toContain("    … and 5 more");
   const md = renderPlan(long, { format: "markdown", dryRun: false, color: false });
   expect(md).toContain("<details><summary>25 objects</summary>");
-  expect(md).toContain("| idp:u24@x.com | left alone |");
+  expect(md).toContain("| login u24@x.com | left alone |");
 });
