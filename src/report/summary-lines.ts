@@ -107,6 +107,13 @@ function stepsText(plan: Plan): string {
   return `${planned.join(", ") || "nothing to carry out"}${held}`;
 }
 
+/** Seconds as a person reads a wait: "1.3 s", "14 min", "2.5 h". */
+export function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 2 * 3600) return `${Math.ceil(seconds / 60)} min`;
+  return `${Math.ceil(seconds / 360) / 10} h`;
+}
+
 /** The summary as label/text pairs; empty for a plan without changes. */
 export function summaryItems(plan: Plan): SummaryItem[] {
   if (plan.steps.length === 0 && plan.notices.length === 0) return [];
@@ -131,7 +138,7 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   const { requests, seconds } = s.estimate;
   add(
     "Estimate",
-    `${num(requests)} request${requests === 1 ? "" : "s"}, about ${seconds} s at the configured limits`,
+    `${num(requests)} request${requests === 1 ? "" : "s"}, about ${duration(seconds)} at the configured limits`,
   );
   add("Steps", stepsText(plan));
   return items;

@@ -71,8 +71,8 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
     const unit = first.kind === "person" ? people : groups;
     out.push(paint("bold", `${unit(list.length)} to ${first.change}:`), "");
     for (const o of list.slice(0, COMPACT_SAMPLE)) out.push(...objectLines(o, paint));
-    if (list.length > COMPACT_SAMPLE)
-      out.push(`  … and ${unit(list.length - COMPACT_SAMPLE)} more to ${first.change}`, "");
+    const more = list.length - COMPACT_SAMPLE;
+    if (more > 0) out.push(`  … and ${unit(more).replace(" ", " more ")} to ${first.change}`, "");
   }
   return out;
 }

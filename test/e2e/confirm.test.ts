@@ -1,4 +1,5 @@
 /** `apply` on a terminal asks first; only "yes" goes ahead. (In-process, with a fake terminal.) */
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,7 +19,11 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.close());
 
-async function applyAnswering(answer: string, dir: string): Promise<{ code: number; stderr: string }> {
+async function applyAnswering(
+  answer: string,
+  dir: string,
+  desired = join(ROOT, "fixtures", "demo", "users.yaml"),
+): Promise<{ code: number; stderr: string; stdout: string }> {
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
   let stderr = "";
   const err = Object.assign(new PassThrough(), { isTTY: true, columns: 120 });
@@ -28,8 +33,9 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
     if (d.toString().includes('Only "yes" will be accepted'))
       setImmediate(() => stdin.write(answer === "\x03" ? answer : `${answer}\r`));
   });
+  let stdout = "";
   const io: Io = {
-    stdout: { write: () => true },
+    stdout: { write: (d: string) => ((stdout += d), true) },
     stderr: err,
     stdin,
     env: { USERSYNC_TOKEN: "confirm-token", USERSYNC_LOGGING_LEVEL: "silent", NO_COLOR: "1" },
@@ -39,7 +45,7 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
     [
       "apply",
       "--desired",
-      join(ROOT, "fixtures", "demo", "users.yaml"),
+      desired,
       "--base-url",
       emulator.url,
       "--credentials-file",
@@ -47,7 +53,7 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
     ],
     io,
   );
-  return { code, stderr };
+  return { code, stderr, stdout };
 }
 
 const writes = () => emulator.requestLog().filter((r) => r.method !== "GET").length;
@@ -80,6 +86,21 @@ describe("apply confirmation on a terminal", () => {
       const r = await applyAnswering("yes", dir);
       expect(r.code).toBe(0);
       expect(writes()).toBe(64);
+    });
+  });
+
+  it("a big plan: only the summary before the question, which counts people", async () => {
+    await withTempDir(async (dir) => {
+      const desired = join(dir, "users.csv");
+      const rows = Array.from({ length: 150 }, (_, i) => `new${i}@demo.example,new${i}`);
+      await writeFile(desired, `email,id\n${rows.join("\n")}\n`);
+      const r = await applyAnswering("no", dir, desired);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toContain("Summary:\n  People    150 to add\n");
+      expect(r.stdout).not.toContain("# user");
+      expect(r.stdout).toContain("Changes not shown (--detail summary)");
+      expect(r.stderr).toMatch(/Apply changes for 150 people \(150 to add\) to http:\/\/127\.0\.0\.1:\d+/);
+      expect(writes()).toBe(0);
     });
   });
 });
