@@ -79,7 +79,7 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
   }
   for (const section of noticeSections(plan)) {
     const kept = budget.take(
-      section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(n.message)} |`),
+      section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(inWords(n.message))} |`),
     );
     if (kept.length === 0) continue;
     out.push(`### ${section.title} (${num(section.notices.length)})`, "");

@@ -83,7 +83,7 @@ function noticeLines(plan: Plan, paint: Paint, limit: number): string[] {
     out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));
     const mark = section.title.startsWith("Protected") ? paint("!", "!") : " ";
     for (const n of section.notices.slice(0, limit))
-      out.push(`  ${mark} ${objectInWords(n.target)}: ${n.message}`);
+      out.push(`  ${mark} ${objectInWords(n.target)}: ${inWords(n.message)}`);
     if (section.notices.length > limit) out.push(`    … and ${num(section.notices.length - limit)} more`);
     out.push("");
   }

@@ -1,7 +1,16 @@
 /** Text and Markdown renderings of a small plan, colour handling, summary line. */
 import { describe, expect, test } from "vitest";
 import { renderPlan, renderPlanSummaryLine } from "../../src/report/index.js";
-import { serializePlan } from "../../src/plan/index.js";
+import { plan, serializePlan } from "../../src/plan/index.js";
+import {
+  aDesiredState,
+  aGroup,
+  aMapping,
+  aPolicy,
+  aUser,
+  anActualState,
+  anIdpUser,
+} from "../plan/builders.js";
 import { samplePlan } from "./sample-plan.js";
 
 const ESC = "\u001b[";
@@ -173,4 +182,70 @@ test("long lists are summarised: first 20 in text, <details> in Markdown", () =>
   const md = renderPlan(long, { format: "markdown", dryRun: false, color: false });
   expect(md).toContain("<details><summary>25 objects</summary>");
   expect(md).toContain("| login u24@x.com | left alone |");
+});
+
+describe("summary first, detail levels, words for people", () => {
+  /** `n` new people (two steps each) and `m` people whose groups change. */
+  function bigPlan(n: number, m: number) {
+    const users = [
+      ...Array.from({ length: n }, (_, i) => aUser({ email: `n${i}@x.com`, id: `n${i}`, groups: ["g"] })),
+      ...Array.from({ length: m }, (_, i) => aUser({ email: `c${i}@x.com`, id: `c${i}`, groups: ["g"] })),
+    ];
+    const actual = anActualState({
+      idpUsers: Array.from({ length: m }, (_, i) => anIdpUser({ email: `c${i}@x.com` })),
+      mappings: Array.from({ length: m }, (_, i) =>
+        aMapping({ id: `c${i}`, authenticationId: `auth-c${i}@x.com`, email: `c${i}@x.com`, groups: ["h"] }),
+      ),
+      groups: [aGroup({ id: "g" }), aGroup({ id: "h" })],
+    });
+    return plan({ desired: aDesiredState(users), actual, policy: aPolicy(), profile: "v1" });
+  }
+
+  test("over 200 steps text is compact: a sample of each kind, then how many more", () => {
+    const p = bigPlan(100, 30);
+    expect(p.steps.length).toBe(230);
+    const text = renderPlan(p, { format: "text", dryRun: false, color: false });
+    expect(text.split("\n").slice(2, 7)).toEqual([
+      "Summary:",
+      "  People      100 to add, 30 to change",
+      "  Changed     groups (30 people)",
+      "  Membership  g +130, h −30",
+      "  Estimate    230 requests, about 23 s at the configured limits",
+    ]);
+    expect(text).toContain("100 people to add:\n");
+    expect(text).toContain("  … and 95 more people to add\n");
+    expect(text).toContain("30 people to change:\n");
+    expect(text).toContain("  … and 25 more people to change\n");
+    expect(text.match(/^ {2}# user /gm)).toHaveLength(10);
+    const full = renderPlan(p, { format: "text", dryRun: false, color: false, detail: "full" });
+    expect(full.match(/^ {2}# user /gm)).toHaveLength(130);
+    expect(full.indexOf("Summary:")).toBeLessThan(full.indexOf("# user"));
+    const summary = renderPlan(p, { format: "text", dryRun: false, color: false, detail: "summary" });
+    expect(summary).not.toContain("# user");
+    expect(summary).toContain("Changes not shown (--detail summary)");
+    // At 200 steps or fewer the default is full.
+    expect(renderPlan(bigPlan(100, 0), { format: "text", dryRun: false, color: false })).not.toContain(
+      "… and",
+    );
+  });
+
+  test("no step ids, camelCase field names or zero counts in text and Markdown", () => {
+    for (const p of [samplePlan(), samplePlan({ maxDeletes: 0 })])
+      for (const format of ["text", "markdown"] as const) {
+        const out = renderPlan(p, { format, dryRun: false, color: false });
+        expect(out).not.toMatch(
+          /(create|update|delete)(Credentials|Mapping|Group)|heldBack|authenticationId/,
+        );
+        expect(out).not.toMatch(/displayName|firstname|fromStep|\b0 (held back|to \w+)/);
+        expect(out).toContain("(the new login's id)");
+      }
+  });
+
+  test("the summary opens Markdown, before the changes table", () => {
+    const md = renderPlan(samplePlan({ maxDeletes: 0 }), { format: "markdown", dryRun: false, color: false });
+    expect(md.indexOf("- **People:** 2 to add, 1 to change, 1 to remove")).toBeLessThan(
+      md.indexOf("### Changes"),
+    );
+    expect(md).toContain("- **Held back:** 1 person (see the deletion guard)");
+  });
 });
