@@ -16,11 +16,15 @@ import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 
 /** The whole Markdown plan stays under this many bytes (UTF-8). */
 export const MARKDOWN_LIMIT_BYTES = 1024 * 1024;
-/** Kept free for the closing lines and the truncation note. */
-const RESERVE_BYTES = 4 * 1024;
+/** Kept free for the closing lines, the truncation note and whatever else a CI job adds. */
+const RESERVE_BYTES = 48 * 1024;
 
 /** Table cells: no pipes or newlines may break the row. */
 const cell = (s: string): string => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+
+/** "40,000 changes, the first 7,000 shown" when the budget cut the list. */
+const counted = (total: number, shown: number, noun: string): string =>
+  `${num(total)} ${noun}${shown < total ? `, the first ${num(shown)} shown` : ""}`;
 
 function collapsible(summary: string, body: string[], open: boolean): string[] {
   if (open) return body;
@@ -75,7 +79,10 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
     const kept = budget.take(rows);
     out.push("### Changes", "");
     const table = ["| | object | part | changes | reason |", "|---|---|---|---|---|", ...kept];
-    out.push(...collapsible(`${num(rows.length)} changes`, table, rows.length <= LIST_LIMIT), "");
+    out.push(
+      ...collapsible(counted(rows.length, kept.length, "changes"), table, rows.length <= LIST_LIMIT),
+      "",
+    );
   }
   for (const section of noticeSections(plan)) {
     const kept = budget.take(
@@ -85,7 +92,11 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
     out.push(`### ${section.title} (${num(section.notices.length)})`, "");
     const table = ["| object | note |", "|---|---|", ...kept];
     out.push(
-      ...collapsible(`${num(section.notices.length)} objects`, table, section.notices.length <= LIST_LIMIT),
+      ...collapsible(
+        counted(section.notices.length, kept.length, "objects"),
+        table,
+        section.notices.length <= LIST_LIMIT,
+      ),
       "",
     );
   }
