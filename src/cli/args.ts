@@ -24,6 +24,7 @@ const planOptions = {
   mode: { type: "string" },
   out: { type: "string", short: "o" },
   format: { type: "string", short: "f" },
+  detail: { type: "string" },
   "detailed-exitcode": { type: "boolean" },
   "allow-deletes": { type: "string" },
   "metrics-file": { type: "string" },
@@ -172,6 +173,7 @@ the service.
 Options:
   -o, --out FILE          also save the plan as JSON (apply it later with apply --plan FILE)
   -f, --format FMT        text|json|markdown (default text)
+      --detail D          text: full|compact|summary (default compact over 200 steps, else full)
       --detailed-exitcode exit 2 when the plan has changes, 0 when it has none
       --mode M            incremental|full for this run (config: policy.mode)
       --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
@@ -195,6 +197,7 @@ Options:
       --journal FILE        append one JSON line per finished step as the run goes
   -o, --out FILE            also save the plan as JSON
   -f, --format FMT          how the plan is shown: text|json|markdown (default text)
+      --detail D            text: full|compact|summary (default summary over 200 steps, else full)
       --mode M              incremental|full for this run (config: policy.mode)
       --allow-deletes N     allow up to N user deletions in this run, over policy.maxDeletes
       --metrics-file FILE   write Prometheus metrics (textfile collector format) at the end

@@ -1,5 +1,12 @@
 /** The pure planner and plan (de)serialisation. */
 export { plan, countSteps, type PlanInput } from "./planner.js";
+export {
+  summarizePlan,
+  personOfSteps,
+  classifyPerson,
+  type PlanSummary,
+  type PersonChange,
+} from "./summary.js";
 export { serializePlan, parsePlan, isEmptyPlan } from "./serialize.js";
 export { checkBuiltinIdentity, checkGroupReferences } from "./groups.js";
 export { defaultLimits, ASSUMED_LATENCY_SECONDS, type Limits } from "./estimate.js";

@@ -3,10 +3,13 @@
  * `formatVersion` or of the wrong shape is rejected with an InputError naming the file.
  */
 import { InputError, type Problem } from "../errors.js";
+import { summarizePlan } from "./summary.js";
 import { PLAN_FORMAT_VERSION, type Plan, type StepKind } from "./types.js";
 
+/** `summary` right after `formatVersion`, so a person opening the file reads it first. */
 export function serializePlan(plan: Plan): string {
-  return `${JSON.stringify(plan, null, 2)}\n`;
+  const { formatVersion, ...rest } = plan;
+  return `${JSON.stringify({ formatVersion, summary: summarizePlan(plan), ...rest }, null, 2)}\n`;
 }
 
 export function isEmptyPlan(plan: Plan): boolean {
@@ -82,5 +85,8 @@ export function parsePlan(text: string, file: string): Plan {
   const problem = shapeProblem(value);
   if (problem)
     return fail({ rule: "plan-shape", field: problem.field, message: `${problem.field} ${problem.message}` });
-  return value as unknown as Plan;
+  // `summary` is derived from the steps (and absent from plans saved before it existed):
+  // recomputed when needed, never trusted from the file.
+  const { summary: _summary, ...plan } = value;
+  return plan as unknown as Plan;
 }

@@ -3,6 +3,7 @@
  * thinks of (a user, a group), the changed fields with before → after, notice sections and the
  * summary line. The text and Markdown renderers only lay these out.
  */
+import { classifyPerson, personOfSteps, type PersonChange } from "../plan/summary.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 
 export type Mark = "+" | "~" | "-" | "!";
@@ -25,6 +26,9 @@ export interface StepView {
 
 export interface ObjectView {
   title: string;
+  kind: "person" | "group";
+  /** What happens to the object as a whole (a group is never revoked). */
+  change: PersonChange;
   steps: StepView[];
 }
 
@@ -41,9 +45,33 @@ const PASSWORD_LABEL = {
 export function formatValue(v: unknown): string {
   if (v === undefined) return "(none)";
   if (Array.isArray(v)) return `[${v.map((x) => formatValue(x)).join(", ")}]`;
-  if (typeof v === "object" && v !== null && "fromStep" in v)
-    return `(from ${String((v as { fromStep: unknown }).fromStep)})`;
+  // The id the service gives the credentials created earlier in the same run.
+  if (typeof v === "object" && v !== null && "fromStep" in v) return "(the new login's id)";
   return JSON.stringify(v);
+}
+
+/** Field names as a person says them (the plan's JSON keeps the API's names). */
+const FIELD_WORDS: Record<string, string> = {
+  authenticationId: "login id",
+  displayName: "display name",
+  firstname: "first name",
+  lastname: "last name",
+  parents: "parent groups",
+};
+export const fieldWord = (field: string): string => FIELD_WORDS[field] ?? field;
+
+/** Planner reasons name fields by their API names ("groups, firstname differ"): say them in words. */
+export const inWords = (text: string): string =>
+  text.replace(/\b(authenticationId|displayName|firstname|lastname)\b/g, (k) => fieldWord(k));
+
+/** Object keys of notices (`mapping:jane`, `idp:jane@x.com`, `group:g`) in words. */
+export function objectInWords(key: string): string {
+  const [kind, ...rest] = key.split(":");
+  const id = rest.join(":");
+  if (kind === "mapping") return `user ${id}`;
+  if (kind === "idp") return `login ${id}`;
+  if (kind === "group") return `group ${id}`;
+  return key;
 }
 
 const noun = (s: Step): StepView["noun"] =>
@@ -55,14 +83,14 @@ function fields(s: Step): FieldChange[] {
   switch (s.kind) {
     case "createCredentials":
       return [
-        { field: "displayName", after: formatValue(s.after.displayName) },
+        { field: fieldWord("displayName"), after: formatValue(s.after.displayName) },
         { field: "password", after: PASSWORD_LABEL[s.after.password] },
       ];
     case "createGroup":
     case "createMapping":
       return Object.entries(s.after)
         .filter(([k]) => k !== "id")
-        .map(([k, v]) => ({ field: k, after: formatValue(v) }));
+        .map(([k, v]) => ({ field: fieldWord(k), after: formatValue(v) }));
     case "updateGroup":
     case "updateCredentials":
     case "updateMapping": {
@@ -70,7 +98,7 @@ function fields(s: Step): FieldChange[] {
       const after = s.after as unknown as Record<string, unknown>;
       const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
       return keys
-        .map((k) => ({ field: k, before: formatValue(before[k]), after: formatValue(after[k]) }))
+        .map((k) => ({ field: fieldWord(k), before: formatValue(before[k]), after: formatValue(after[k]) }))
         .filter((c) => c.before !== c.after);
     }
     default:
@@ -92,32 +120,28 @@ export function viewStep(s: Step): StepView {
 }
 
 /**
- * Steps grouped by object: groups by id; credentials and mapping steps by user, linking
- * credentials to the mapping step that depends on them (or that they depend on).
+ * Steps grouped by object: groups by id; credentials and mapping steps by person (see
+ * personOfSteps), each with what happens to it as a whole.
  */
 export function groupByObject(plan: Plan): ObjectView[] {
-  const userOf = new Map<string, string>();
-  const userOfEmail = new Map<string, string>();
-  for (const s of plan.steps) {
-    if (!s.kind.endsWith("Mapping")) continue;
-    userOf.set(s.id, s.target);
-    for (const d of s.dependsOn) if (d.includes("Credentials:")) userOf.set(d, s.target);
-    for (const t of s.touches) if (t.startsWith("idp:")) userOfEmail.set(t.slice("idp:".length), s.target);
-  }
-  for (const s of plan.steps)
-    if (s.kind.endsWith("Credentials"))
-      for (const d of s.dependsOn) if (d.includes("Mapping:")) userOf.set(s.id, userOf.get(d) ?? s.target);
+  const personOf = personOfSteps(plan.steps);
   const groups = new Map<string, ObjectView>();
   const users = new Map<string, ObjectView>();
   for (const s of plan.steps) {
-    const n = noun(s);
-    const [into, title] =
-      n === "group"
-        ? [groups, `group ${s.target}`]
-        : [users, `user ${userOf.get(s.id) ?? userOfEmail.get(s.target) ?? s.target}`];
-    const obj = into.get(title) ?? { title, steps: [] };
+    const isGroup = noun(s) === "group";
+    const into = isGroup ? groups : users;
+    const title = isGroup ? `group ${s.target}` : `user ${personOf.get(s.id) ?? s.target}`;
+    const obj = into.get(title) ?? { title, kind: "group", change: "change", steps: [] };
     obj.steps.push(viewStep(s));
     into.set(title, obj);
+  }
+  for (const g of groups.values()) {
+    const kind = g.steps[0]?.step.kind;
+    g.change = kind === "createGroup" ? "add" : kind === "deleteGroup" ? "remove" : "change";
+  }
+  for (const u of users.values()) {
+    u.kind = "person";
+    u.change = classifyPerson(u.steps.map((v) => v.step));
   }
   // Groups in plan order (parents first), then users by name, like terraform's sorted addresses.
   const byTitle = (a: ObjectView, b: ObjectView): number =>
@@ -140,23 +164,6 @@ export function noticeSections(plan: Plan): NoticeSection[] {
     { title: "Unmanaged (outside policy.scope)", notices: by(["unmanaged"]) },
     { title: "Unlinked credentials", notices: by(["unlinked"]) },
   ].filter((s) => s.notices.length > 0);
-}
-
-export function renderPlanSummaryLine(plan: Plan): string {
-  const c = plan.counts;
-  if (plan.steps.length === 0) return "No changes. The organization matches the desired state.";
-  return `Plan: ${c.create} to create, ${c.update} to update, ${c.delete} to delete, ${c.heldBack} held back.`;
-}
-
-export function estimateLine(plan: Plan): string {
-  const { requests, seconds } = plan.estimate;
-  return `Estimate: ${requests} request${requests === 1 ? "" : "s"}, about ${seconds} s at the configured limits.`;
-}
-
-export function guardLine(plan: Plan): string {
-  const g = plan.deleteGuard;
-  const verdict = g.wanted > g.limit ? "deletions are held back" : "within the limit";
-  return `Deletion guard: ${g.wanted} user deletion${g.wanted === 1 ? "" : "s"} wanted, ${g.limit} allowed (${g.managedUsers} managed users): ${verdict}.`;
 }
 
 export function headerLines(plan: Plan, dryRun: boolean): string[] {

@@ -2,11 +2,12 @@
 import { serializePlan } from "../plan/serialize.js";
 import type { Plan } from "../plan/types.js";
 import { renderMarkdown } from "./markdown.js";
-import { renderText } from "./text.js";
+import { renderText, type Detail } from "./text.js";
 
-export { renderPlanSummaryLine } from "./describe.js";
+export { renderPlanSummaryLine, confirmQuestion } from "./summary-lines.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
+export { DETAIL_LEVELS, type Detail } from "./text.js";
 
 export interface RenderOptions {
   format: PlanFormat;
@@ -14,6 +15,8 @@ export interface RenderOptions {
   dryRun: boolean;
   /** ANSI colours in text output; the CLI decides (TTY and no NO_COLOR). */
   color: boolean;
+  /** Text only: how much of the plan after the summary; default by size (see text.ts). */
+  detail?: Detail | undefined;
 }
 
 export function renderPlan(plan: Plan, options: RenderOptions): string {

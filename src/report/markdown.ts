@@ -1,39 +1,55 @@
-/** The plan as Markdown for audits and CI job summaries (GitHub-flavoured tables, `<details>` for long lists). */
+/**
+ * The plan as Markdown for audits and CI job summaries (GitHub-flavoured tables, `<details>` for
+ * long lists): the summary first, then the changes and notices. A GitHub job summary holds at
+ * most 1 MiB, so the details stop before that with a note pointing at the JSON plan.
+ */
 import type { Plan } from "../plan/types.js";
 import {
-  estimateLine,
   groupByObject,
-  guardLine,
   headerLines,
+  inWords,
   LIST_LIMIT,
   noticeSections,
-  renderPlanSummaryLine,
+  objectInWords,
 } from "./describe.js";
+import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
+
+/** The whole Markdown plan stays under this many bytes (UTF-8). */
+export const MARKDOWN_LIMIT_BYTES = 1024 * 1024;
+/** Kept free for the closing lines, the truncation note and whatever else a CI job adds. */
+const RESERVE_BYTES = 48 * 1024;
 
 /** Table cells: no pipes or newlines may break the row. */
 const cell = (s: string): string => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
+
+/** "40,000 changes, the first 7,000 shown" when the budget cut the list. */
+const counted = (total: number, shown: number, noun: string): string =>
+  `${num(total)} ${noun}${shown < total ? `, the first ${num(shown)} shown` : ""}`;
 
 function collapsible(summary: string, body: string[], open: boolean): string[] {
   if (open) return body;
   return [`<details><summary>${summary}</summary>`, "", ...body, "", "</details>"];
 }
 
-export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string {
-  const [first, ...rest] = headerLines(plan, options.dryRun);
-  const out: string[] = ["## usersync plan", ""];
-  if (options.dryRun) out.push(`> **${first ?? ""}**`, "");
-  out.push(...(options.dryRun ? rest : [first ?? "", ...rest]), "");
-  const c = plan.counts;
-  out.push(
-    "| create | update | delete | held back |",
-    "|---:|---:|---:|---:|",
-    `| ${c.create} | ${c.update} | ${c.delete} | ${c.heldBack} |`,
-    "",
-  );
-  out.push(`**${renderPlanSummaryLine(plan)}** ${estimateLine(plan)}`, "");
-  if (plan.deleteGuard.wanted > 0) out.push(guardLine(plan), "");
+/** Adds rows while the budget lasts; says how many did not fit. */
+class Budget {
+  left = MARKDOWN_LIMIT_BYTES - RESERVE_BYTES;
+  dropped = 0;
+  take(lines: string[]): string[] {
+    const kept: string[] = [];
+    for (const line of lines) {
+      const size = Buffer.byteLength(line, "utf8") + 1;
+      if (this.dropped > 0 || size > this.left) this.dropped += 1;
+      else {
+        this.left -= size;
+        kept.push(line);
+      }
+    }
+    return kept;
+  }
+}
 
+function changeRows(plan: Plan): string[] {
   const rows: string[] = [];
   for (const obj of groupByObject(plan))
     for (const v of obj.steps) {
@@ -41,26 +57,53 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
         f.before === undefined ? `${f.field}: ${f.after}` : `${f.field}: ${f.before} → ${f.after}`,
       );
       rows.push(
-        `| ${v.symbol} | ${cell(obj.title)} | ${code(v.step.kind)} | ${cell(changes.join("; "))} | ${cell(v.note ?? v.step.reason)} |`,
+        `| ${v.symbol} | ${cell(obj.title)} | ${v.noun} | ${cell(changes.join("; "))} | ${cell(inWords(v.note ?? v.step.reason))} |`,
       );
     }
-  if (rows.length > 0) {
-    out.push("### Changes", "");
-    const table = ["| | object | step | changes | reason |", "|---|---|---|---|---|", ...rows];
-    out.push(...collapsible(`${rows.length} steps`, table, rows.length <= LIST_LIMIT), "");
-  }
+  return rows;
+}
 
-  for (const section of noticeSections(plan)) {
-    out.push(`### ${section.title} (${section.notices.length})`, "");
-    const table = [
-      "| object | note |",
-      "|---|---|",
-      ...section.notices.map((n) => `| ${cell(n.target)} | ${cell(n.message)} |`),
-    ];
+export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string {
+  const [first, ...rest] = headerLines(plan, options.dryRun);
+  const out: string[] = ["## usersync plan", ""];
+  if (options.dryRun) out.push(`> **${first ?? ""}**`, "");
+  out.push(...(options.dryRun ? rest : [first ?? "", ...rest]), "");
+  out.push(`**${renderPlanSummaryLine(plan)}**`, "");
+  const items = summaryItems(plan);
+  if (items.length > 0) out.push(...items.map((i) => `- **${i.label}:** ${cell(i.text)}`), "");
+  const budget = new Budget();
+  budget.take(out);
+
+  const rows = changeRows(plan);
+  if (rows.length > 0) {
+    const kept = budget.take(rows);
+    out.push("### Changes", "");
+    const table = ["| | object | part | changes | reason |", "|---|---|---|---|---|", ...kept];
     out.push(
-      ...collapsible(`${section.notices.length} objects`, table, section.notices.length <= LIST_LIMIT),
+      ...collapsible(counted(rows.length, kept.length, "changes"), table, rows.length <= LIST_LIMIT),
       "",
     );
   }
+  for (const section of noticeSections(plan)) {
+    const kept = budget.take(
+      section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(inWords(n.message))} |`),
+    );
+    if (kept.length === 0) continue;
+    out.push(`### ${section.title} (${num(section.notices.length)})`, "");
+    const table = ["| object | note |", "|---|---|", ...kept];
+    out.push(
+      ...collapsible(
+        counted(section.notices.length, kept.length, "objects"),
+        table,
+        section.notices.length <= LIST_LIMIT,
+      ),
+      "",
+    );
+  }
+  if (budget.dropped > 0)
+    out.push(
+      `> **${num(budget.dropped)} more rows not shown**: this Markdown plan is kept under 1 MiB (the limit of a CI job summary). The whole plan: \`usersync plan --format json --out plan.json\`.`,
+      "",
+    );
   return `${out.join("\n").trimEnd()}\n`;
 }

@@ -1,16 +1,32 @@
-/** The plan for a terminal, like `terraform plan`: `+` create, `~` update, `-` delete, `!` held back or refused. */
+/**
+ * The plan for a terminal, like `terraform plan`: the summary first, then the changes by object
+ * (`+` create, `~` update, `-` delete, `!` held back or refused) in full, as a bounded sample per
+ * kind (compact), or not at all (summary).
+ */
 import type { Plan } from "../plan/types.js";
 import {
-  estimateLine,
   groupByObject,
-  guardLine,
   headerLines,
+  inWords,
   LIST_LIMIT,
   noticeSections,
-  renderPlanSummaryLine,
-  type StepView,
+  objectInWords,
   type Mark,
+  type ObjectView,
+  type StepView,
 } from "./describe.js";
+import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
+
+export const DETAIL_LEVELS = ["full", "compact", "summary"] as const;
+export type Detail = (typeof DETAIL_LEVELS)[number];
+
+/** Plans with more steps than this are shown compact unless --detail says otherwise. */
+export const COMPACT_OVER_STEPS = 200;
+/** Objects shown per kind (people to add, groups to change, …) and notices per section in compact. */
+export const COMPACT_SAMPLE = 5;
+
+export const defaultDetail = (plan: Plan): Detail =>
+  plan.steps.length > COMPACT_OVER_STEPS ? "compact" : "full";
 
 const CODES: Record<Mark | "bold" | "dim", string> = {
   "+": "32",
@@ -21,20 +37,13 @@ const CODES: Record<Mark | "bold" | "dim", string> = {
   dim: "2",
 };
 
-export function renderText(plan: Plan, options: { dryRun: boolean; color: boolean }): string {
-  const paint = (style: keyof typeof CODES, s: string): string =>
-    options.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s;
-  const out: string[] = [];
-  const [first, ...rest] = headerLines(plan, options.dryRun);
-  if (options.dryRun && first) out.push(paint("bold", first), ...rest);
-  else out.push(...(first ? [first] : []), ...rest);
-  out.push("");
+type Paint = (style: keyof typeof CODES, s: string) => string;
 
-  const stepLine = (v: StepView): string[] => {
+function objectLines(obj: ObjectView, paint: Paint): string[] {
+  const stepLines = (v: StepView): string[] => {
     const label = v.symbol === "!" ? `! ${v.action}` : v.symbol;
-    const lines = [
-      `    ${paint(v.symbol, label)} ${v.noun} ${v.step.target}  ${paint("dim", `(${v.note ?? v.step.reason})`)}`,
-    ];
+    const why = inWords(v.note ?? v.step.reason);
+    const lines = [`    ${paint(v.symbol, label)} ${v.noun} ${v.step.target}  ${paint("dim", `(${why})`)}`];
     for (const f of v.fields)
       lines.push(
         f.before === undefined
@@ -43,23 +52,76 @@ export function renderText(plan: Plan, options: { dryRun: boolean; color: boolea
       );
     return lines;
   };
-  for (const obj of groupByObject(plan)) {
-    out.push(`  ${paint("bold", `# ${obj.title}`)}`);
-    for (const v of obj.steps) out.push(...stepLine(v));
-    out.push("");
-  }
+  return [`  ${paint("bold", `# ${obj.title}`)}`, ...obj.steps.flatMap(stepLines), ""];
+}
 
+/** Compact: the first few objects of each kind, then "… and N more people to add". */
+function compactLines(objects: ObjectView[], paint: Paint): string[] {
+  const kinds = new Map<string, ObjectView[]>();
+  for (const o of objects) {
+    const key = `${o.kind}\u0000${o.change}`;
+    const list = kinds.get(key) ?? [];
+    list.push(o);
+    kinds.set(key, list);
+  }
+  const out: string[] = [];
+  for (const list of kinds.values()) {
+    const first = list[0];
+    if (!first) continue;
+    const unit = first.kind === "person" ? people : groups;
+    out.push(paint("bold", `${unit(list.length)} to ${first.change}:`), "");
+    for (const o of list.slice(0, COMPACT_SAMPLE)) out.push(...objectLines(o, paint));
+    const more = list.length - COMPACT_SAMPLE;
+    if (more > 0) out.push(`  … and ${unit(more).replace(" ", " more ")} to ${first.change}`, "");
+  }
+  return out;
+}
+
+function noticeLines(plan: Plan, paint: Paint, limit: number): string[] {
+  const out: string[] = [];
   for (const section of noticeSections(plan)) {
-    out.push(paint("bold", `${section.title} (${section.notices.length}):`));
+    out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));
     const mark = section.title.startsWith("Protected") ? paint("!", "!") : " ";
-    for (const n of section.notices.slice(0, LIST_LIMIT)) out.push(`  ${mark} ${n.target}: ${n.message}`);
-    if (section.notices.length > LIST_LIMIT)
-      out.push(`    … and ${section.notices.length - LIST_LIMIT} more`);
+    for (const n of section.notices.slice(0, limit))
+      out.push(`  ${mark} ${objectInWords(n.target)}: ${inWords(n.message)}`);
+    if (section.notices.length > limit) out.push(`    … and ${num(section.notices.length - limit)} more`);
+    out.push("");
+  }
+  return out;
+}
+
+export function renderText(
+  plan: Plan,
+  options: { dryRun: boolean; color: boolean; detail?: Detail | undefined },
+): string {
+  const paint: Paint = (style, s) => (options.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s);
+  const detail = options.detail ?? defaultDetail(plan);
+  const out: string[] = [];
+  const [first, ...rest] = headerLines(plan, options.dryRun);
+  if (options.dryRun && first) out.push(paint("bold", first), ...rest);
+  else out.push(...(first ? [first] : []), ...rest);
+  out.push("");
+
+  const items = summaryItems(plan);
+  if (items.length > 0) {
+    const width = Math.max(...items.map((i) => i.label.length));
+    out.push(paint("bold", "Summary:"));
+    for (const i of items) out.push(`  ${i.label.padEnd(width)}  ${i.text}`);
     out.push("");
   }
 
-  if (plan.deleteGuard.wanted > 0) out.push(guardLine(plan));
-  out.push(estimateLine(plan));
+  const objects = groupByObject(plan);
+  if (detail === "full") for (const o of objects) out.push(...objectLines(o, paint));
+  if (detail === "compact") out.push(...compactLines(objects, paint));
+  if (detail !== "summary")
+    out.push(...noticeLines(plan, paint, detail === "full" ? LIST_LIMIT : COMPACT_SAMPLE));
+  if (plan.steps.length > 0 && detail !== "full") {
+    const what = detail === "summary" ? "Changes not shown" : "A sample of each kind shown";
+    out.push(
+      `${what} (--detail ${detail}): every change with --detail full, or save the plan with --out plan.json.`,
+      "",
+    );
+  }
   out.push(paint("bold", renderPlanSummaryLine(plan)));
   return `${out.join("\n")}\n`;
 }

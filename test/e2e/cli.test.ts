@@ -100,7 +100,15 @@ describe("usersync CLI", () => {
     expect(first.stderr).not.toContain("ERROR");
     expect(first.code).toBe(2);
     expect(first.stdout).toContain("DRY RUN");
-    expect(first.stdout).toMatch(/^Plan: 44 to create, 19 to update, 1 to delete, 0 held back\.$/m);
+    // The summary comes first (right after the mode line), counting people, not steps.
+    expect(first.stdout.split("\n").slice(3, 5)).toEqual([
+      "Summary:",
+      "  People          21 to add, 17 to change, 1 to revoke",
+    ]);
+    expect(first.stdout).toMatch(/^ {2}Steps {11}44 to create, 19 to update, 1 to delete$/m);
+    expect(first.stdout).toMatch(
+      /^Plan: changes for 39 people \(21 to add, 17 to change, 1 to revoke\) and 4 groups \(3 to add, 1 to change\)\.$/m,
+    );
     // The whole text, reviewed once and kept: any change to the demo plan's text shows in a diff.
     // Normalised: the text must not depend on where the checkout is.
     await expect(first.stdout.replaceAll(`${ROOT}/`, "<root>/")).toMatchFileSnapshot(

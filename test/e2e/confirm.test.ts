@@ -1,4 +1,5 @@
 /** `apply` on a terminal asks first; only "yes" goes ahead. (In-process, with a fake terminal.) */
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,7 +19,11 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.close());
 
-async function applyAnswering(answer: string, dir: string): Promise<{ code: number; stderr: string }> {
+async function applyAnswering(
+  answer: string,
+  dir: string,
+  desired = join(ROOT, "fixtures", "demo", "users.yaml"),
+): Promise<{ code: number; stderr: string; stdout: string }> {
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
   let stderr = "";
   const err = Object.assign(new PassThrough(), { isTTY: true, columns: 120 });
@@ -28,8 +33,9 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
     if (d.toString().includes('Only "yes" will be accepted'))
       setImmediate(() => stdin.write(answer === "\x03" ? answer : `${answer}\r`));
   });
+  let stdout = "";
   const io: Io = {
-    stdout: { write: () => true },
+    stdout: { write: (d: string) => ((stdout += d), true) },
     stderr: err,
     stdin,
     env: { USERSYNC_TOKEN: "confirm-token", USERSYNC_LOGGING_LEVEL: "silent", NO_COLOR: "1" },
@@ -39,7 +45,7 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
     [
       "apply",
       "--desired",
-      join(ROOT, "fixtures", "demo", "users.yaml"),
+      desired,
       "--base-url",
       emulator.url,
       "--credentials-file",
@@ -47,7 +53,7 @@ async function applyAnswering(answer: string, dir: string): Promise<{ code: numb
     ],
     io,
   );
-  return { code, stderr };
+  return { code, stderr, stdout };
 }
 
 const writes = () => emulator.requestLog().filter((r) => r.method !== "GET").length;
@@ -56,7 +62,9 @@ describe("apply confirmation on a terminal", () => {
   it("anything but yes cancels with exit 3 and sends no change", async () => {
     await withTempDir(async (dir) => {
       const r = await applyAnswering("y", dir);
-      expect(r.stderr).toContain("Apply 44 create(s), 19 update(s) and 1 deletion(s) to");
+      expect(r.stderr).toContain(
+        "Apply changes for 39 people (21 to add, 17 to change, 1 to revoke) and 4 groups (3 to add, 1 to change) to",
+      );
       expect(r.code).toBe(3);
       expect(r.stderr).toContain("Nothing was changed");
       expect(writes()).toBe(0);
@@ -78,6 +86,21 @@ describe("apply confirmation on a terminal", () => {
       const r = await applyAnswering("yes", dir);
       expect(r.code).toBe(0);
       expect(writes()).toBe(64);
+    });
+  });
+
+  it("a big plan: only the summary before the question, which counts people", async () => {
+    await withTempDir(async (dir) => {
+      const desired = join(dir, "users.csv");
+      const rows = Array.from({ length: 150 }, (_, i) => `new${i}@demo.example,new${i}`);
+      await writeFile(desired, `email,id\n${rows.join("\n")}\n`);
+      const r = await applyAnswering("no", dir, desired);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toContain("Summary:\n  People    150 to add\n");
+      expect(r.stdout).not.toContain("# user");
+      expect(r.stdout).toContain("Changes not shown (--detail summary)");
+      expect(r.stderr).toMatch(/Apply changes for 150 people \(150 to add\) to http:\/\/127\.0\.0\.1:\d+/);
+      expect(writes()).toBe(0);
     });
   });
 });

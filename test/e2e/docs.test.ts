@@ -96,6 +96,20 @@ describe("documentation examples", () => {
     });
   });
 
+  it("the README's plan excerpt is the demo plan's real text (test/e2e/__snapshots__/demo-plan.txt)", async () => {
+    const excerpt = (await codeBlocks()).find((b) => b.file === "README.md" && b.text.includes("Summary:"));
+    expect(excerpt).toBeDefined();
+    const plan = await readFile(join(ROOT, "test", "e2e", "__snapshots__", "demo-plan.txt"), "utf8");
+    // Each run of lines between "..." appears in the plan as it is, in order.
+    let from = 0;
+    for (const part of excerpt!.text.split("...\n")) {
+      const at = plan.indexOf(part, from);
+      expect(at, part).toBeGreaterThanOrEqual(0);
+      from = at + part.length;
+    }
+    expect(plan.startsWith(excerpt!.text.split("...\n")[0]!)).toBe(true);
+  });
+
   /** The `usersync …` lines of a doc's sh blocks, comments dropped, split into arguments. */
   async function usersyncLines(file: string): Promise<Array<{ args: string[]; redirect?: string }>> {
     const blocks = (await codeBlocks()).filter((b) => b.file === file && b.lang === "sh");

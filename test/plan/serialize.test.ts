@@ -1,7 +1,7 @@
 /** Saved plans: deterministic JSON, versioned, malformed files rejected with the file named. */
 import { describe, expect, test } from "vitest";
 import { InputError } from "../../src/errors.js";
-import { isEmptyPlan, parsePlan, plan, serializePlan } from "../../src/plan/index.js";
+import { isEmptyPlan, parsePlan, plan, serializePlan, summarizePlan } from "../../src/plan/index.js";
 import {
   aDesiredGroup,
   aDesiredState,
@@ -97,5 +97,33 @@ describe("parsePlan rejects", () => {
     expect(caught).toBeInstanceOf(InputError);
     expect((caught as InputError).message).toMatch(message);
     expect((caught as InputError).problems[0]?.file).toBe("saved/plan.json");
+  });
+});
+
+describe("summary", () => {
+  test("comes right after formatVersion and counts people, not steps", () => {
+    const p = make();
+    const json = JSON.parse(serializePlan(p)) as Record<string, unknown>;
+    expect(Object.keys(json).slice(0, 2)).toEqual(["formatVersion", "summary"]);
+    expect(json["summary"]).toEqual(summarizePlan(p));
+    // b: new built-in user (credentials + mapping); a: credentials exist, mapping created;
+    // c (state absent) and z (not in the file, mode full): credentials and mapping removed.
+    expect(summarizePlan(p).people).toMatchObject({ add: 2, change: 0, revoke: 0, remove: 2 });
+    expect(p.steps.filter((s) => !s.kind.endsWith("Group")).length).toBeGreaterThan(4);
+    expect(summarizePlan(p).membership["g"]).toEqual({ add: 1, remove: 0 });
+  });
+
+  test("a saved plan without a summary (written before it existed) is read back", () => {
+    const p = make();
+    const { summary: _summary, ...old } = JSON.parse(serializePlan(p)) as Record<string, unknown>;
+    expect(parsePlan(JSON.stringify(old), "old.json")).toEqual(p);
+  });
+
+  test("a summary in the file is not trusted: the plan read back has none", () => {
+    const json = JSON.parse(serializePlan(make())) as Record<string, unknown>;
+    json["summary"] = { people: { add: 999 } };
+    const read = parsePlan(JSON.stringify(json), "edited.json");
+    expect(read).not.toHaveProperty("summary");
+    expect(summarizePlan(read).people.add).toBe(2);
   });
 });

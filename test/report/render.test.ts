@@ -1,7 +1,16 @@
 /** Text and Markdown renderings of a small plan, colour handling, summary line. */
 import { describe, expect, test } from "vitest";
 import { renderPlan, renderPlanSummaryLine } from "../../src/report/index.js";
-import { serializePlan } from "../../src/plan/index.js";
+import { plan, serializePlan } from "../../src/plan/index.js";
+import {
+  aDesiredState,
+  aGroup,
+  aMapping,
+  aPolicy,
+  aUser,
+  anActualState,
+  anIdpUser,
+} from "../plan/builders.js";
 import { samplePlan } from "./sample-plan.js";
 
 const ESC = "\u001b[";
@@ -12,24 +21,34 @@ describe("text", () => {
       "DRY RUN — nothing will be changed
       Mode full · profile v1 · membership exact · deletions remove
 
+      Summary:
+        People          2 to add, 1 to change, 1 to remove
+        Groups          1 to add
+        Changed         display name (1 person), first name (1 person), groups (1 person)
+        Membership      analysts +2, staff −1
+        Deletion guard  1 person to revoke or remove, 5 allowed (2 people managed): within the limit
+        Notices         Unmanaged (outside policy.scope): 2; Unlinked credentials: 1
+        Estimate        9 requests, about 0.9 s at the configured limits
+        Steps           5 to create, 2 to update, 2 to delete
+
         # group analysts
           + group analysts  (declared group is missing)
               name: "Analysts"
-              parents: ["staff"]
+              parent groups: ["staff"]
 
         # user bob
           ~ credentials bob@example.com  (display name differs)
-              displayName: "Bob" → "Bob B."
-          ~ mapping bob  (groups, firstname differ)
+              display name: "Bob" → "Bob B."
+          ~ mapping bob  (groups, first name differ)
               groups: ["staff"] → ["analysts"]
-              firstname: (none) → "Bob"
+              first name: (none) → "Bob"
 
         # user jane
           + credentials jane@example.com  (no credentials for jane@example.com)
-              displayName: "Jane Doe"
+              display name: "Jane Doe"
               password: (none)
           + mapping jane  (user 'jane' is not mapped to the organization)
-              authenticationId: (from createCredentials:jane@example.com)
+              login id: (the new login's id)
               email: "jane@example.com"
               groups: ["analysts"]
 
@@ -39,23 +58,21 @@ describe("text", () => {
 
         # user pat
           + credentials pat@example.com  (no credentials for pat@example.com)
-              displayName: "pat"
+              display name: "pat"
               password: (set)
           + mapping pat  (user 'pat' is not mapped to the organization)
-              authenticationId: (from createCredentials:pat@example.com)
+              login id: (the new login's id)
               email: "pat@example.com"
               groups: []
 
       Unmanaged (outside policy.scope) (2):
-          mapping:admin: outside policy.scope; left alone
-          mapping:partner: outside policy.scope; left alone
+          user admin: outside policy.scope; left alone
+          user partner: outside policy.scope; left alone
 
       Unlinked credentials (1):
-          idp:stray@other.com: outside policy.scope; left alone
+          login stray@other.com: outside policy.scope; left alone
 
-      Deletion guard: 1 user deletion wanted, 5 allowed (2 managed users): within the limit.
-      Estimate: 9 requests, about 0.9 s at the configured limits.
-      Plan: 5 to create, 2 to update, 2 to delete, 0 held back.
+      Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add).
       "
     `);
   });
@@ -65,8 +82,11 @@ describe("text", () => {
       "    ! - credentials old@example.com  (held back: over policy.maxDeletes (use --allow-deletes))",
     );
     expect(text).not.toContain("DRY RUN");
+    expect(text).toContain("  Held back       1 person (see the deletion guard)\n");
+    expect(text).toMatch(/^ {2}Deletion guard {2}.*every deletion is held back\. .*--allow-deletes 1/m);
+    expect(text).toContain("  Steps           5 to create, 2 to update, 2 held back\n");
     expect(text.trimEnd().split("\n").at(-1)).toBe(
-      "Plan: 5 to create, 2 to update, 0 to delete, 2 held back.",
+      "Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add). 1 person held back.",
     );
   });
   test("colour only when asked for", () => {
@@ -90,40 +110,43 @@ test("markdown: heading, counts table, changes and notice tables", () => {
 
     Mode full · profile v1 · membership exact · deletions remove
 
-    | create | update | delete | held back |
-    |---:|---:|---:|---:|
-    | 5 | 2 | 2 | 0 |
+    **Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add).**
 
-    **Plan: 5 to create, 2 to update, 2 to delete, 0 held back.** Estimate: 9 requests, about 0.9 s at the configured limits.
-
-    Deletion guard: 1 user deletion wanted, 5 allowed (2 managed users): within the limit.
+    - **People:** 2 to add, 1 to change, 1 to remove
+    - **Groups:** 1 to add
+    - **Changed:** display name (1 person), first name (1 person), groups (1 person)
+    - **Membership:** analysts +2, staff −1
+    - **Deletion guard:** 1 person to revoke or remove, 5 allowed (2 people managed): within the limit
+    - **Notices:** Unmanaged (outside policy.scope): 2; Unlinked credentials: 1
+    - **Estimate:** 9 requests, about 0.9 s at the configured limits
+    - **Steps:** 5 to create, 2 to update, 2 to delete
 
     ### Changes
 
-    | | object | step | changes | reason |
+    | | object | part | changes | reason |
     |---|---|---|---|---|
-    | + | group analysts | \`createGroup\` | name: "Analysts"; parents: ["staff"] | declared group is missing |
-    | ~ | user bob | \`updateCredentials\` | displayName: "Bob" → "Bob B." | display name differs |
-    | ~ | user bob | \`updateMapping\` | groups: ["staff"] → ["analysts"]; firstname: (none) → "Bob" | groups, firstname differ |
-    | + | user jane | \`createCredentials\` | displayName: "Jane Doe"; password: (none) | no credentials for jane@example.com |
-    | + | user jane | \`createMapping\` | authenticationId: (from createCredentials:jane@example.com); email: "jane@example.com"; groups: ["analysts"] | user 'jane' is not mapped to the organization |
-    | - | user old | \`deleteCredentials\` |  | not in the desired state (mode full) |
-    | - | user old | \`deleteMapping\` |  | not in the desired state (mode full) |
-    | + | user pat | \`createCredentials\` | displayName: "pat"; password: (set) | no credentials for pat@example.com |
-    | + | user pat | \`createMapping\` | authenticationId: (from createCredentials:pat@example.com); email: "pat@example.com"; groups: [] | user 'pat' is not mapped to the organization |
+    | + | group analysts | group | name: "Analysts"; parent groups: ["staff"] | declared group is missing |
+    | ~ | user bob | credentials | display name: "Bob" → "Bob B." | display name differs |
+    | ~ | user bob | mapping | groups: ["staff"] → ["analysts"]; first name: (none) → "Bob" | groups, first name differ |
+    | + | user jane | credentials | display name: "Jane Doe"; password: (none) | no credentials for jane@example.com |
+    | + | user jane | mapping | login id: (the new login's id); email: "jane@example.com"; groups: ["analysts"] | user 'jane' is not mapped to the organization |
+    | - | user old | credentials |  | not in the desired state (mode full) |
+    | - | user old | mapping |  | not in the desired state (mode full) |
+    | + | user pat | credentials | display name: "pat"; password: (set) | no credentials for pat@example.com |
+    | + | user pat | mapping | login id: (the new login's id); email: "pat@example.com"; groups: [] | user 'pat' is not mapped to the organization |
 
     ### Unmanaged (outside policy.scope) (2)
 
     | object | note |
     |---|---|
-    | mapping:admin | outside policy.scope; left alone |
-    | mapping:partner | outside policy.scope; left alone |
+    | user admin | outside policy.scope; left alone |
+    | user partner | outside policy.scope; left alone |
 
     ### Unlinked credentials (1)
 
     | object | note |
     |---|---|
-    | idp:stray@other.com | outside policy.scope; left alone |
+    | login stray@other.com | outside policy.scope; left alone |
     "
   `);
 });
@@ -135,7 +158,9 @@ test("json is the serialised plan", () => {
 
 test("summary line", () => {
   const p = samplePlan();
-  expect(renderPlanSummaryLine(p)).toBe("Plan: 5 to create, 2 to update, 2 to delete, 0 held back.");
+  expect(renderPlanSummaryLine(p)).toBe(
+    "Plan: changes for 4 people (2 to add, 1 to change, 1 to remove) and 1 group (1 to add).",
+  );
   expect(renderPlanSummaryLine({ ...p, steps: [] })).toBe(
     "No changes. The organization matches the desired state.",
   );
@@ -151,10 +176,76 @@ test("long lists are summarised: first 20 in text, <details> in Markdown", () =>
   const long = { ...p, notices };
   const text = renderPlan(long, { format: "text", dryRun: false, color: false });
   expect(text).toContain("Unlinked credentials (25):");
-  expect(text).toContain("idp:u19@x.com");
-  expect(text).not.toContain("idp:u20@x.com");
+  expect(text).toContain("login u19@x.com");
+  expect(text).not.toContain("login u20@x.com");
   expect(text).toContain("    … and 5 more");
   const md = renderPlan(long, { format: "markdown", dryRun: false, color: false });
   expect(md).toContain("<details><summary>25 objects</summary>");
-  expect(md).toContain("| idp:u24@x.com | left alone |");
+  expect(md).toContain("| login u24@x.com | left alone |");
+});
+
+describe("summary first, detail levels, words for people", () => {
+  /** `n` new people (two steps each) and `m` people whose groups change. */
+  function bigPlan(n: number, m: number) {
+    const users = [
+      ...Array.from({ length: n }, (_, i) => aUser({ email: `n${i}@x.com`, id: `n${i}`, groups: ["g"] })),
+      ...Array.from({ length: m }, (_, i) => aUser({ email: `c${i}@x.com`, id: `c${i}`, groups: ["g"] })),
+    ];
+    const actual = anActualState({
+      idpUsers: Array.from({ length: m }, (_, i) => anIdpUser({ email: `c${i}@x.com` })),
+      mappings: Array.from({ length: m }, (_, i) =>
+        aMapping({ id: `c${i}`, authenticationId: `auth-c${i}@x.com`, email: `c${i}@x.com`, groups: ["h"] }),
+      ),
+      groups: [aGroup({ id: "g" }), aGroup({ id: "h" })],
+    });
+    return plan({ desired: aDesiredState(users), actual, policy: aPolicy(), profile: "v1" });
+  }
+
+  test("over 200 steps text is compact: a sample of each kind, then how many more", () => {
+    const p = bigPlan(100, 30);
+    expect(p.steps.length).toBe(230);
+    const text = renderPlan(p, { format: "text", dryRun: false, color: false });
+    expect(text.split("\n").slice(2, 7)).toEqual([
+      "Summary:",
+      "  People      100 to add, 30 to change",
+      "  Changed     groups (30 people)",
+      "  Membership  g +130, h −30",
+      "  Estimate    230 requests, about 23 s at the configured limits",
+    ]);
+    expect(text).toContain("100 people to add:\n");
+    expect(text).toContain("  … and 95 more people to add\n");
+    expect(text).toContain("30 people to change:\n");
+    expect(text).toContain("  … and 25 more people to change\n");
+    expect(text.match(/^ {2}# user /gm)).toHaveLength(10);
+    const full = renderPlan(p, { format: "text", dryRun: false, color: false, detail: "full" });
+    expect(full.match(/^ {2}# user /gm)).toHaveLength(130);
+    expect(full.indexOf("Summary:")).toBeLessThan(full.indexOf("# user"));
+    const summary = renderPlan(p, { format: "text", dryRun: false, color: false, detail: "summary" });
+    expect(summary).not.toContain("# user");
+    expect(summary).toContain("Changes not shown (--detail summary)");
+    // At 200 steps or fewer the default is full.
+    expect(renderPlan(bigPlan(100, 0), { format: "text", dryRun: false, color: false })).not.toContain(
+      "… and",
+    );
+  });
+
+  test("no step ids, camelCase field names or zero counts in text and Markdown", () => {
+    for (const p of [samplePlan(), samplePlan({ maxDeletes: 0 })])
+      for (const format of ["text", "markdown"] as const) {
+        const out = renderPlan(p, { format, dryRun: false, color: false });
+        expect(out).not.toMatch(
+          /(create|update|delete)(Credentials|Mapping|Group)|heldBack|authenticationId/,
+        );
+        expect(out).not.toMatch(/displayName|firstname|fromStep|\b0 (held back|to \w+)/);
+        expect(out).toContain("(the new login's id)");
+      }
+  });
+
+  test("the summary opens Markdown, before the changes table", () => {
+    const md = renderPlan(samplePlan({ maxDeletes: 0 }), { format: "markdown", dryRun: false, color: false });
+    expect(md.indexOf("- **People:** 2 to add, 1 to change, 1 to remove")).toBeLessThan(
+      md.indexOf("### Changes"),
+    );
+    expect(md).toContain("- **Held back:** 1 person (see the deletion guard)");
+  });
 });

@@ -8,7 +8,8 @@ import { findStaleSteps, listActualState } from "../../apply/index.js";
 import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
 import type { Plan } from "../../plan/types.js";
 import type { DesiredState } from "../../desired/types.js";
-import { renderPlan } from "../../report/index.js";
+import { confirmQuestion, renderPlan } from "../../report/index.js";
+import { COMPACT_OVER_STEPS } from "../../report/text.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
@@ -16,7 +17,7 @@ import { runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
-import { PLAN_FORMATS } from "./plan.js";
+import { detailOption, PLAN_FORMATS } from "./plan.js";
 
 interface Prepared {
   plan: Plan;
@@ -76,6 +77,7 @@ async function applyCommand(
 ): Promise<number> {
   const { io } = runtime;
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
+  let detail = detailOption(values, format);
   const savedPlan = stringOption(values, "plan");
   let prepared: Prepared;
   if (savedPlan !== undefined) {
@@ -94,7 +96,9 @@ async function applyCommand(
   metrics.client = connection.client;
   metrics.plan = plan;
   try {
-    io.stdout.write(renderPlan(plan, { format, dryRun: false, color: useColor(io.stdout, io.env) }));
+    // A big plan shows only its summary before the question, so the two are on one screen.
+    if (detail === undefined && plan.steps.length > COMPACT_OVER_STEPS) detail = "summary";
+    io.stdout.write(renderPlan(plan, { format, detail, dryRun: false, color: useColor(io.stdout, io.env) }));
     const out = stringOption(values, "out") ?? runtime.config.output.plan;
     if (out !== undefined && savedPlan === undefined) await writeFileAtomic(out, serializePlan(plan));
     if (isEmptyPlan(plan)) {
@@ -136,10 +140,6 @@ async function confirmApply(io: Io, yes: boolean, plan: Plan, label: string): Pr
       "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
     );
   }
-  const { create, update, delete: del } = plan.counts;
-  const ok = await confirm(
-    io,
-    `Apply ${create} create(s), ${update} update(s) and ${del} deletion(s) to ${label}?`,
-  );
+  const ok = await confirm(io, confirmQuestion(plan, label));
   if (!ok) throw new SafetyRefusal('apply cancelled: the answer was not "yes". Nothing was changed.');
 }

@@ -1,0 +1,114 @@
+/**
+ * What a person decides on, derived from a plan's steps: people (not steps: a new built-in user
+ * is two steps) to add, change, revoke or remove, groups, changed fields, membership moves per
+ * group, the deletion guard and the estimate. Every renderer opens with it; the saved JSON plan
+ * carries it as `summary` (derived data: a reader recomputes it and ignores the saved one).
+ */
+import type { Plan, Step } from "./types.js";
+
+export type PersonChange = "add" | "change" | "revoke" | "remove";
+
+export interface PlanSummary {
+  /** People by what happens to them; `heldBack`: people with a held-back step (also in their kind). */
+  people: Record<PersonChange, number> & { heldBack: number; fields: Record<string, number> };
+  groups: { add: number; change: number; remove: number; heldBack: number; fields: Record<string, number> };
+  /** Planned membership changes per group id: people joining (`add`) and leaving (`remove`). */
+  membership: Record<string, { add: number; remove: number }>;
+  deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
+  estimate: Plan["estimate"];
+}
+
+/**
+ * The person each user step belongs to: the mapping's user id (credentials linked through
+ * `dependsOn` or through the email a mapping step touches), else the credentials' email.
+ */
+export function personOfSteps(steps: readonly Step[]): Map<string, string> {
+  const person = new Map<string, string>();
+  const byEmail = new Map<string, string>();
+  for (const s of steps) {
+    if (!s.kind.endsWith("Mapping")) continue;
+    person.set(s.id, s.target);
+    for (const d of s.dependsOn) if (d.includes("Credentials:")) person.set(d, s.target);
+    for (const t of s.touches) if (t.startsWith("idp:")) byEmail.set(t.slice("idp:".length), s.target);
+  }
+  for (const s of steps) {
+    if (!s.kind.endsWith("Credentials")) continue;
+    const viaStep = s.dependsOn.map((d) => (d.includes("Mapping:") ? person.get(d) : undefined));
+    const viaTouch = s.touches.find((t) => t.startsWith("mapping:"))?.slice("mapping:".length);
+    const known = person.get(s.id);
+    person.set(
+      s.id,
+      viaStep.find((p) => p !== undefined) ?? known ?? byEmail.get(s.target) ?? viaTouch ?? s.target,
+    );
+  }
+  return person;
+}
+
+/** remove > add > revoke > change: a new person who also loses old credentials is still an add. */
+export function classifyPerson(steps: readonly Step[]): PersonChange {
+  const kinds = new Set(steps.map((s) => s.kind));
+  if (kinds.has("deleteMapping")) return "remove";
+  if (kinds.has("createMapping")) return "add";
+  if (kinds.has("deleteCredentials") && steps.every((s) => s.kind === "deleteCredentials")) return "revoke";
+  return "change";
+}
+
+const increment = (into: Record<string, number>, key: string): void => {
+  into[key] = (into[key] ?? 0) + 1;
+};
+
+function changedFields(s: Step): string[] {
+  if (!s.kind.startsWith("update") || !("before" in s) || !("after" in s)) return [];
+  const before = s.before as unknown as Record<string, unknown>;
+  const after = s.after as unknown as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+}
+
+function groupsOf(value: unknown): string[] {
+  const g = (value as { groups?: unknown } | undefined)?.groups;
+  return Array.isArray(g) ? (g as string[]) : [];
+}
+
+function addMembership(summary: PlanSummary, s: Step): void {
+  if (s.status !== "planned" || !s.kind.endsWith("Mapping")) return;
+  const before = new Set("before" in s ? groupsOf(s.before) : []);
+  const after = new Set("after" in s ? groupsOf(s.after) : []);
+  const entry = (g: string) => (summary.membership[g] ??= { add: 0, remove: 0 });
+  for (const g of after) if (!before.has(g)) entry(g).add += 1;
+  for (const g of before) if (!after.has(g)) entry(g).remove += 1;
+}
+
+export function summarizePlan(plan: Plan): PlanSummary {
+  const summary: PlanSummary = {
+    people: { add: 0, change: 0, revoke: 0, remove: 0, heldBack: 0, fields: {} },
+    groups: { add: 0, change: 0, remove: 0, heldBack: 0, fields: {} },
+    membership: {},
+    deleteGuard: { ...plan.deleteGuard, heldBack: plan.steps.some((s) => s.status === "heldBack") },
+    estimate: { ...plan.estimate },
+  };
+  const person = personOfSteps(plan.steps);
+  const byPerson = new Map<string, Step[]>();
+  for (const s of plan.steps) {
+    if (s.kind.endsWith("Group")) {
+      const kind = s.kind === "createGroup" ? "add" : s.kind === "updateGroup" ? "change" : "remove";
+      summary.groups[kind] += 1;
+      if (s.status === "heldBack") summary.groups.heldBack += 1;
+      for (const f of changedFields(s)) increment(summary.groups.fields, f);
+      continue;
+    }
+    const key = person.get(s.id) ?? s.target;
+    byPerson.set(key, [...(byPerson.get(key) ?? []), s]);
+    addMembership(summary, s);
+  }
+  for (const steps of byPerson.values()) {
+    summary.people[classifyPerson(steps)] += 1;
+    if (steps.some((s) => s.status === "heldBack")) summary.people.heldBack += 1;
+    const fields = new Set(steps.flatMap(changedFields));
+    for (const f of fields) increment(summary.people.fields, f);
+  }
+  summary.membership = Object.fromEntries(
+    Object.entries(summary.membership).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+  return summary;
+}

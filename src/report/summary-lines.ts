@@ -1,0 +1,145 @@
+/**
+ * The summary block every human rendering opens with, and the apply question, in words:
+ * counts of people and groups (never of steps first), no zero counts, numbers with separators.
+ */
+import { summarizePlan, type PlanSummary } from "../plan/summary.js";
+import type { Plan } from "../plan/types.js";
+import { fieldWord, noticeSections } from "./describe.js";
+
+export interface SummaryItem {
+  label: string;
+  text: string;
+}
+
+/** Membership moves shown in the summary before "… and N more groups". */
+export const MEMBERSHIP_LIMIT = 10;
+
+export const num = (n: number): string => n.toLocaleString("en-US");
+export const people = (n: number): string => `${num(n)} ${n === 1 ? "person" : "people"}`;
+export const groups = (n: number): string => `${num(n)} group${n === 1 ? "" : "s"}`;
+
+/** "12 to add, 7 to change": the non-zero counts, in the order given. */
+function toDo(counts: [string, number][]): string {
+  return counts
+    .filter(([, n]) => n > 0)
+    .map(([verb, n]) => `${num(n)} to ${verb}`)
+    .join(", ");
+}
+
+function peopleToDo(s: PlanSummary): string {
+  const p = s.people;
+  return toDo([
+    ["add", p.add],
+    ["change", p.change],
+    ["revoke", p.revoke],
+    ["remove", p.remove],
+  ]);
+}
+
+function groupsToDo(s: PlanSummary): string {
+  return toDo([
+    ["add", s.groups.add],
+    ["change", s.groups.change],
+    ["remove", s.groups.remove],
+  ]);
+}
+
+const personTotal = (s: PlanSummary): number =>
+  s.people.add + s.people.change + s.people.revoke + s.people.remove;
+const groupTotal = (s: PlanSummary): number => s.groups.add + s.groups.change + s.groups.remove;
+
+/** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)". */
+export function changesPhrase(s: PlanSummary): string {
+  const parts: string[] = [];
+  if (personTotal(s) > 0) parts.push(`${people(personTotal(s))} (${peopleToDo(s)})`);
+  if (groupTotal(s) > 0) parts.push(`${groups(groupTotal(s))} (${groupsToDo(s)})`);
+  return `changes for ${parts.join(" and ")}`;
+}
+
+/** The last line of the text plan, and the bold line of the Markdown one. */
+export function renderPlanSummaryLine(plan: Plan): string {
+  if (plan.steps.length === 0) return "No changes. The organization matches the desired state.";
+  const s = summarizePlan(plan);
+  const held = s.people.heldBack > 0 ? ` ${people(s.people.heldBack)} held back.` : "";
+  return `Plan: ${changesPhrase(s)}.${held}`;
+}
+
+export function confirmQuestion(plan: Plan, label: string): string {
+  return `Apply ${changesPhrase(summarizePlan(plan))} to ${label}?`;
+}
+
+function fieldsText(s: PlanSummary): string {
+  const of = (fields: Record<string, number>, unit: (n: number) => string, word: (f: string) => string) =>
+    Object.entries(fields)
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+      .map(([f, n]) => `${word(f)} (${unit(n)})`);
+  const groupWord = (f: string): string => (f === "name" ? "group name" : fieldWord(f));
+  return [...of(s.people.fields, people, fieldWord), ...of(s.groups.fields, groups, groupWord)].join(", ");
+}
+
+function membershipText(s: PlanSummary): string {
+  const entries = Object.entries(s.membership).sort(
+    ([a, x], [b, y]) => y.add + y.remove - (x.add + x.remove) || (a < b ? -1 : 1),
+  );
+  const shown = entries.slice(0, MEMBERSHIP_LIMIT).map(([g, m]) => {
+    const moves = [m.add > 0 ? `+${num(m.add)}` : "", m.remove > 0 ? `−${num(m.remove)}` : ""];
+    return `${g} ${moves.filter(Boolean).join(" ")}`;
+  });
+  const more = entries.length - shown.length;
+  return more > 0 ? `${shown.join(", ")}, … and ${groups(more)} more` : shown.join(", ");
+}
+
+function guardText(s: PlanSummary): string {
+  const g = s.deleteGuard;
+  const wanted = `${people(g.wanted)} to revoke or remove, ${num(g.limit)} allowed (${people(g.managedUsers)} managed)`;
+  if (!g.heldBack) return `${wanted}: within the limit`;
+  return `${wanted}: every deletion is held back. Allow them for one run with --allow-deletes ${g.wanted}, or raise policy.maxDeletes`;
+}
+
+function stepsText(plan: Plan): string {
+  const c = plan.counts;
+  const held = c.heldBack > 0 ? `, ${num(c.heldBack)} held back` : "";
+  const planned = [
+    c.create > 0 ? `${num(c.create)} to create` : "",
+    c.update > 0 ? `${num(c.update)} to update` : "",
+    c.delete > 0 ? `${num(c.delete)} to delete` : "",
+  ].filter(Boolean);
+  return `${planned.join(", ") || "nothing to carry out"}${held}`;
+}
+
+/** Seconds as a person reads a wait: "1.3 s", "14 min", "2.5 h". */
+export function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 2 * 3600) return `${Math.ceil(seconds / 60)} min`;
+  return `${Math.ceil(seconds / 360) / 10} h`;
+}
+
+/** The summary as label/text pairs; empty for a plan without changes. */
+export function summaryItems(plan: Plan): SummaryItem[] {
+  if (plan.steps.length === 0 && plan.notices.length === 0) return [];
+  const s = summarizePlan(plan);
+  const items: SummaryItem[] = [];
+  const add = (label: string, text: string): void => {
+    if (text !== "") items.push({ label, text });
+  };
+  add("People", peopleToDo(s));
+  if (s.people.heldBack > 0) add("Held back", `${people(s.people.heldBack)} (see the deletion guard)`);
+  add("Groups", groupsToDo(s));
+  add("Changed", fieldsText(s));
+  add("Membership", membershipText(s));
+  if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
+  add(
+    "Notices",
+    noticeSections(plan)
+      .map((n) => `${n.title}: ${num(n.notices.length)}`)
+      .join("; "),
+  );
+  if (plan.steps.length === 0) return items;
+  const { requests, seconds } = s.estimate;
+  add(
+    "Estimate",
+    `${num(requests)} request${requests === 1 ? "" : "s"}, about ${duration(seconds)} at the configured limits`,
+  );
+  add("Steps", stepsText(plan));
+  return items;
+}
