@@ -12,16 +12,14 @@ import type { CsvShape } from "./read-csv.js";
 import { readYaml } from "./read-yaml.js";
 import { GROUP_FIELDS, normaliseGroup, normaliseUser, USER_FIELDS } from "./records.js";
 import type { GroupField, RecordContext, UserField } from "./records.js";
-import type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+import type { DesiredFormat, DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
 
-export type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+export type { DesiredFormat, DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
 export { deriveUserId, emailProblem, isValidId, ID_PATTERN } from "./ids.js";
 export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
-
-export type DesiredFormat = "yaml" | "csv";
 
 export interface ReadDesiredOptions {
   file: string;
