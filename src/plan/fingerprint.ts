@@ -1,7 +1,8 @@
 /**
- * Object keys and fingerprints of actual objects. A plan records the fingerprint of every
- * object its steps touch; applying a saved plan compares them with a fresh listing and skips
- * the steps whose objects changed (`stale`). Pure: hashing is deterministic.
+ * Object keys and fingerprints of actual objects, and the fingerprint of a plan's inputs. A plan
+ * records the fingerprint of every object its steps touch; applying a saved plan compares them
+ * with a fresh listing and skips the steps whose objects changed (`stale`). Pure: hashing is
+ * deterministic.
  */
 import { createHash, hash as digest } from "node:crypto";
 import type { DesiredState } from "../desired/types.js";
