@@ -7,13 +7,14 @@
 import { createHash, hash as digest } from "node:crypto";
 import type { DesiredState } from "../desired/types.js";
 import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../service/types.js";
+import { objectKey } from "./kinds.js";
 import type { Policy } from "./policy.js";
 
 export const ABSENT = "absent";
 
-export const idpKey = (email: string): string => `idp:${email.toLowerCase()}`;
-export const mappingKey = (id: string): string => `mapping:${id}`;
-export const groupKey = (id: string): string => `group:${id}`;
+export const idpKey = (email: string): string => objectKey({ kind: "idp", id: email.toLowerCase() });
+export const mappingKey = (id: string): string => objectKey({ kind: "mapping", id });
+export const groupKey = (id: string): string => objectKey({ kind: "group", id });
 
 /** JSON with object keys sorted, so equal values hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {

@@ -7,7 +7,7 @@ import type { DesiredState } from "../desired/types.js";
 import type { ActualState, UserGroup } from "../service/types.js";
 import { sameList, sortedUnique, type PlanContext } from "./context.js";
 import type { Policy } from "./policy.js";
-import { base, groupKey, notice } from "./steps.js";
+import { base, groupKey, notice, stepId } from "./steps.js";
 import type { Step } from "./types.js";
 
 /** Group ids users and groups refer to, each with where it was first referenced. */
@@ -109,7 +109,7 @@ export function planGroups(ctx: PlanContext): void {
     }
     if (changes.length === 0) continue;
     const reason = `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`;
-    ctx.steps.set(`updateGroup:${g.id}`, {
+    ctx.steps.set(stepId("updateGroup", g.id), {
       ...base({ kind: "updateGroup", target: g.id, reason, touches: [groupKey(g.id)] }),
       before: cleanGroup(have),
       after,
@@ -153,8 +153,8 @@ export function planGroupPrune(ctx: PlanContext): void {
   const members = new Set<string>();
   const removers = new Map<string, string[]>();
   for (const m of ctx.actual.mappings) {
-    const del = ctx.steps.get(`deleteMapping:${m.id}`);
-    const upd = ctx.steps.get(`updateMapping:${m.id}`);
+    const del = ctx.steps.get(stepId("deleteMapping", m.id));
+    const upd = ctx.steps.get(stepId("updateMapping", m.id));
     const final = del ? [] : upd?.kind === "updateMapping" ? upd.after.groups : m.groups;
     for (const g of final) members.add(g);
     const step = del ?? upd;
@@ -165,7 +165,7 @@ export function planGroupPrune(ctx: PlanContext): void {
     if (s.kind === "createMapping") for (const g of s.after.groups) members.add(g);
   const children = new Map<string, string[]>();
   const parentsOf = (g: UserGroup): string[] => {
-    const s = ctx.steps.get(`updateGroup:${g.id}`);
+    const s = ctx.steps.get(stepId("updateGroup", g.id));
     return s?.kind === "updateGroup" ? s.after.parents : g.parents;
   };
   for (const g of [
@@ -202,9 +202,9 @@ export function planGroupPrune(ctx: PlanContext): void {
     if (!have) continue;
     const dependsOn = [
       ...(removers.get(id) ?? []),
-      ...(children.get(id) ?? []).map((c) => `deleteGroup:${c}`),
+      ...(children.get(id) ?? []).map((c) => stepId("deleteGroup", c)),
     ];
-    ctx.steps.set(`deleteGroup:${id}`, {
+    ctx.steps.set(stepId("deleteGroup", id), {
       ...base({
         kind: "deleteGroup",
         target: id,

@@ -17,6 +17,7 @@ import {
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
 import { applyDeleteGuard } from "./guard.js";
+import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
 import type { Policy } from "./policy.js";
 import { mappingKey, notice } from "./steps.js";
@@ -80,9 +81,7 @@ export function countSteps(steps: readonly Step[]): PlanCounts {
   const counts: PlanCounts = { create: 0, update: 0, delete: 0, heldBack: 0 };
   for (const s of steps) {
     if (s.status === "heldBack") counts.heldBack++;
-    else if (s.kind.startsWith("create")) counts.create++;
-    else if (s.kind.startsWith("update")) counts.update++;
-    else counts.delete++;
+    else counts[verbOf(s.kind)]++;
   }
   return counts;
 }
@@ -97,12 +96,10 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
   for (const s of steps)
     for (const key of s.touches) {
       if (out.has(key)) continue;
-      const sep = key.indexOf(":");
-      const kind = key.slice(0, sep);
-      const id = key.slice(sep + 1);
-      const idp = kind === "idp" ? idpByEmail.get(id) : undefined;
-      const mapping = kind === "mapping" ? mappingById.get(id) : undefined;
-      const group = kind === "group" ? groupById.get(id) : undefined;
+      const ref = parseObjectKey(key);
+      const idp = ref?.kind === "idp" ? idpByEmail.get(ref.id) : undefined;
+      const mapping = ref?.kind === "mapping" ? mappingById.get(ref.id) : undefined;
+      const group = ref?.kind === "group" ? groupById.get(ref.id) : undefined;
       out.set(
         key,
         idp

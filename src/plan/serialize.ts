@@ -3,7 +3,8 @@
  * `formatVersion` or of the wrong shape is rejected with an InputError naming the file.
  */
 import { InputError, type Problem } from "../errors.js";
-import { PLAN_FORMAT_VERSION, type Plan, type StepKind } from "./types.js";
+import { isStepKind } from "./kinds.js";
+import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
 export function serializePlan(plan: Plan): string {
   return `${JSON.stringify(plan, null, 2)}\n`;
@@ -12,18 +13,6 @@ export function serializePlan(plan: Plan): string {
 export function isEmptyPlan(plan: Plan): boolean {
   return plan.steps.length === 0;
 }
-
-const KINDS: ReadonlySet<string> = new Set<StepKind>([
-  "createGroup",
-  "updateGroup",
-  "deleteGroup",
-  "createCredentials",
-  "updateCredentials",
-  "deleteCredentials",
-  "createMapping",
-  "updateMapping",
-  "deleteMapping",
-]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -45,7 +34,7 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
     if (typeof s["id"] !== "string" || ids.has(s["id"]))
       return { field: `${field}.id`, message: "must be a unique string" };
     ids.add(s["id"]);
-    if (typeof s["kind"] !== "string" || !KINDS.has(s["kind"]))
+    if (typeof s["kind"] !== "string" || !isStepKind(s["kind"]))
       return { field: `${field}.kind`, message: "unknown step kind" };
     if (typeof s["target"] !== "string") return { field: `${field}.target`, message: "must be a string" };
     if (s["status"] !== "planned" && s["status"] !== "heldBack")

@@ -3,6 +3,7 @@
  * thinks of (a user, a group), the changed fields with before → after, notice sections and the
  * summary line. The text and Markdown renderers only lay these out.
  */
+import { kindOfStepId, nounOf, parseObjectKey, verbOf, type Verb } from "../plan/kinds.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 
 export type Mark = "+" | "~" | "-" | "!";
@@ -46,10 +47,13 @@ export function formatValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-const noun = (s: Step): StepView["noun"] =>
-  s.kind.endsWith("Group") ? "group" : s.kind.endsWith("Credentials") ? "credentials" : "mapping";
-const action = (s: Step): StepView["action"] =>
-  s.kind.startsWith("create") ? "+" : s.kind.startsWith("update") ? "~" : "-";
+const noun = (s: Step): StepView["noun"] => nounOf(s.kind);
+const ACTION: Record<Verb, StepView["action"]> = { create: "+", update: "~", delete: "-" };
+const action = (s: Step): StepView["action"] => ACTION[verbOf(s.kind)];
+const isNounStep = (id: string, n: StepView["noun"]): boolean => {
+  const kind = kindOfStepId(id);
+  return kind !== undefined && nounOf(kind) === n;
+};
 
 function fields(s: Step): FieldChange[] {
   switch (s.kind) {
@@ -99,14 +103,15 @@ export function groupByObject(plan: Plan): ObjectView[] {
   const userOf = new Map<string, string>();
   const userOfEmail = new Map<string, string>();
   for (const s of plan.steps) {
-    if (!s.kind.endsWith("Mapping")) continue;
+    if (noun(s) !== "mapping") continue;
     userOf.set(s.id, s.target);
-    for (const d of s.dependsOn) if (d.includes("Credentials:")) userOf.set(d, s.target);
-    for (const t of s.touches) if (t.startsWith("idp:")) userOfEmail.set(t.slice("idp:".length), s.target);
+    for (const d of s.dependsOn) if (isNounStep(d, "credentials")) userOf.set(d, s.target);
+    for (const ref of s.touches.map(parseObjectKey))
+      if (ref?.kind === "idp") userOfEmail.set(ref.id, s.target);
   }
   for (const s of plan.steps)
-    if (s.kind.endsWith("Credentials"))
-      for (const d of s.dependsOn) if (d.includes("Mapping:")) userOf.set(s.id, userOf.get(d) ?? s.target);
+    if (noun(s) === "credentials")
+      for (const d of s.dependsOn) if (isNounStep(d, "mapping")) userOf.set(s.id, userOf.get(d) ?? s.target);
   const groups = new Map<string, ObjectView>();
   const users = new Map<string, ObjectView>();
   for (const s of plan.steps) {
