@@ -57,9 +57,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const breakerLimit = options.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER;
   if (plan.profile !== client.profile) {
     // Step bodies differ by profile (legacy has no names or parents): refuse before sending anything.
-    throw new SafetyRefusal(
-      `the plan was made for API profile ${plan.profile} but the service speaks ${client.profile}; re-run plan against this service`,
-    );
+    throw new SafetyRefusal({
+      message: `the plan was made for API profile ${plan.profile} but the service speaks ${client.profile}; re-run plan against this service`,
+    });
   }
   const started = now();
   const statsBefore = client.stats();
@@ -230,7 +230,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
 function buildGraph(steps: readonly Step[]): Node[] {
   const byId = new Map<string, number>();
   const nodes: Node[] = steps.map((step, index) => {
-    if (byId.has(step.id)) throw new InternalError(`plan has two steps with id ${step.id}`);
+    if (byId.has(step.id)) throw new InternalError({ message: `plan has two steps with id ${step.id}` });
     byId.set(step.id, index);
     return { step, index, waiting: 0, dependents: [] };
   });
@@ -245,7 +245,7 @@ function buildGraph(steps: readonly Step[]): Node[] {
     for (const dep of deps) {
       const d = byId.get(dep);
       if (d === undefined)
-        throw new InternalError(`plan step ${node.step.id} depends on unknown step ${dep}`);
+        throw new InternalError({ message: `plan step ${node.step.id} depends on unknown step ${dep}` });
       nodes[d]!.dependents.push(node.index);
       node.waiting += 1;
     }

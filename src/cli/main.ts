@@ -83,7 +83,7 @@ export function describeError(err: unknown): string {
   if (err instanceof NetworkError) {
     const retried = err.retryable ? ", after every retry" : "";
     // An untrusted certificate carries its own advice (target.caFile) in the message.
-    const hint = isUntrustedCertificate(err.cause_code)
+    const hint = isUntrustedCertificate(err.causeCode)
       ? ""
       : " Check target.baseUrl and that the service is reachable from here.";
     return `usersync: ${err.message}${retried}.${hint}\n`;

@@ -58,9 +58,10 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   const options = desiredReadOptions(runtime.config);
   if (options === undefined) {
-    throw new ConfigError(
-      "no desired-state file: pass --desired FILE or set source.desired in the config (see config.example.yaml).",
-    );
+    throw new ConfigError({
+      message:
+        "no desired-state file: pass --desired FILE or set source.desired in the config (see config.example.yaml).",
+    });
   }
   const { state, problems } = await readDesiredState(options);
   reportProblems(problems, runtime.logger);
@@ -72,10 +73,10 @@ export function reportProblems(problems: Problem[], logger: Logger): void {
   for (const p of problems.filter((p) => !isError(p))) logger.warn({ problem: p.rule }, formatProblem(p));
   const errors = problems.filter(isError);
   if (errors.length > 0) {
-    throw new InputError(
-      `${errors.length} problem${errors.length === 1 ? "" : "s"} in the desired state`,
-      errors,
-    );
+    throw new InputError({
+      message: `${errors.length} problem${errors.length === 1 ? "" : "s"} in the desired state`,
+      problems: errors,
+    });
   }
 }
 

@@ -261,8 +261,8 @@ function configError(unsorted: Problem[], configFile?: string): ConfigError {
   const rank = (p: Problem): number => (p.file === configFile ? 0 : p.file.startsWith("env ") ? 1 : 2);
   const problems = [...unsorted].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0));
   const lines = problems.map((p) => `  ${formatProblem(p)}`).join("\n");
-  return new ConfigError(
-    `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
+  return new ConfigError({
+    message: `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
     problems,
-  );
+  });
 }

@@ -35,13 +35,13 @@ export interface ReadDesiredResult {
   problems: Problem[];
 }
 
-export const USERS_CSV: CsvShape<UserField> = {
+const USERS_CSV: CsvShape<UserField> = {
   fields: USER_FIELDS,
   required: ["email"],
   lists: ["groups"],
   noun: "user",
 };
-export const GROUPS_CSV: CsvShape<GroupField> = {
+const GROUPS_CSV: CsvShape<GroupField> = {
   fields: GROUP_FIELDS,
   required: ["id"],
   lists: ["parents"],

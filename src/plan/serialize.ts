@@ -50,7 +50,10 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
 
 export function parsePlan(text: string, file: string): Plan {
   const fail = (p: Omit<Problem, "file">): never => {
-    throw new InputError(`${file} is not a usable plan: ${p.message}`, [{ file, ...p }]);
+    throw new InputError({
+      message: `${file} is not a usable plan: ${p.message}`,
+      problems: [{ file, ...p }],
+    });
   };
   let value: unknown;
   try {

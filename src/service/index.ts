@@ -56,7 +56,9 @@ const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTim
 function positiveInt(name: string, value: number | undefined, fallback: number, min: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min)
-    throw new ConfigError(`client option ${name} must be an integer >= ${min}, got ${String(v)}`);
+    throw new ConfigError({
+      message: `client option ${name} must be an integer >= ${min}, got ${String(v)}`,
+    });
   return v;
 }
 
@@ -65,21 +67,21 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
   try {
     url = new URL(options.baseUrl);
   } catch {
-    throw new ConfigError(
-      `target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`,
-    );
+    throw new ConfigError({
+      message: `target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`,
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`target.baseUrl must be http(s), got ${url.protocol}`);
+    throw new ConfigError({ message: `target.baseUrl must be http(s), got ${url.protocol}` });
   }
   if (options.token === "")
-    throw new ConfigError("the API token is empty; set USERSYNC_TOKEN or target.tokenFile");
+    throw new ConfigError({ message: "the API token is empty; set USERSYNC_TOKEN or target.tokenFile" });
   let ca: string | undefined;
   if (options.caFile !== undefined) {
     try {
       ca = await readFile(options.caFile, "utf8");
     } catch (err) {
-      throw new ConfigError(`cannot read CA file ${options.caFile}: ${(err as Error).message}`);
+      throw new ConfigError({ message: `cannot read CA file ${options.caFile}: ${(err as Error).message}` });
     }
   }
   const d = CLIENT_DEFAULTS;

@@ -30,7 +30,10 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new InputError(`cannot read the saved plan ${file}: ${(err as Error).message}`, []);
+    throw new InputError({
+      message: `cannot read the saved plan ${file}: ${(err as Error).message}`,
+      problems: [],
+    });
   }
   const plan = parsePlan(text, file);
   // Column passwords are never saved in a plan: read them again from the desired state.
@@ -38,9 +41,9 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   const connection = await connect({ config: runtime.config, logger: runtime.logger });
   try {
     if (connection.client.profile !== plan.profile) {
-      throw new SafetyRefusal(
-        `the saved plan ${file} was made for API profile ${plan.profile}, but ${connection.label} speaks ${connection.client.profile}: make a new plan.`,
-      );
+      throw new SafetyRefusal({
+        message: `the saved plan ${file} was made for API profile ${plan.profile}, but ${connection.label} speaks ${connection.client.profile}: make a new plan.`,
+      });
     }
     const actual = await listActualState(connection.client);
     const stale = findStaleSteps(plan, actual);
@@ -80,9 +83,10 @@ async function applyCommand(
   let prepared: Prepared;
   if (savedPlan !== undefined) {
     if (values["allow-deletes"] !== undefined || values["mode"] !== undefined) {
-      throw new ConfigError(
-        "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
-      );
+      throw new ConfigError({
+        message:
+          "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+      });
     }
     prepared = await prepareSavedPlan(runtime, savedPlan);
   } else {
@@ -132,14 +136,16 @@ async function applyCommand(
 async function confirmApply(io: Io, yes: boolean, plan: Plan, label: string): Promise<void> {
   if (yes) return;
   if (!canPrompt(io)) {
-    throw new SafetyRefusal(
-      "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
-    );
+    throw new SafetyRefusal({
+      message:
+        "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
+    });
   }
   const { create, update, delete: del } = plan.counts;
   const ok = await confirm(
     io,
     `Apply ${create} create(s), ${update} update(s) and ${del} deletion(s) to ${label}?`,
   );
-  if (!ok) throw new SafetyRefusal('apply cancelled: the answer was not "yes". Nothing was changed.');
+  if (!ok)
+    throw new SafetyRefusal({ message: 'apply cancelled: the answer was not "yes". Nothing was changed.' });
 }

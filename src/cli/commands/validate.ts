@@ -12,9 +12,10 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   const profile = choiceOption(values, "profile", ["v1", "legacy"] as const);
   const options = desiredReadOptions(config, positionals[0]);
   if (options === undefined) {
-    throw new ConfigError(
-      "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
-    );
+    throw new ConfigError({
+      message:
+        "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
+    });
   }
   const { state, problems } = await readDesiredState(options);
   const all =
