@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
-import { findStaleSteps, listActualState } from "../../apply/index.js";
+import { checkPlanProfile, findStaleSteps, listActualState } from "../../apply/index.js";
 import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
 import type { Plan } from "../../plan/types.js";
 import type { DesiredState } from "../../desired/types.js";
@@ -40,11 +40,7 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   const desired = passwordSourceNeeded(plan) === "column" ? await loadDesired(runtime) : undefined;
   const connection = await connect({ config: runtime.config, logger: runtime.logger });
   try {
-    if (connection.client.profile !== plan.profile) {
-      throw new SafetyRefusal({
-        message: `the saved plan ${file} was made for API profile ${plan.profile}, but ${connection.label} speaks ${connection.client.profile}: make a new plan.`,
-      });
-    }
+    checkPlanProfile({ plan, profile: connection.client.profile, file, service: connection.label });
     const actual = await listActualState(connection.client);
     const stale = findStaleSteps(plan, actual);
     if (stale.size > 0) {
