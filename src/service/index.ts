@@ -63,6 +63,35 @@ function positiveInt(name: string, value: number | undefined, fallback: number, 
 }
 
 export async function createClient(options: ClientOptions): Promise<ServiceClient> {
+  const ca = await checkTarget(options);
+  const d = CLIENT_DEFAULTS;
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const transport = new Transport({
+    baseUrl,
+    token: options.token,
+    concurrency: positiveInt("concurrency", options.concurrency, d.concurrency, 1),
+    requestsPerSecond: Math.max(0, options.requestsPerSecond ?? d.requestsPerSecond),
+    retries: positiveInt("retries", options.retries, d.retries, 0),
+    timeouts: { ...d.timeouts, ...defined(options.timeouts ?? {}) },
+    ...(ca !== undefined ? { ca } : {}),
+    logger: options.logger ?? createLogger({ level: "warn" }),
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+    now: Date.now,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? d.maxRetryAfterMs,
+  });
+  const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));
+  try {
+    return await profileClient({ profile: options.profile, transport, baseUrl, pageSize });
+  } catch (err) {
+    // 401/403 during detection are thrown as they are: fatal HttpErrors, not a profile answer.
+    await transport.close();
+    throw err;
+  }
+}
+
+/** The target's URL and token are usable; its CA file, if any, read. */
+async function checkTarget(options: ClientOptions): Promise<string | undefined> {
   let url: URL;
   try {
     url = new URL(options.baseUrl);
@@ -84,50 +113,38 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
       throw new ConfigError({ message: `cannot read CA file ${options.caFile}: ${(err as Error).message}` });
     }
   }
-  const d = CLIENT_DEFAULTS;
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const transport = new Transport({
-    baseUrl,
-    token: options.token,
-    concurrency: positiveInt("concurrency", options.concurrency, d.concurrency, 1),
-    requestsPerSecond: Math.max(0, options.requestsPerSecond ?? d.requestsPerSecond),
-    retries: positiveInt("retries", options.retries, d.retries, 0),
-    timeouts: { ...d.timeouts, ...defined(options.timeouts ?? {}) },
-    ...(ca !== undefined ? { ca } : {}),
-    logger: options.logger ?? createLogger({ level: "warn" }),
-    sleep: options.sleep ?? realSleep,
-    random: options.random ?? Math.random,
-    now: Date.now,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? d.maxRetryAfterMs,
-  });
-  const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));
-  try {
-    if (options.profile !== "auto") {
-      return new ProfileClient({
-        codec: options.profile === "v1" ? v1Codec : legacyCodec,
-        transport,
-        baseUrl,
-        pageSize,
-      });
-    }
-    const { status, json } = await transport.request({
-      method: "GET",
-      path: "/api/v1/profile",
-      mediaType: JSON_MEDIA,
-      accept: [404],
-    });
-    if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
-    const userId = (json as { userId?: unknown } | undefined)?.userId;
+  return ca;
+}
+
+/** The client for the profile asked for, or, for "auto", the one the service answers to. */
+async function profileClient(o: {
+  profile: ClientOptions["profile"];
+  transport: Transport;
+  baseUrl: string;
+  pageSize: number;
+}): Promise<ServiceClient> {
+  const { transport, baseUrl, pageSize } = o;
+  if (o.profile !== "auto") {
     return new ProfileClient({
-      codec: v1Codec,
+      codec: o.profile === "v1" ? v1Codec : legacyCodec,
       transport,
       baseUrl,
       pageSize,
-      knownProfile: typeof userId === "string" ? { userId } : undefined,
     });
-  } catch (err) {
-    // 401/403 during detection are thrown as they are: fatal HttpErrors, not a profile answer.
-    await transport.close();
-    throw err;
   }
+  const { status, json } = await transport.request({
+    method: "GET",
+    path: "/api/v1/profile",
+    mediaType: JSON_MEDIA,
+    accept: [404],
+  });
+  if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
+  const userId = (json as { userId?: unknown } | undefined)?.userId;
+  return new ProfileClient({
+    codec: v1Codec,
+    transport,
+    baseUrl,
+    pageSize,
+    knownProfile: typeof userId === "string" ? { userId } : undefined,
+  });
 }
