@@ -4,19 +4,20 @@
  */
 import { ProblemError, type Reply } from "./http-util.js";
 import type { ParsedResource } from "./jsonapi.js";
-import { listLinksAndMeta, pageIds, parseInclude, parseListQuery } from "./paging.js";
+import { pageIds, parseListQuery } from "./paging.js";
 import type { RouteContext } from "./route-context.js";
 import type { GroupRec, Store } from "./store.js";
 import { groupOut, type Profile } from "./entity-docs.js";
 import {
   checkGroupsExist,
-  checkPathId,
-  dispatch,
-  includedGroups,
-  ok,
-  paramOf,
+  existingRecord,
+  handleEntity,
+  listReply,
+  parseUpdate,
   parseWrite,
+  single,
   type EntityRequest,
+  type EntityView,
   type EntityRoutes,
 } from "./entity-common.js";
 
@@ -28,18 +29,15 @@ type GroupRequest = EntityRequest<GroupRec>;
  */
 const GROUP_INCLUDES: Record<Profile, readonly string[]> = { v1: ["parents", "userGroups"], legacy: [] };
 
-export function handleGroups(ctx: RouteContext, profile: Profile): Reply {
-  const { store } = ctx;
-  const include = parseInclude(ctx.query, GROUP_INCLUDES[profile]);
-  const single = (rec: GroupRec, status: number): Reply => {
-    const doc: Record<string, unknown> = { data: groupOut(rec, profile, ctx.base) };
-    if (include.size > 0) {
-      doc.included = includedGroups(store, rec.parents, profile, ctx.base);
-    }
-    return ok(status, doc);
-  };
-  return dispatch(GROUP_ROUTES, { ctx, profile, store, single });
-}
+const GROUP_VIEW: EntityView<GroupRec> = {
+  type: "userGroup",
+  records: (store) => store.groups,
+  out: groupOut,
+  linked: (rec) => rec.parents,
+};
+
+export const handleGroups = (ctx: RouteContext, profile: Profile): Reply =>
+  handleEntity(GROUP_ROUTES, ctx, profile);
 
 /** The parents sent, checked to exist and not to make a cycle; undefined when none were sent. */
 function parentsOf(store: Store, parsed: ParsedResource, id: string): string[] | undefined {
@@ -55,7 +53,8 @@ function parentsOf(store: Store, parsed: ParsedResource, id: string): string[] |
   return parents;
 }
 
-function listGroups({ ctx, profile, store }: GroupRequest): Reply {
+function listGroups(req: GroupRequest): Reply {
+  const { ctx, profile, store } = req;
   const q = parseListQuery(ctx.query, {
     filterFields: ["id", "name"],
     includes: GROUP_INCLUDES[profile],
@@ -70,41 +69,24 @@ function listGroups({ ctx, profile, store }: GroupRequest): Reply {
       return g !== undefined && q.filters.every((f) => (f.field === "id" ? g.id : g.name) === f.value);
     },
   });
-  const recs = ids.map((id) => store.groups.get(id) as GroupRec);
-  const doc: Record<string, unknown> = { data: recs.map((r) => groupOut(r, profile, ctx.base)) };
-  if (q.include.size > 0)
-    doc.included = includedGroups(
-      store,
-      recs.flatMap((r) => r.parents),
-      profile,
-      ctx.base,
-    );
-  Object.assign(doc, listLinksAndMeta({ base: ctx.base, url: ctx.url, q, total }));
-  return ok(200, doc);
+  return listReply(req, { q, total, recs: ids.map((id) => store.groups.get(id) as GroupRec) });
 }
 
-function createGroup({ ctx, profile, store, single }: GroupRequest): Reply {
+function createGroup(req: GroupRequest): Reply {
+  const { ctx, profile, store } = req;
   const parsed = parseWrite(ctx, profile, "userGroup");
   if (store.groups.has(parsed.id)) throw new ProblemError(409, `userGroup ${parsed.id} already exists`);
   const rec: GroupRec = { id: parsed.id, parents: parentsOf(store, parsed, parsed.id) ?? [] };
   const name = parsed.attributes.get("name");
   if (name !== undefined) rec.name = name;
   store.putGroup(rec);
-  return single(rec, 201);
-}
-
-function existingGroup({ ctx, store }: GroupRequest): GroupRec {
-  const existing = store.groups.get(paramOf(ctx));
-  if (!existing) throw new ProblemError(404, `userGroup ${paramOf(ctx)} not found`);
-  return existing;
+  return single(req, rec, 201);
 }
 
 /** v1 PUT replaces; legacy PUT keeps the parents; PATCH changes what is sent. */
 function writeGroup(req: GroupRequest): Reply {
   const { ctx, profile, store } = req;
-  const parsed = parseWrite(ctx, profile, "userGroup");
-  checkPathId(ctx, parsed);
-  const existing = existingGroup(req);
+  const { parsed, existing } = parseUpdate(req);
   const parents = parentsOf(store, parsed, existing.id);
   const replace = ctx.method === "PUT" && profile === "v1";
   const rec: GroupRec = { id: existing.id, parents: parents ?? (replace ? [] : existing.parents) };
@@ -115,11 +97,11 @@ function writeGroup(req: GroupRequest): Reply {
       : undefined;
   if (name !== undefined) rec.name = name;
   store.putGroup(rec);
-  return req.single(rec, 200);
+  return single(req, rec, 200);
 }
 
 function deleteGroup(req: GroupRequest): Reply {
-  const existing = existingGroup(req);
+  const existing = existingRecord(req);
   const members = req.store.memberCount(existing.id);
   const children = req.store.childCount(existing.id);
   if (members > 0 || children > 0) {
@@ -133,11 +115,10 @@ function deleteGroup(req: GroupRequest): Reply {
 }
 
 const GROUP_ROUTES: EntityRoutes<GroupRec> = {
-  collectionName: "userGroups collection",
-  itemName: "userGroup",
+  view: GROUP_VIEW,
+  includes: (profile) => GROUP_INCLUDES[profile],
   collection: { GET: listGroups, POST: createGroup },
   item: {
-    GET: (req) => req.single(existingGroup(req), 200),
     PUT: writeGroup,
     PATCH: writeGroup,
     DELETE: deleteGroup,

@@ -4,19 +4,19 @@
  */
 import { ProblemError, type Reply } from "./http-util.js";
 import type { ParsedResource } from "./jsonapi.js";
-import { listLinksAndMeta, pageIds, parseInclude, parseListQuery } from "./paging.js";
+import { pageIds, parseListQuery } from "./paging.js";
 import type { RouteContext } from "./route-context.js";
 import type { MappingRec } from "./store.js";
 import { USER_ATTRIBUTES, linkedGroups, userOut, type Profile } from "./entity-docs.js";
 import {
   checkGroupsExist,
-  checkPathId,
-  dispatch,
-  includedGroups,
-  ok,
-  paramOf,
+  handleEntity,
+  listReply,
+  parseUpdate,
   parseWrite,
+  single,
   type EntityRequest,
+  type EntityView,
   type EntityRoutes,
 } from "./entity-common.js";
 
@@ -27,21 +27,18 @@ const relName = (profile: Profile): string => (profile === "v1" ? "userGroups" :
 const includeNames = (profile: Profile): string[] =>
   profile === "v1" ? ["userGroups"] : ["userGroups", "userGroup"];
 
-export function handleUsers(ctx: RouteContext, profile: Profile): Reply {
-  const { store } = ctx;
-  // Checked before any write, so a bad `include` never answers 400 for a write that landed.
-  const include = parseInclude(ctx.query, includeNames(profile));
-  const single = (rec: MappingRec, status: number): Reply => {
-    const doc: Record<string, unknown> = { data: userOut(rec, profile, ctx.base) };
-    if (include.size > 0) {
-      doc.included = includedGroups(store, linkedGroups(rec, profile), profile, ctx.base);
-    }
-    return ok(status, doc);
-  };
-  return dispatch(USER_ROUTES, { ctx, profile, store, single });
-}
+const USER_VIEW: EntityView<MappingRec> = {
+  type: "user",
+  records: (store) => store.mappings,
+  out: userOut,
+  linked: linkedGroups,
+};
 
-function listUsers({ ctx, profile, store }: UserRequest): Reply {
+export const handleUsers = (ctx: RouteContext, profile: Profile): Reply =>
+  handleEntity(USER_ROUTES, ctx, profile);
+
+function listUsers(req: UserRequest): Reply {
+  const { ctx, profile, store } = req;
   const filterFields =
     profile === "v1"
       ? ["id", ...USER_ATTRIBUTES, "userGroups.id"]
@@ -66,20 +63,11 @@ function listUsers({ ctx, profile, store }: UserRequest): Reply {
       return m !== undefined && q.filters.every((f) => userMatches(m, f.field, f.value, profile));
     },
   });
-  const recs = ids.map((id) => store.mappings.get(id) as MappingRec);
-  const doc: Record<string, unknown> = { data: recs.map((r) => userOut(r, profile, ctx.base)) };
-  if (q.include.size > 0)
-    doc.included = includedGroups(
-      store,
-      recs.flatMap((r) => linkedGroups(r, profile)),
-      profile,
-      ctx.base,
-    );
-  Object.assign(doc, listLinksAndMeta({ base: ctx.base, url: ctx.url, q, total }));
-  return ok(200, doc);
+  return listReply(req, { q, total, recs: ids.map((id) => store.mappings.get(id) as MappingRec) });
 }
 
-function createUser({ ctx, profile, store, single }: UserRequest): Reply {
+function createUser(req: UserRequest): Reply {
+  const { ctx, profile, store } = req;
   const parsed = parseWrite(ctx, profile, "user");
   if (store.mappings.has(parsed.id)) throw new ProblemError(409, `user ${parsed.id} already exists`);
   const groups = parsed.relationships.get(relName(profile)) ?? [];
@@ -87,21 +75,13 @@ function createUser({ ctx, profile, store, single }: UserRequest): Reply {
   const rec: MappingRec = { id: parsed.id, groups };
   applyAttributes(rec, parsed);
   store.putMapping(rec);
-  return single(rec, 201);
-}
-
-function existingUser({ ctx, store }: UserRequest): MappingRec {
-  const existing = store.mappings.get(paramOf(ctx));
-  if (!existing) throw new ProblemError(404, `user ${paramOf(ctx)} not found`);
-  return existing;
+  return single(req, rec, 201);
 }
 
 /** PUT replaces (legacy keeps the v1-only attributes), PATCH changes what is sent. */
 function writeUser(req: UserRequest): Reply {
   const { ctx, profile, store } = req;
-  const parsed = parseWrite(ctx, profile, "user");
-  checkPathId(ctx, parsed);
-  const existing = existingUser(req);
+  const { parsed, existing } = parseUpdate(req);
   const sentGroups = parsed.relationships.get(relName(profile));
   if (sentGroups) checkGroupsExist(store, sentGroups, `relationships.${relName(profile)}`);
   let rec: MappingRec;
@@ -115,20 +95,20 @@ function writeUser(req: UserRequest): Reply {
   }
   applyAttributes(rec, parsed);
   store.putMapping(rec);
-  return req.single(rec, 200);
+  return single(req, rec, 200);
 }
 
 function deleteUser({ ctx, store }: UserRequest): Reply {
-  if (!store.deleteMapping(paramOf(ctx))) throw new ProblemError(404, `user ${paramOf(ctx)} not found`);
+  const id = ctx.param ?? "";
+  if (!store.deleteMapping(id)) throw new ProblemError(404, `user ${id} not found`);
   return { status: 204 };
 }
 
 const USER_ROUTES: EntityRoutes<MappingRec> = {
-  collectionName: "users collection",
-  itemName: "user",
+  view: USER_VIEW,
+  includes: includeNames,
   collection: { GET: listUsers, POST: createUser },
   item: {
-    GET: (req) => req.single(existingUser(req), 200),
     PUT: writeUser,
     PATCH: writeUser,
     DELETE: deleteUser,
