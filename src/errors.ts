@@ -44,24 +44,22 @@ export interface ProblemsInit extends MessageInit {
   problems?: Problem[];
 }
 
-export class ConfigError extends UsersyncError {
-  readonly code = "CONFIG_INVALID" as const;
+/** An error that lists every problem found, each with its file, line and field. */
+abstract class ProblemsError extends UsersyncError {
   readonly problems: Problem[];
   constructor(init: ProblemsInit) {
     super(init.message);
-    this.name = "ConfigError";
+    this.name = new.target.name;
     this.problems = init.problems ?? [];
   }
 }
 
-export class InputError extends UsersyncError {
+export class ConfigError extends ProblemsError {
+  readonly code = "CONFIG_INVALID" as const;
+}
+
+export class InputError extends ProblemsError {
   readonly code = "INPUT_INVALID" as const;
-  readonly problems: Problem[];
-  constructor(init: ProblemsInit) {
-    super(init.message);
-    this.name = "InputError";
-    this.problems = init.problems ?? [];
-  }
 }
 
 export interface HttpErrorInit {
