@@ -119,31 +119,32 @@ async function readSafely(options: ReadOneOptions): Promise<ReadOneResult> {
   }
 }
 
-async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
-  const { file, problems, role } = options;
-  const format = options.format ?? formatOf(file);
-  const fail = { readable: false, allowEmpty: false, format };
+/** The path names a file; otherwise the problem is reported. */
+async function isReadableFile(file: string, problems: ProblemList): Promise<boolean> {
   try {
-    const s = await stat(file);
-    if (!s.isFile()) {
-      problems.error({ file }, "file-not-found", "is not a file");
-      return fail;
-    }
+    if ((await stat(file)).isFile()) return true;
+    problems.error({ file }, "file-not-found", "is not a file");
   } catch {
     problems.error(
       { file },
       "file-not-found",
       `does not exist: check the path (relative paths start at the current directory)`,
     );
-    return fail;
   }
+  return false;
+}
+
+async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
+  const { file, problems, role } = options;
+  const format = options.format ?? formatOf(file);
+  if (!(await isReadableFile(file, problems))) return { readable: false, allowEmpty: false, format };
   if (format === undefined) {
     problems.error(
       { file },
       "format",
       `cannot tell the format from the extension "${extname(file)}": use .yaml, .yml or .csv (or set source.format)`,
     );
-    return fail;
+    return { readable: false, allowEmpty: false, format };
   }
   const ctx: RecordContext = {
     problems,
