@@ -3,6 +3,9 @@
  * enough context to act on (file/row/field, method/path/status). None of them may carry a
  * secret: constructors take already-redacted values only.
  *
+ * Every constructor takes one options object (`{ message, ... }`, or the fields an HTTP or
+ * network failure builds its message from), so adding a field never reorders arguments.
+ *
  * The top-level CLI handler maps them to exit codes (see `exitCodeFor`).
  */
 
@@ -31,27 +34,36 @@ export function formatProblem(p: Problem): string {
   return `${where}:${field} ${p.message} [${p.rule}]`;
 }
 
-export class ConfigError extends UsersyncError {
-  readonly code = "CONFIG_INVALID" as const;
-  constructor(
-    message: string,
-    readonly problems: Problem[] = [],
-  ) {
-    super(message);
-    this.name = "ConfigError";
+/** What a person reads, for the errors whose message is written where they are thrown. */
+export interface MessageInit {
+  message: string;
+}
+
+export interface ProblemsInit extends MessageInit {
+  /** Every problem found, in file and line order. */
+  problems?: Problem[];
+}
+
+/** An error that lists every problem found, each with its file, line and field. */
+abstract class ProblemsError extends UsersyncError {
+  readonly problems: Problem[];
+  constructor(init: ProblemsInit) {
+    super(init.message);
+    this.name = new.target.name;
+    this.problems = init.problems ?? [];
   }
 }
 
-export class InputError extends UsersyncError {
-  readonly code = "INPUT_INVALID" as const;
-  constructor(
-    message: string,
-    readonly problems: Problem[],
-  ) {
-    super(message);
-    this.name = "InputError";
-  }
+export class ConfigError extends ProblemsError {
+  readonly code = "CONFIG_INVALID" as const;
 }
+
+export class InputError extends ProblemsError {
+  readonly code = "INPUT_INVALID" as const;
+}
+
+/** The directory source (`source.type: ldap`) could not be read: its settings, not a file, need fixing. */
+export class DirectoryError extends InputError {}
 
 export interface HttpErrorInit {
   method: string;
@@ -111,34 +123,45 @@ const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
 /** The service's certificate is not trusted: the advice is target.caFile, not reachability. */
 export const isUntrustedCertificate = (code: string): boolean => UNTRUSTED_CERTIFICATE.has(code);
 
+export interface NetworkErrorInit {
+  method: string;
+  path: string;
+  /** e.g. ECONNRESET, UND_ERR_HEADERS_TIMEOUT */
+  causeCode: string;
+  /** What the connection said, already redacted. */
+  message: string;
+  /** Whether sending again may help (a reset connection) or not (an untrusted certificate). */
+  retryable?: boolean;
+}
+
 export class NetworkError extends UsersyncError {
   readonly code = "NETWORK_ERROR" as const;
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    /** e.g. ECONNRESET, UND_ERR_HEADERS_TIMEOUT */
-    readonly cause_code: string,
-    message: string,
-    /** Whether sending again may help (a reset connection) or not (an untrusted certificate). */
-    readonly retryable = false,
-  ) {
-    super(`${method} ${path} failed: ${message} (${cause_code})`);
+  readonly method: string;
+  readonly path: string;
+  readonly causeCode: string;
+  readonly retryable: boolean;
+  constructor(init: NetworkErrorInit) {
+    super(`${init.method} ${init.path} failed: ${init.message} (${init.causeCode})`);
     this.name = "NetworkError";
+    this.method = init.method;
+    this.path = init.path;
+    this.causeCode = init.causeCode;
+    this.retryable = init.retryable ?? false;
   }
 }
 
 export class SafetyRefusal extends UsersyncError {
   readonly code = "SAFETY_REFUSAL" as const;
-  constructor(message: string) {
-    super(message);
+  constructor(init: MessageInit) {
+    super(init.message);
     this.name = "SafetyRefusal";
   }
 }
 
 export class InternalError extends UsersyncError {
   readonly code = "INTERNAL" as const;
-  constructor(message: string) {
-    super(message);
+  constructor(init: MessageInit) {
+    super(init.message);
     this.name = "InternalError";
   }
 }

@@ -5,11 +5,12 @@
  * completion), so 100,000-step plans are fine.
  */
 import type { Logger } from "pino";
-import { HttpError, InternalError, SafetyRefusal } from "../errors.js";
+import { HttpError, InternalError } from "../errors.js";
 import type { Plan, Step } from "../plan/types.js";
 import type { ServiceClient } from "../service/types.js";
 import { logStep, notRun, rootOf, skippedBecause, toStepError, type Root } from "./outcomes.js";
 import { runStep, StepFailure } from "./run-step.js";
+import { checkPlanProfile } from "./stale.js";
 import {
   emptyCounts,
   type ApplyResult,
@@ -55,12 +56,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const now = options.now ?? (() => performance.now());
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const breakerLimit = options.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER;
-  if (plan.profile !== client.profile) {
-    // Step bodies differ by profile (legacy has no names or parents): refuse before sending anything.
-    throw new SafetyRefusal(
-      `the plan was made for API profile ${plan.profile} but the service speaks ${client.profile}; re-run plan against this service`,
-    );
-  }
+  checkPlanProfile({ plan, profile: client.profile });
   const started = now();
   const statsBefore = client.stats();
   const nodes = buildGraph(plan.steps);
@@ -230,7 +226,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
 function buildGraph(steps: readonly Step[]): Node[] {
   const byId = new Map<string, number>();
   const nodes: Node[] = steps.map((step, index) => {
-    if (byId.has(step.id)) throw new InternalError(`plan has two steps with id ${step.id}`);
+    if (byId.has(step.id)) throw new InternalError({ message: `plan has two steps with id ${step.id}` });
     byId.set(step.id, index);
     return { step, index, waiting: 0, dependents: [] };
   });
@@ -245,7 +241,7 @@ function buildGraph(steps: readonly Step[]): Node[] {
     for (const dep of deps) {
       const d = byId.get(dep);
       if (d === undefined)
-        throw new InternalError(`plan step ${node.step.id} depends on unknown step ${dep}`);
+        throw new InternalError({ message: `plan step ${node.step.id} depends on unknown step ${dep}` });
       nodes[d]!.dependents.push(node.index);
       node.waiting += 1;
     }

@@ -16,7 +16,7 @@ export {
   type SummaryOptions,
 } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
-export { findStaleSteps } from "./stale.js";
+export { checkPlanProfile, findStaleSteps, type ProfileCheck } from "./stale.js";
 export { listActualState } from "./actual.js";
 export type * from "./types.js";
 export { OUTCOMES, emptyCounts } from "./types.js";

@@ -75,50 +75,52 @@ export async function createPasswordProvider(options: PasswordProviderOptions): 
 
 async function readPasswordFile(path: string | undefined): Promise<string> {
   if (!path) {
-    throw new ConfigError(
-      "identity passwords: `file` needs a password file (identity.passwordFile); set it or choose another password policy",
-    );
+    throw new ConfigError({
+      message:
+        "identity passwords: `file` needs a password file (identity.passwordFile); set it or choose another password policy",
+    });
   }
   let text: string;
   try {
     text = await fs.readFile(path, "utf8");
   } catch (err) {
-    throw new ConfigError(
-      `password file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}); check the path and its permissions`,
-    );
+    throw new ConfigError({
+      message: `password file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}); check the path and its permissions`,
+    });
   }
   // Only a trailing line break is dropped: spaces may be part of a password.
   const password = text.replace(/\r?\n$/, "");
   if (password === "" || password.includes("\n")) {
-    throw new ConfigError(`password file ${path} must hold exactly one non-empty line`);
+    throw new ConfigError({ message: `password file ${path} must hold exactly one non-empty line` });
   }
   return password;
 }
 
 async function openCredentialsFile(path: string | undefined, now: () => Date): Promise<PasswordProvider> {
   if (!path) {
-    throw new SafetyRefusal(
-      "generated passwords need a credentials file to write them to: pass --credentials-file FILE or set output.credentialsFile (nothing was sent)",
-    );
+    throw new SafetyRefusal({
+      message:
+        "generated passwords need a credentials file to write them to: pass --credentials-file FILE or set output.credentialsFile (nothing was sent)",
+    });
   }
   const known = await readExisting(path);
   let handle: FileHandle;
   try {
     handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
   } catch (err) {
-    throw new ConfigError(
-      `credentials file ${path} cannot be opened for appending (${(err as NodeJS.ErrnoException).code ?? "error"})`,
-    );
+    throw new ConfigError({
+      message: `credentials file ${path} cannot be opened for appending (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    });
   }
   // fstat after opening: what we checked is the file we write to, whoever created it.
   const st = await handle.stat();
   if (!st.isFile() || (st.mode & 0o077) !== 0) {
     await handle.close();
-    throw new SafetyRefusal(
-      st.isFile()
+    throw new SafetyRefusal({
+      message: st.isFile()
         ? `credentials file ${path} can be read or written by group or others (mode ${(st.mode & 0o777).toString(8)}); run: chmod 600 ${path}`
         : `credentials file ${path} is not a regular file`,
-    );
+    });
   }
   if (st.size === 0) {
     await handle.write(`${CREDENTIALS_HEADER}\n`);

@@ -6,10 +6,34 @@
  *   credentials (deleting them would take that user's login away);
  * - a mapping create or update with a literal `authenticationId` is stale when another mapping
  *   now points at it (the plan never makes two mappings share one).
+ * Before any of that, a plan made for another API profile is refused outright.
  */
+import { SafetyRefusal } from "../errors.js";
 import { ABSENT, fingerprintActual, mappingKey } from "../plan/fingerprint.js";
 import type { Plan, Step } from "../plan/types.js";
-import type { ActualState } from "../service/types.js";
+import type { ActualState, ApiProfile } from "../service/types.js";
+
+export interface ProfileCheck {
+  plan: Plan;
+  /** The profile the service speaks. */
+  profile: ApiProfile;
+  /** The saved plan's file, for the message. */
+  file?: string;
+  /** How the person knows the service, e.g. its URL. Default: "the service". */
+  service?: string;
+}
+
+/**
+ * Step bodies differ by profile (legacy has no names or parents): a plan made for another
+ * profile is refused before anything is sent.
+ */
+export function checkPlanProfile(c: ProfileCheck): void {
+  if (c.plan.profile === c.profile) return;
+  const plan = c.file === undefined ? "the plan" : `the saved plan ${c.file}`;
+  throw new SafetyRefusal({
+    message: `${plan} was made for API profile ${c.plan.profile} but ${c.service ?? "the service"} speaks ${c.profile}; make a new plan against this service`,
+  });
+}
 
 export function findStaleSteps(plan: Plan, actual: ActualState): Set<string> {
   const current = fingerprintActual(actual);

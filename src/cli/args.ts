@@ -79,9 +79,9 @@ export function parseCommandLine(argv: string[]): ParseResult {
   }
   if (first === "--version" || first === "-V") return { kind: "version" };
   if (!isCommand(first)) {
-    throw new ConfigError(
-      `unknown command "${first}". Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
-    );
+    throw new ConfigError({
+      message: `unknown command "${first}". Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+    });
   }
   let parsed;
   try {
@@ -92,9 +92,9 @@ export function parseCommandLine(argv: string[]): ParseResult {
       strict: true,
     });
   } catch (err) {
-    throw new ConfigError(
-      `${(err as Error).message.replace(/\. To specify.*$/s, "")}. See usersync ${first} --help.`,
-    );
+    throw new ConfigError({
+      message: `${(err as Error).message.replace(/\. To specify.*$/s, "")}. See usersync ${first} --help.`,
+    });
   }
   if (parsed.values.help === true) return { kind: "help", text: HELP[first] };
   return {
@@ -115,7 +115,7 @@ export function stringOption(values: ParsedValues, name: string): string | undef
 export function intOption(values: ParsedValues, name: string): number | undefined {
   const v = stringOption(values, name);
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new ConfigError(`--${name} takes a whole number, not "${v}".`);
+  if (!/^\d+$/.test(v)) throw new ConfigError({ message: `--${name} takes a whole number, not "${v}".` });
   return Number(v);
 }
 
@@ -127,7 +127,7 @@ export function choiceOption<T extends string>(
   const v = stringOption(values, name);
   if (v === undefined) return undefined;
   if (!(choices as readonly string[]).includes(v)) {
-    throw new ConfigError(`--${name} must be one of ${choices.join(", ")}, not "${v}".`);
+    throw new ConfigError({ message: `--${name} must be one of ${choices.join(", ")}, not "${v}".` });
   }
   return v as T;
 }

@@ -9,6 +9,7 @@ import {
   exitCodeFor,
   formatProblem,
   ConfigError,
+  DirectoryError,
   InputError,
   isUntrustedCertificate,
   HttpError,
@@ -68,7 +69,7 @@ export function describeError(err: unknown): string {
     const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
     const hint =
       err instanceof InputError
-        ? err.problems.length === 0 && err.message.startsWith("the directory ")
+        ? err instanceof DirectoryError
           ? "Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md) and run again (usersync validate).\n"
           : "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
         : "";
@@ -85,7 +86,7 @@ export function describeError(err: unknown): string {
   if (err instanceof NetworkError) {
     const retried = err.retryable ? ", after every retry" : "";
     // An untrusted certificate carries its own advice (target.caFile) in the message.
-    const hint = isUntrustedCertificate(err.cause_code)
+    const hint = isUntrustedCertificate(err.causeCode)
       ? ""
       : " Check target.baseUrl and that the service is reachable from here.";
     return `usersync: ${err.message}${retried}.${hint}\n`;

@@ -14,12 +14,12 @@ function present(state: DesiredState): number {
 }
 
 function refuse(state: DesiredState, found: number, wanted: string): never {
-  throw new InputError(
-    `${state.files.join(", ")} gave ${found} user(s), fewer than source.minUsers (${wanted}): ` +
+  throw new InputError({
+    message:
+      `${state.files.join(", ")} gave ${found} user(s), fewer than source.minUsers (${wanted}): ` +
       "a failed, filtered or truncated read is never taken as the desired state. Check the source " +
       "(for LDAP: baseDn, userFilter, the bind account's rights); lower source.minUsers if the drop is real.",
-    [],
-  );
+  });
 }
 
 export function checkMinUsersCount(state: DesiredState, config: Config): void {

@@ -71,9 +71,10 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   }
   const options = desiredReadOptions(runtime.config);
   if (options === undefined) {
-    throw new ConfigError(
-      "no desired-state file: pass --desired FILE, set source.desired in the config, or read a directory with source.type: ldap (see config.example.yaml).",
-    );
+    throw new ConfigError({
+      message:
+        "no desired-state file: pass --desired FILE, set source.desired in the config, or read a directory with source.type: ldap (see config.example.yaml).",
+    });
   }
   const { state, problems } = await readDesiredState(options);
   reportProblems(problems, runtime.logger);
@@ -85,9 +86,9 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
 export async function readLdap(runtime: Runtime): ReturnType<typeof readLdapDesired> {
   const ldap = runtime.config.source.ldap;
   if (ldap === undefined)
-    throw new ConfigError(
-      "source.type is ldap but source.ldap is not set: see docs/ldap.md and config.example.yaml.",
-    );
+    throw new ConfigError({
+      message: "source.type is ldap but source.ldap is not set: see docs/ldap.md and config.example.yaml.",
+    });
   const started = performance.now();
   const read = await readLdapDesired({
     config: ldap,
@@ -110,10 +111,10 @@ export function reportProblems(problems: Problem[], logger: Logger): void {
   for (const p of problems.filter((p) => !isError(p))) logger.warn({ problem: p.rule }, formatProblem(p));
   const errors = problems.filter(isError);
   if (errors.length > 0) {
-    throw new InputError(
-      `${errors.length} problem${errors.length === 1 ? "" : "s"} in the desired state`,
-      errors,
-    );
+    throw new InputError({
+      message: `${errors.length} problem${errors.length === 1 ? "" : "s"} in the desired state`,
+      problems: errors,
+    });
   }
 }
 

@@ -35,7 +35,7 @@ export async function connect(options: {
 }): Promise<Connection> {
   const { config, logger } = options;
   const target = config.target;
-  if (target.baseUrl === undefined) throw new ConfigError(NO_TARGET_MESSAGE);
+  if (target.baseUrl === undefined) throw new ConfigError({ message: NO_TARGET_MESSAGE });
   const execution = config.execution;
   const common = {
     profile: target.apiProfile,
@@ -75,13 +75,14 @@ export async function connect(options: {
   const url = new URL(target.baseUrl);
   const token = config.token;
   if (token === undefined || token === "") {
-    throw new ConfigError(
-      `no API token: set the environment variable ${target.tokenEnv}` +
+    throw new ConfigError({
+      message:
+        `no API token: set the environment variable ${target.tokenEnv}` +
         (target.tokenFile
           ? ` or put the token in ${target.tokenFile}`
           : " or point target.tokenFile at a file holding it") +
         ".",
-    );
+    });
   }
   const client = await createClient({
     ...common,

@@ -90,15 +90,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const fileProblems = tokenKeyProblems(file, configFile ?? "");
   if (configFile) resolvePaths(file.data, dirname(configFile));
 
-  const tokenEnvCandidates = new Set(["USERSYNC_TOKEN", "USERSYNC_CONFIG"]);
-  const fileTokenEnv = getPath(file.data, "target.tokenEnv");
-  if (typeof fileTokenEnv === "string") tokenEnvCandidates.add(fileTokenEnv);
-  if (options.env.USERSYNC_TARGET_TOKEN_ENV) tokenEnvCandidates.add(options.env.USERSYNC_TARGET_TOKEN_ENV);
-  // The LDAP bind password's variable (docs/ldap.md) is a secret, not a config key.
-  tokenEnvCandidates.add("USERSYNC_LDAP_PASSWORD");
-  const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
-  if (typeof ldapPasswordEnv === "string") tokenEnvCandidates.add(ldapPasswordEnv);
-  const env = envLayer(options.env, tokenEnvCandidates);
+  const env = envLayer(options.env, tokenEnvNames(file, options.env));
   resolvePaths(env.data, options.cwd);
   const flags = flagLayer(
     Object.entries(options.overrides ?? {}).map(([key, value]) => ({
@@ -110,38 +102,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 
   const layers = [file, env, flags];
   const merged = layers.reduce<Tree>((acc, l) => merge(acc, l.data), {});
-  const originOf = (path: string): Origin => {
-    for (const l of [...layers].reverse()) {
-      for (let p = path; p !== ""; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
-        const o = l.origins.get(p);
-        if (o) return o;
-      }
-    }
-    return { file: configFile ?? "(config)" };
-  };
+  const originOf = originFinder(layers, configFile);
 
   const problems: Problem[] = [...fileProblems, ...env.problems];
   const parsed = configSchema.safeParse(merged);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const base = issue.path.map(String).join(".");
-      const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
-      for (const key of keys) {
-        if (key !== undefined && TOKEN_KEYS.test(key)) continue; // reported by tokenKeyProblems
-        const path = [base, key].filter(Boolean).join(".");
-        const message =
-          key !== undefined
-            ? `unknown key; see config.example.yaml for the keys of ${base || "the top level"}`
-            : issue.message;
-        problems.push({
-          ...originOf(path),
-          field: path || "(top level)",
-          rule: key !== undefined ? "unknown-key" : "config-schema",
-          message,
-        });
-      }
-    }
-  }
+  if (!parsed.success) problems.push(...schemaProblems(parsed.error.issues, originOf));
   if (problems.length > 0 || !parsed.success) throw configError(problems, configFile);
   const config = parsed.data;
   problems.push(...crossFieldProblems(config, originOf));
@@ -151,6 +116,58 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const loaded: LoadedConfig = { ...config, warnings: env.warnings, ...(configFile ? { configFile } : {}) };
   Object.defineProperty(loaded, "token", { value: token, enumerable: false, writable: false });
   return loaded;
+}
+
+/** The variables that may hold the token, so the env layer does not read them as settings. */
+function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
+  const names = new Set(["USERSYNC_TOKEN", "USERSYNC_CONFIG"]);
+  const fileTokenEnv = getPath(file.data, "target.tokenEnv");
+  if (typeof fileTokenEnv === "string") names.add(fileTokenEnv);
+  if (env.USERSYNC_TARGET_TOKEN_ENV) names.add(env.USERSYNC_TARGET_TOKEN_ENV);
+  // The LDAP bind password's variable (docs/ldap.md) is a secret, not a config key.
+  names.add("USERSYNC_LDAP_PASSWORD");
+  const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
+  if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
+  return names;
+}
+
+/** Where a setting came from: the last layer that sets it or a key above it. */
+function originFinder(layers: readonly Layer[], configFile: string | undefined): (path: string) => Origin {
+  return (path) => {
+    for (const l of [...layers].reverse()) {
+      for (let p = path; p !== ""; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
+        const o = l.origins.get(p);
+        if (o) return o;
+      }
+    }
+    return { file: configFile ?? "(config)" };
+  };
+}
+
+type SchemaIssue = NonNullable<ReturnType<typeof configSchema.safeParse>["error"]>["issues"][number];
+
+/** The schema's issues as problems at their origin; an unknown key points at the example file. */
+function schemaProblems(issues: readonly SchemaIssue[], originOf: (path: string) => Origin): Problem[] {
+  const problems: Problem[] = [];
+  for (const issue of issues) {
+    const base = issue.path.map(String).join(".");
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    for (const key of keys) {
+      if (key !== undefined && TOKEN_KEYS.test(key)) continue; // reported by tokenKeyProblems
+      const path = [base, key].filter(Boolean).join(".");
+      const message =
+        key !== undefined
+          ? `unknown key; see config.example.yaml for the keys of ${base || "the top level"}`
+          : issue.message;
+      problems.push({
+        ...originOf(path),
+        field: path || "(top level)",
+        rule: key !== undefined ? "unknown-key" : "config-schema",
+        message,
+      });
+    }
+  }
+  return problems;
 }
 
 async function findConfigFile(options: LoadConfigOptions): Promise<string | undefined> {
@@ -265,8 +282,8 @@ function configError(unsorted: Problem[], configFile?: string): ConfigError {
   const rank = (p: Problem): number => (p.file === configFile ? 0 : p.file.startsWith("env ") ? 1 : 2);
   const problems = [...unsorted].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0));
   const lines = problems.map((p) => `  ${formatProblem(p)}`).join("\n");
-  return new ConfigError(
-    `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
+  return new ConfigError({
+    message: `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
     problems,
-  );
+  });
 }

@@ -6,7 +6,7 @@
 import { stringify } from "yaml";
 import type { ActualState, ApiProfile, IdpUser } from "../service/types.js";
 import { csvLine } from "./csv-cell.js";
-import type { DesiredFormat } from "./index.js";
+import type { DesiredFormat } from "./types.js";
 
 export interface ExportOptions {
   format: DesiredFormat;

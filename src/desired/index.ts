@@ -12,16 +12,14 @@ import type { CsvShape } from "./read-csv.js";
 import { readYaml } from "./read-yaml.js";
 import { GROUP_FIELDS, normaliseGroup, normaliseUser, USER_FIELDS } from "./records.js";
 import type { GroupField, RecordContext, UserField } from "./records.js";
-import type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+import type { DesiredFormat, DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
 
-export type { DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+export type { DesiredFormat, DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
 export { deriveUserId, emailProblem, isValidId, ID_PATTERN } from "./ids.js";
 export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
-
-export type DesiredFormat = "yaml" | "csv";
 
 export interface ReadDesiredOptions {
   file: string;
@@ -37,13 +35,13 @@ export interface ReadDesiredResult {
   problems: Problem[];
 }
 
-export const USERS_CSV: CsvShape<UserField> = {
+const USERS_CSV: CsvShape<UserField> = {
   fields: USER_FIELDS,
   required: ["email"],
   lists: ["groups"],
   noun: "user",
 };
-export const GROUPS_CSV: CsvShape<GroupField> = {
+const GROUPS_CSV: CsvShape<GroupField> = {
   fields: GROUP_FIELDS,
   required: ["id"],
   lists: ["parents"],
@@ -121,31 +119,32 @@ async function readSafely(options: ReadOneOptions): Promise<ReadOneResult> {
   }
 }
 
-async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
-  const { file, problems, role } = options;
-  const format = options.format ?? formatOf(file);
-  const fail = { readable: false, allowEmpty: false, format };
+/** The path names a file; otherwise the problem is reported. */
+async function isReadableFile(file: string, problems: ProblemList): Promise<boolean> {
   try {
-    const s = await stat(file);
-    if (!s.isFile()) {
-      problems.error({ file }, "file-not-found", "is not a file");
-      return fail;
-    }
+    if ((await stat(file)).isFile()) return true;
+    problems.error({ file }, "file-not-found", "is not a file");
   } catch {
     problems.error(
       { file },
       "file-not-found",
       `does not exist: check the path (relative paths start at the current directory)`,
     );
-    return fail;
   }
+  return false;
+}
+
+async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
+  const { file, problems, role } = options;
+  const format = options.format ?? formatOf(file);
+  if (!(await isReadableFile(file, problems))) return { readable: false, allowEmpty: false, format };
   if (format === undefined) {
     problems.error(
       { file },
       "format",
       `cannot tell the format from the extension "${extname(file)}": use .yaml, .yml or .csv (or set source.format)`,
     );
-    return fail;
+    return { readable: false, allowEmpty: false, format };
   }
   const ctx: RecordContext = {
     problems,

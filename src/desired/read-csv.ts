@@ -47,28 +47,13 @@ export async function readCsv<F extends string>(options: {
   onRecord: (record: RawRecord<F>) => void;
 }): Promise<{ rows: number; headerOk: boolean }> {
   const { file, shape, problems } = options;
-  const checker = new ByteChecker();
-  let bad: ByteFinding | undefined;
-  const check = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      // After bad bytes nothing more is parsed; the rest of the file is only read to its end.
-      if (bad) return done();
-      bad = checker.push(chunk);
-      // The complete lines before the bad one are parsed, so their rows are checked too.
-      done(null, bad ? chunk.subarray(0, bad.goodBytes) : chunk);
-    },
-    flush(done) {
-      const finding = bad ?? checker.end();
-      done(finding ? new ByteProblem(finding) : null);
-    },
-  });
   let header: Array<F | undefined> | undefined;
   let headerOk = true;
   let rows = 0;
   let nextLine = 1;
   let stopped = false;
   /** Every row, in file order, as csv-parse reads it. */
-  const onRow = (item: { record: string[]; raw: string }): void => {
+  const onRow = (item: CsvRow): void => {
     if (stopped) return;
     // Physical lines, counted from the raw text: csv-parse's own count differs for quoted line breaks.
     const line = nextLine;
@@ -87,25 +72,8 @@ export async function readCsv<F extends string>(options: {
       return;
     }
     rows++;
-    if (record.length !== header.length) {
-      problems.error(
-        { file, line },
-        "field-count",
-        `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
-      );
-      return;
-    }
-    const cols = header;
-    const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
-    if (long >= 0) {
-      problems.error(
-        { file, line, field: cols[long] ?? `column ${long + 1}` },
-        "field-too-long",
-        `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
-      );
-      return;
-    }
-    options.onRecord(toRecord({ file, line, record, header: cols, shape }));
+    if (rowShapeProblem({ file, line, record, header, problems })) return;
+    options.onRecord(toRecord({ file, line, record, header, shape }));
   };
   const parser = parse({
     bom: true,
@@ -115,19 +83,55 @@ export async function readCsv<F extends string>(options: {
     relax_column_count: true,
     max_record_size: MAX_RECORD_CHARS,
   });
+  const failure = await parseFile({ file, parser, onRow });
+  // A bad header destroys the parser, which fails the pipeline: not a problem (see `stopped`).
+  if (failure !== undefined && !stopped) reportStop({ err: failure, file, problems, nextLine });
+  if (header === undefined) headerOk = false;
+  return { rows, headerOk };
+}
+
+/**
+ * The UTF-8 check as a stream step: bytes pass through until the first bad one; the error is
+ * raised at the end, once the good lines before it have been parsed.
+ */
+function byteCheckStream(): Transform {
+  const checker = new ByteChecker();
+  let bad: ByteFinding | undefined;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      // After bad bytes nothing more is parsed; the rest of the file is only read to its end.
+      if (bad) return done();
+      bad = checker.push(chunk);
+      // The complete lines before the bad one are parsed, so their rows are checked too.
+      done(null, bad ? chunk.subarray(0, bad.goodBytes) : chunk);
+    },
+    flush(done) {
+      const finding = bad ?? checker.end();
+      done(finding ? new ByteProblem(finding) : null);
+    },
+  });
+}
+
+type CsvRow = { record: string[]; raw: string };
+
+/** Streams the file through the byte check into `parser`; resolves with what stopped it, if anything. */
+async function parseFile(options: {
+  file: string;
+  parser: ReturnType<typeof parse>;
+  onRow: (item: CsvRow) => void;
+}): Promise<unknown> {
+  const { parser, onRow } = options;
   // 'data' events, not an async iterator: in flowing mode each row is handed over as csv-parse
   // reads it, so the rows before a stopping error are all checked (an iterator drops what it
   // had buffered). Not `on_record` either: it builds an info object per row, 40% slower.
   const consume = (): Promise<void> =>
     new Promise<void>((resolvePromise, reject) => {
-      parser.on("data", (item: { record: string[]; raw: string }) => onRow(item));
+      parser.on("data", (item: CsvRow) => onRow(item));
       parser.once("end", resolvePromise);
       parser.once("close", resolvePromise);
       parser.once("error", reject);
     });
-
-  // A bad header destroys the parser, which fails the pipeline: not a problem (see `stopped`).
-  const piped = pipeline(createReadStream(file), check, parser).then(
+  const piped = pipeline(createReadStream(options.file), byteCheckStream(), parser).then(
     () => undefined,
     (err: unknown) => err,
   );
@@ -138,10 +142,34 @@ export async function readCsv<F extends string>(options: {
     failure = err;
   }
   const pipeFailure = await piped;
-  failure = stopped ? undefined : (failure ?? pipeFailure);
-  if (failure !== undefined) reportStop({ err: failure, file, problems, nextLine });
-  if (header === undefined) headerOk = false;
-  return { rows, headerOk };
+  return failure ?? pipeFailure;
+}
+
+/** A data row with the wrong number of fields or a junk-long cell: reported, true. */
+function rowShapeProblem<F extends string>(options: {
+  file: string;
+  line: number;
+  record: string[];
+  header: Array<F | undefined>;
+  problems: ProblemList;
+}): boolean {
+  const { file, line, record, header, problems } = options;
+  if (record.length !== header.length) {
+    problems.error(
+      { file, line },
+      "field-count",
+      `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
+    );
+    return true;
+  }
+  const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
+  if (long < 0) return false;
+  problems.error(
+    { file, line, field: header[long] ?? `column ${long + 1}` },
+    "field-too-long",
+    `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
+  );
+  return true;
 }
 
 function newlines(raw: string): number {

@@ -148,6 +148,25 @@ function interpret(
     return out;
   }
   out.parsed = true;
+  checkTopLevel(view, data, options);
+  out.allowEmpty = data.allowEmpty === true;
+
+  const list = <F extends string>(key: "users" | "groups", fields: readonly F[]): Array<RawRecord<F>> =>
+    readList({ view, value: data[key], key, fields, file, problems });
+  if (options.usersAllowed) {
+    out.users = list("users", USER_FIELDS);
+  }
+  out.groups = list("groups", GROUP_FIELDS);
+  return out;
+}
+
+/** The top-level keys, `version` and `allowEmpty`: every problem reported, none fatal. */
+function checkTopLevel(
+  view: YamlView,
+  data: Record<string, unknown>,
+  options: { file: string; problems: ProblemList; usersAllowed: boolean },
+): void {
+  const { file, problems } = options;
   const { keyLine } = view;
   const allowedTop: readonly string[] = options.usersAllowed ? TOP_KEYS : ["version", "groups"];
   for (const key of Object.keys(data))
@@ -172,41 +191,44 @@ function interpret(
       "bad-type",
       "must be true or false",
     );
-  out.allowEmpty = data.allowEmpty === true;
+}
 
-  const list = <F extends string>(key: "users" | "groups", fields: readonly F[]): Array<RawRecord<F>> => {
-    const value = data[key];
-    if (value === undefined || value === null) return [];
-    const lines = view.list(key);
-    if (!Array.isArray(value) || !lines) {
+/** The records of a top-level list; a value that is no list, or an item that is no mapping, is a problem. */
+function readList<F extends string>(o: {
+  view: YamlView;
+  value: unknown;
+  key: "users" | "groups";
+  fields: readonly F[];
+  file: string;
+  problems: ProblemList;
+}): Array<RawRecord<F>> {
+  const { view, value, key, fields, file, problems } = o;
+  const { keyLine } = view;
+  if (value === undefined || value === null) return [];
+  const lines = view.list(key);
+  if (!Array.isArray(value) || !lines) {
+    problems.error(
+      { file, line: keyLine(key) ?? 1, field: key },
+      "bad-type",
+      `must be a list (each item starting with "- ")`,
+    );
+    return [];
+  }
+  return value.flatMap((item, i) => {
+    const path = `${key}[${i}]`;
+    const line = lines.itemLine(i) ?? keyLine(key) ?? 1;
+    if (!isPlainObject(item)) {
       problems.error(
-        { file, line: keyLine(key) ?? 1, field: key },
+        { file, line, field: path },
         "bad-type",
-        `must be a list (each item starting with "- ")`,
+        "must be a mapping of fields (e.g. email: ...)",
       );
       return [];
     }
-    return value.flatMap((item, i) => {
-      const path = `${key}[${i}]`;
-      const line = lines.itemLine(i) ?? keyLine(key) ?? 1;
-      if (!isPlainObject(item)) {
-        problems.error(
-          { file, line, field: path },
-          "bad-type",
-          "must be a mapping of fields (e.g. email: ...)",
-        );
-        return [];
-      }
-      const fieldLine = (field: string): number => lines.fieldLine(i, field) ?? line;
-      const record = toRecord({ item, path, line, fields, file, problems, fieldLine });
-      return record ? [record] : [];
-    });
-  };
-  if (options.usersAllowed) {
-    out.users = list("users", USER_FIELDS);
-  }
-  out.groups = list("groups", GROUP_FIELDS);
-  return out;
+    const fieldLine = (field: string): number => lines.fieldLine(i, field) ?? line;
+    const record = toRecord({ item, path, line, fields, file, problems, fieldLine });
+    return record ? [record] : [];
+  });
 }
 
 function toRecord<F extends string>(options: {

@@ -93,23 +93,16 @@ function checkGroupIds<F extends string>(
       );
 }
 
+/** Reports one problem of a user record and marks the record unusable. */
+type Fail = (field: UserField, rule: string, message: string) => void;
+
 export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): DesiredUser | undefined {
-  const { problems } = ctx;
   let ok = true;
-  const fail = (field: UserField, rule: string, message: string): void => {
-    problems.error(raw.where(field), rule, message);
+  const fail: Fail = (field, rule, message) => {
+    ctx.problems.error(raw.where(field), rule, message);
     ok = false;
   };
-
-  const email = textOf(raw, "email");
-  let emailOk = false;
-  if (email === undefined) fail("email", "required", "is required: every user needs an email");
-  else {
-    const why = emailProblem(email);
-    if (why) fail("email", "bad-email", `"${email}" is not a valid email: it ${why}`);
-    else emailOk = true;
-  }
-
+  const email = readEmail(raw, fail);
   const explicitId = textOf(raw, "id");
   if (explicitId !== undefined && !isValidId(explicitId))
     fail(
@@ -117,54 +110,9 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
       "bad-id",
       `"${explicitId}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`,
     );
-
-  const identityText = textOf(raw, "identity");
-  let identity: Identity = ctx.defaultIdentity;
-  if (identityText !== undefined) {
-    if (identityText === "builtin" || identityText === "external") identity = identityText;
-    else fail("identity", "bad-identity", `"${identityText}" is not an identity: use builtin or external`);
-  }
-
-  const stateText = textOf(raw, "state");
-  let state: DesiredUser["state"] = "present";
-  if (stateText !== undefined) {
-    if (stateText === "present" || stateText === "absent") state = stateText;
-    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
-  }
-
-  const authenticationId = textOf(raw, "authenticationId");
-  // A row marked absent only names whom to delete: it needs no sub claim.
-  if (identity === "external" && authenticationId === undefined && state === "present")
-    fail(
-      "authenticationId",
-      "authentication-id-required",
-      "is required for an external user: set it to the user's sub claim from the external identity provider",
-    );
-  if (identity === "builtin" && authenticationId !== undefined)
-    fail(
-      "authenticationId",
-      "authentication-id-forbidden",
-      "is only for external users: the built-in identity provider assigns it; remove it or set identity to external",
-    );
-
-  const password = textOf(raw, "password");
-  if (password !== undefined) {
-    if (identity === "external")
-      fail(
-        "password",
-        "password-for-external",
-        "an external user signs in at the external identity provider: remove the password",
-      );
-    else if (!ctx.passwordWarned.value) {
-      ctx.passwordWarned.value = true;
-      problems.warn(
-        raw.where("password"),
-        "password-discouraged",
-        "passwords in a desired-state file are discouraged: prefer identity.passwords: generate (the file is a secret now; keep it safe)",
-      );
-    }
-  }
-
+  const { identity, state } = readChoices(raw, ctx, fail);
+  const authenticationId = readAuthenticationId(raw, { identity, state }, fail);
+  const password = readPassword(raw, identity, ctx, fail);
   const displayName = textOf(raw, "displayName");
   const firstname = textOf(raw, "firstname");
   const lastname = textOf(raw, "lastname");
@@ -175,7 +123,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   const groups = listOf(raw, "groups");
   checkGroupIds(raw, "groups", groups, ctx);
 
-  if (!ok || !emailOk || email === undefined) return undefined;
+  if (!ok || email === undefined) return undefined;
   const user: DesiredUser = {
     email,
     id: explicitId ?? deriveUserId(email),
@@ -192,6 +140,89 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   if (password !== undefined) user.password = password;
   locations.set(user, raw.where as (field: string) => Where);
   return user;
+}
+
+/** The email, when present and valid. */
+function readEmail(raw: RawRecord<UserField>, fail: Fail): string | undefined {
+  const email = textOf(raw, "email");
+  if (email === undefined) {
+    fail("email", "required", "is required: every user needs an email");
+    return undefined;
+  }
+  const why = emailProblem(email);
+  if (!why) return email;
+  fail("email", "bad-email", `"${email}" is not a valid email: it ${why}`);
+  return undefined;
+}
+
+/** The two closed choices of a user: identity (default from the context) and state. */
+function readChoices(
+  raw: RawRecord<UserField>,
+  ctx: RecordContext,
+  fail: Fail,
+): { identity: Identity; state: DesiredUser["state"] } {
+  const identityText = textOf(raw, "identity");
+  let identity: Identity = ctx.defaultIdentity;
+  if (identityText !== undefined) {
+    if (identityText === "builtin" || identityText === "external") identity = identityText;
+    else fail("identity", "bad-identity", `"${identityText}" is not an identity: use builtin or external`);
+  }
+  const stateText = textOf(raw, "state");
+  let state: DesiredUser["state"] = "present";
+  if (stateText !== undefined) {
+    if (stateText === "present" || stateText === "absent") state = stateText;
+    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
+  }
+  return { identity, state };
+}
+
+/** The sub claim: required for a present external user, forbidden for a built-in one. */
+function readAuthenticationId(
+  raw: RawRecord<UserField>,
+  user: { identity: Identity; state: DesiredUser["state"] },
+  fail: Fail,
+): string | undefined {
+  const authenticationId = textOf(raw, "authenticationId");
+  // A row marked absent only names whom to delete: it needs no sub claim.
+  if (user.identity === "external" && authenticationId === undefined && user.state === "present")
+    fail(
+      "authenticationId",
+      "authentication-id-required",
+      "is required for an external user: set it to the user's sub claim from the external identity provider",
+    );
+  if (user.identity === "builtin" && authenticationId !== undefined)
+    fail(
+      "authenticationId",
+      "authentication-id-forbidden",
+      "is only for external users: the built-in identity provider assigns it; remove it or set identity to external",
+    );
+  return authenticationId;
+}
+
+/** A column password: refused for external users, and discouraged once per run. */
+function readPassword(
+  raw: RawRecord<UserField>,
+  identity: Identity,
+  ctx: RecordContext,
+  fail: Fail,
+): string | undefined {
+  const password = textOf(raw, "password");
+  if (password === undefined) return undefined;
+  if (identity === "external")
+    fail(
+      "password",
+      "password-for-external",
+      "an external user signs in at the external identity provider: remove the password",
+    );
+  else if (!ctx.passwordWarned.value) {
+    ctx.passwordWarned.value = true;
+    ctx.problems.warn(
+      raw.where("password"),
+      "password-discouraged",
+      "passwords in a desired-state file are discouraged: prefer identity.passwords: generate (the file is a secret now; keep it safe)",
+    );
+  }
+  return password;
 }
 
 export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): DesiredGroup | undefined {

@@ -1,5 +1,8 @@
 /** The normalised desired state, whatever file format it was read from. */
 
+/** The file formats the desired state can be read from and exported to. */
+export type DesiredFormat = "yaml" | "csv";
+
 export type Identity = "builtin" | "external";
 export type DesiredStateValue = "present" | "absent";
 

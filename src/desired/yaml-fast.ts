@@ -61,27 +61,9 @@ export function readFastYaml(text: string): FastYaml | undefined {
       out.topKeys.set(key.name, lineOf(key.at));
       i += 1;
       if (events[i]!.type === EVENT_ID.SEQUENCE) {
-        const items: Array<ItemLines | undefined> = [];
-        i += 1;
-        while (events[i]!.type !== EVENT_ID.POP) {
-          const item = events[i]!;
-          if (item.type !== EVENT_ID.MAPPING) {
-            items.push(undefined);
-            i = skipNode(events, i);
-            continue;
-          }
-          const keys = new Map<string, number>();
-          i += 1;
-          while (events[i]!.type !== EVENT_ID.POP) {
-            const field = scalarKey(text, events[i]!);
-            if (!keys.has(field.name)) keys.set(field.name, lineOf(field.at));
-            i = skipNode(events, i + 1);
-          }
-          items.push({ line: lineOf(item.start), keys });
-          i += 1;
-        }
-        out.lists.set(key.name, items);
-        i += 1;
+        const list = itemLines({ text, events, at: i, lineOf });
+        out.lists.set(key.name, list.items);
+        i = list.next;
       } else i = skipNode(events, i);
     }
   } catch (err) {
@@ -89,6 +71,39 @@ export function readFastYaml(text: string): FastYaml | undefined {
     throw err;
   }
   return out;
+}
+
+/**
+ * The lines of the items of the sequence starting at event `at`, and the event after it. An item
+ * that is no mapping has no lines; of a key given twice, the first counts.
+ */
+function itemLines(o: {
+  text: string;
+  events: readonly Event[];
+  at: number;
+  lineOf: (offset: number) => number;
+}): { items: Array<ItemLines | undefined>; next: number } {
+  const { text, events, lineOf } = o;
+  const items: Array<ItemLines | undefined> = [];
+  let i = o.at + 1;
+  while (events[i]!.type !== EVENT_ID.POP) {
+    const item = events[i]!;
+    if (item.type !== EVENT_ID.MAPPING) {
+      items.push(undefined);
+      i = skipNode(events, i);
+      continue;
+    }
+    const keys = new Map<string, number>();
+    i += 1;
+    while (events[i]!.type !== EVENT_ID.POP) {
+      const field = scalarKey(text, events[i]!);
+      if (!keys.has(field.name)) keys.set(field.name, lineOf(field.at));
+      i = skipNode(events, i + 1);
+    }
+    items.push({ line: lineOf(item.start), keys });
+    i += 1;
+  }
+  return { items, next: i + 1 };
 }
 
 /** An alias, or a node with an anchor or a tag. */
@@ -105,7 +120,7 @@ function scalarKey(text: string, e: Event): { name: string; at: number } {
 }
 
 /** The index after the node that starts at `i`. */
-function skipNode(events: Event[], i: number): number {
+function skipNode(events: readonly Event[], i: number): number {
   const e = events[i]!;
   if (e.type !== EVENT_ID.MAPPING && e.type !== EVENT_ID.SEQUENCE) return i + 1;
   let depth = 0;

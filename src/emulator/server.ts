@@ -99,6 +99,11 @@ export function createPipeline(deps: PipelineDeps): (req: IncomingMessage, res: 
   };
 }
 
+/**
+ * One request through the pipeline of the header comment, read top to bottom. Over 60 lines on
+ * purpose: each fault step answers early with the state gathered so far (entry, rate, decision),
+ * and the order of the steps is the emulator's contract (docs/emulator.md).
+ */
 async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const time = Date.now();
   const method = req.method ?? "GET";
@@ -115,33 +120,13 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   };
 
   // Auth comes before routing so that nothing about the API is revealed to a caller without a token.
-  const auth = req.headers.authorization;
-  const token = auth?.startsWith("Bearer ") ? auth.slice(7).trim() : undefined;
-  const caller = token === undefined ? undefined : deps.tokens[token];
-  if (caller === undefined && (token === undefined || !deps.forbiddenTokens.has(token))) {
+  const caller = authenticate(deps, req.headers.authorization);
+  if (typeof caller !== "string") {
     req.resume();
-    return finish(
-      { status: 401, headers: { "WWW-Authenticate": "Bearer" } },
-      deps.faults.peekRateLimit(time),
-    );
-  }
-  if (caller === undefined) {
-    req.resume();
-    return finish(
-      problemReply(403, "this token may not manage users of the organization"),
-      deps.faults.peekRateLimit(time),
-    );
+    return finish(caller, deps.faults.peekRateLimit(time));
   }
 
-  let route: { handler: Handler; param: string | undefined } | undefined;
-  for (const r of ROUTES) {
-    const m = r.pattern.exec(path);
-    if (!m) continue;
-    if (deps.profile !== "both" && deps.profile !== r.profile) break;
-    if (r.idp && !deps.builtinIdp) break;
-    route = { handler: r.handler(m), param: r.param === undefined ? undefined : m[r.param] };
-    break;
-  }
+  const route = findRoute(deps, path);
 
   // Faults: decided synchronously at arrival, so the draws follow arrival order.
   let rate: RateLimitStatus | undefined;
@@ -193,34 +178,87 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   }
 
   let reply: Reply;
-  if (!route) {
-    reply = problemReply(404, `no such endpoint: ${method} ${path}`);
-  } else {
-    let param: string | undefined;
-    try {
-      param = route.param === undefined ? undefined : decodeURIComponent(route.param);
-    } catch {
+  if (route) {
+    const param = decodeParam(route.param);
+    // Answered as it is, even when the draw said "lose": the handler never ran.
+    if (param === BAD_PARAM)
       return finish(problemReply(400, `path segment ${route.param} is not valid percent-encoding`), rate);
-    }
-    const ctx: RouteContext = {
-      method,
-      param,
-      query: new URLSearchParams(qAt < 0 ? "" : url.slice(qAt + 1)),
-      base: deps.base(),
-      url,
-      body,
-      store: deps.store,
-      faults: deps.faults.current,
-    };
-    try {
-      reply = route.handler(ctx, caller);
-    } catch (err) {
-      if (!(err instanceof ProblemError)) throw err;
-      reply = problemReply(err.status, err.detail);
-    }
+    reply = runRoute(deps, { handler: route.handler, param, method, url, body, caller });
+  } else {
+    reply = problemReply(404, `no such endpoint: ${method} ${path}`);
   }
   if (fault === "lose") entry.fault = "lose";
   finish(reply, rate, fault === "lose");
+}
+
+/** The caller a bearer token names, or the 401 (no or unknown token) or 403 answer. */
+function authenticate(deps: PipelineDeps, header: string | undefined): string | Reply {
+  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
+  const caller = token === undefined ? undefined : deps.tokens[token];
+  if (caller !== undefined) return caller;
+  if (token === undefined || !deps.forbiddenTokens.has(token))
+    return { status: 401, headers: { "WWW-Authenticate": "Bearer" } };
+  return problemReply(403, "this token may not manage users of the organization");
+}
+
+interface FoundRoute {
+  handler: Handler;
+  /** The path parameter as sent (still percent-encoded). */
+  param: string | undefined;
+}
+
+/** The route of a path, if this emulator serves it (its profile, its built-in IdP). */
+function findRoute(deps: PipelineDeps, path: string): FoundRoute | undefined {
+  for (const r of ROUTES) {
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    if (deps.profile !== "both" && deps.profile !== r.profile) return undefined;
+    if (r.idp && !deps.builtinIdp) return undefined;
+    return { handler: r.handler(m), param: r.param === undefined ? undefined : m[r.param] };
+  }
+  return undefined;
+}
+
+const BAD_PARAM = Symbol("bad percent-encoding");
+
+function decodeParam(param: string | undefined): string | undefined | typeof BAD_PARAM {
+  try {
+    return param === undefined ? undefined : decodeURIComponent(param);
+  } catch {
+    return BAD_PARAM;
+  }
+}
+
+/** Runs the route's handler; a ProblemError it throws becomes its problem answer. */
+function runRoute(
+  deps: PipelineDeps,
+  req: {
+    handler: Handler;
+    param: string | undefined;
+    method: string;
+    url: string;
+    body: RouteContext["body"];
+    caller: string;
+  },
+): Reply {
+  const { method, url, param } = req;
+  const qAt = url.indexOf("?");
+  const ctx: RouteContext = {
+    method,
+    param,
+    query: new URLSearchParams(qAt < 0 ? "" : url.slice(qAt + 1)),
+    base: deps.base(),
+    url,
+    body: req.body,
+    store: deps.store,
+    faults: deps.faults.current,
+  };
+  try {
+    return req.handler(ctx, req.caller);
+  } catch (err) {
+    if (!(err instanceof ProblemError)) throw err;
+    return problemReply(err.status, err.detail);
+  }
 }
 
 function throttled(message: string, retryAfterSeconds: number): Reply {

@@ -41,23 +41,8 @@ function deleteUser(
     return;
   }
   const steps: Step[] = [];
-  let credStep: string | undefined;
-  if (credentials) {
-    const t = credentialsTarget(credentials.email);
-    const s: Step = {
-      ...base({
-        kind: "deleteCredentials",
-        target: t,
-        reason: input.reason,
-        // The mapping whose state allowed the deletion too: applying a saved plan after it
-        // changed (moved out of scope, renamed, protected) must not revoke the login.
-        touches: mapping ? [idpKey(t), mappingKey(mapping.id)] : [idpKey(t)],
-      }),
-      before: cleanIdpUser(credentials),
-    };
-    credStep = s.id;
-    steps.push(s);
-  }
+  const credStep = credentials ? deleteCredentialsStep(credentials, mapping, input.reason) : undefined;
+  if (credStep) steps.push(credStep);
   if (mapping && deletesMapping) {
     steps.push({
       ...base({
@@ -65,7 +50,7 @@ function deleteUser(
         target: mapping.id,
         reason: input.reason,
         touches: [mappingKey(mapping.id)],
-        dependsOn: credStep ? [credStep] : [],
+        dependsOn: credStep ? [credStep.id] : [],
       }),
       before: cleanMapping(mapping),
     });
@@ -77,6 +62,21 @@ function deleteUser(
     steps,
     deletes: { user: target, stepIds: steps.map((s) => s.id) },
   });
+}
+
+function deleteCredentialsStep(credentials: IdpUser, mapping: Mapping | undefined, reason: string): Step {
+  const t = credentialsTarget(credentials.email);
+  return {
+    ...base({
+      kind: "deleteCredentials",
+      target: t,
+      reason,
+      // The mapping whose state allowed the deletion too: applying a saved plan after it
+      // changed (moved out of scope, renamed, protected) must not revoke the login.
+      touches: mapping ? [idpKey(t), mappingKey(mapping.id)] : [idpKey(t)],
+    }),
+    before: cleanIdpUser(credentials),
+  };
 }
 
 export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {

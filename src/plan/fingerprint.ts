@@ -1,16 +1,20 @@
 /**
- * Object keys and fingerprints of actual objects. A plan records the fingerprint of every
- * object its steps touch; applying a saved plan compares them with a fresh listing and skips
- * the steps whose objects changed (`stale`). Pure: hashing is deterministic.
+ * Object keys and fingerprints of actual objects, and the fingerprint of a plan's inputs. A plan
+ * records the fingerprint of every object its steps touch; applying a saved plan compares them
+ * with a fresh listing and skips the steps whose objects changed (`stale`). Pure: hashing is
+ * deterministic.
  */
-import { hash as digest } from "node:crypto";
-import type { ActualState, IdpUser, Mapping, UserGroup } from "../service/types.js";
+import { createHash, hash as digest } from "node:crypto";
+import type { DesiredState } from "../desired/types.js";
+import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../service/types.js";
+import { objectKey } from "./kinds.js";
+import type { Policy } from "./policy.js";
 
 export const ABSENT = "absent";
 
-export const idpKey = (email: string): string => `idp:${email.toLowerCase()}`;
-export const mappingKey = (id: string): string => `mapping:${id}`;
-export const groupKey = (id: string): string => `group:${id}`;
+export const idpKey = (email: string): string => objectKey({ kind: "idp", id: email.toLowerCase() });
+export const mappingKey = (id: string): string => objectKey({ kind: "mapping", id });
+export const groupKey = (id: string): string => objectKey({ kind: "group", id });
 
 /** JSON with object keys sorted, so equal values hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -65,4 +69,75 @@ export function fingerprintActual(actual: ActualState): Map<string, string> {
   for (const m of actual.mappings) out.set(mappingKey(m.id), fingerprintMapping(m));
   for (const g of actual.groups) out.set(groupKey(g.id), fingerprintGroup(g));
   return out;
+}
+
+/** What the input fingerprint covers: what was asked, not what was found. */
+export interface FingerprintInput {
+  desired: DesiredState;
+  policy: Policy;
+  profile: ApiProfile;
+}
+
+/**
+ * Hash of what was asked: the desired state (without source lines, and with a password replaced
+ * by a marker that only says one is present), the policy and the profile. Independent of the
+ * order of the users: each user is hashed on its own (32-bit FNV-1a, no string built) and the
+ * user hashes are added up in two lanes (as they are and mixed), so 100k users cost neither a
+ * sort nor 10 MB of text. It identifies the inputs in reports; nothing relies on it for safety
+ * (see `objects`).
+ */
+export function fingerprintInput(input: FingerprintInput): string {
+  let sumA = 0;
+  let sumB = 0;
+  for (const u of input.desired.users) {
+    let h = FNV_OFFSET;
+    h = text(h, u.id);
+    h = text(h, u.email);
+    h = tag(h, u.idDerived ? 1 : 2);
+    h = text(h, u.displayName);
+    h = text(h, u.firstname);
+    h = text(h, u.lastname);
+    if (u.groups === undefined) h = tag(h, 3);
+    else {
+      h = tag(h, 0x400 + (u.groups.length & 0xff));
+      for (const g of u.groups) h = text(h, g);
+    }
+    h = text(h, u.identity);
+    h = text(h, u.authenticationId);
+    h = tag(h, u.password !== undefined ? 5 : 6);
+    h = text(h, u.state);
+    sumA = (sumA + h) >>> 0;
+    sumB = (sumB + mix(h)) >>> 0;
+  }
+  const groups = input.desired.groups.map((g) => JSON.stringify([g.id, g.name, g.parents]));
+  groups.sort();
+  return createHash("sha256")
+    .update(canonicalJson({ policy: input.policy, profile: input.profile }))
+    .update(`\n${input.desired.users.length}:${sumA}:${sumB}\n`)
+    .update(groups.join("\n"))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+
+/**
+ * One FNV-1a step with a value above any char code, so tags never collide with text. Tags in
+ * use: 1–6 flags, 0x100–0x201 around text, 0x400–0x4ff the number of groups.
+ */
+const tag = (h: number, t: number): number => Math.imul(h ^ (0x10000 + t), 0x01000193);
+
+/** A value framed by tags, so "a","b" differs from "ab" and undefined from "". */
+function text(h: number, v: string | undefined): number {
+  if (v === undefined) return tag(h, 0x100);
+  h = tag(h, 0x101);
+  for (let i = 0; i < v.length; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+  return tag(h, 0x102 + (v.length & 0xff));
+}
+
+/** The murmur3 finaliser: the second lane sums the user hashes after mixing. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }

@@ -7,7 +7,7 @@ import type { DesiredState } from "../desired/types.js";
 import type { ActualState, UserGroup } from "../service/types.js";
 import { sameList, sortedUnique, type PlanContext } from "./context.js";
 import type { Policy } from "./policy.js";
-import { base, groupKey, notice } from "./steps.js";
+import { base, groupKey, notice, stepId } from "./steps.js";
 import type { Step } from "./types.js";
 
 /** Group ids users and groups refer to, each with where it was first referenced. */
@@ -96,29 +96,51 @@ export function planGroups(ctx: PlanContext): void {
       wanted.push({ id: g.id, ...(name !== undefined ? { name } : {}), parents: parents ?? [] });
       continue;
     }
-    if (!policy.groups.update) continue;
-    const changes: string[] = [];
-    const after = cleanGroup(have);
-    if (name !== undefined && name !== (have.name ?? "").trim()) {
-      after.name = name;
-      changes.push("name");
-    }
-    if (parents !== undefined && !sameList(parents, sortedUnique(have.parents))) {
-      after.parents = parents;
-      changes.push("parents");
-    }
-    if (changes.length === 0) continue;
-    const reason = `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`;
-    ctx.steps.set(`updateGroup:${g.id}`, {
-      ...base({ kind: "updateGroup", target: g.id, reason, touches: [groupKey(g.id)] }),
-      before: cleanGroup(have),
-      after,
-    });
+    if (policy.groups.update) planGroupUpdate(ctx, { have, name, parents });
   }
   if (policy.groups.createReferenced && policy.groups.create) {
     for (const id of references(ctx.desired).keys())
       if (!idx.groupById.has(id) && !idx.declaredGroups.has(id)) wanted.push({ id, name: id, parents: [] });
   }
+  planGroupCreates(ctx, wanted);
+  // Parents first: a group step waits for the creation of the parents it names.
+  for (const s of ctx.steps.values()) {
+    if (s.kind !== "createGroup" && s.kind !== "updateGroup") continue;
+    for (const p of s.after.parents) {
+      const dep = ctx.createdGroups.get(p);
+      if (dep !== undefined) s.dependsOn.push(dep);
+    }
+  }
+}
+
+/** An updateGroup step when the declared name or parents differ from the group's. */
+function planGroupUpdate(
+  ctx: PlanContext,
+  g: { have: UserGroup; name: string | undefined; parents: string[] | undefined },
+): void {
+  const { have, name, parents } = g;
+  const changes: string[] = [];
+  const after = cleanGroup(have);
+  if (name !== undefined && name !== (have.name ?? "").trim()) {
+    after.name = name;
+    changes.push("name");
+  }
+  if (parents !== undefined && !sameList(parents, sortedUnique(have.parents))) {
+    after.parents = parents;
+    changes.push("parents");
+  }
+  if (changes.length === 0) return;
+  const reason = `${changes.join(", ")} ${changes.length > 1 ? "differ" : "differs"}`;
+  ctx.steps.set(stepId("updateGroup", have.id), {
+    ...base({ kind: "updateGroup", target: have.id, reason, touches: [groupKey(have.id)] }),
+    before: cleanGroup(have),
+    after,
+  });
+}
+
+/** createGroup steps for the missing groups, declared or (groups.createReferenced) referenced. */
+function planGroupCreates(ctx: PlanContext, wanted: readonly UserGroup[]): void {
+  const { idx } = ctx;
   for (const g of wanted) {
     const step: Step = {
       ...base({
@@ -133,14 +155,41 @@ export function planGroups(ctx: PlanContext): void {
     ctx.steps.set(step.id, step);
     ctx.createdGroups.set(g.id, step.id);
   }
-  // Parents first: a group step waits for the creation of the parents it names.
-  for (const s of ctx.steps.values()) {
-    if (s.kind !== "createGroup" && s.kind !== "updateGroup") continue;
-    for (const p of s.after.parents) {
-      const dep = ctx.createdGroups.get(p);
-      if (dep !== undefined) s.dependsOn.push(dep);
-    }
+}
+
+/**
+ * The groups that have members once the plan is carried out, and for each group the steps that
+ * take members out of it (its deletion waits for them).
+ */
+function membershipAfterPlan(ctx: PlanContext): { members: Set<string>; removers: Map<string, string[]> } {
+  const members = new Set<string>();
+  const removers = new Map<string, string[]>();
+  for (const m of ctx.actual.mappings) {
+    const del = ctx.steps.get(stepId("deleteMapping", m.id));
+    const upd = ctx.steps.get(stepId("updateMapping", m.id));
+    const final = del ? [] : upd?.kind === "updateMapping" ? upd.after.groups : m.groups;
+    for (const g of final) members.add(g);
+    const step = del ?? upd;
+    if (step) for (const g of m.groups) if (!final.includes(g)) pushTo(removers, g, step.id);
   }
+  for (const s of ctx.steps.values())
+    if (s.kind === "createMapping") for (const g of s.after.groups) members.add(g);
+  return { members, removers };
+}
+
+/** The child groups of every group once the plan's group creates and updates are carried out. */
+function childrenAfterPlan(ctx: PlanContext): Map<string, string[]> {
+  const children = new Map<string, string[]>();
+  const parentsOf = (g: UserGroup): string[] => {
+    const s = ctx.steps.get(stepId("updateGroup", g.id));
+    return s?.kind === "updateGroup" ? s.after.parents : g.parents;
+  };
+  for (const g of [
+    ...ctx.actual.groups,
+    ...[...ctx.steps.values()].flatMap((s) => (s.kind === "createGroup" ? [s.after] : [])),
+  ])
+    for (const p of parentsOf(g)) pushTo(children, p, g.id);
+  return children;
 }
 
 /**
@@ -150,29 +199,9 @@ export function planGroups(ctx: PlanContext): void {
 export function planGroupPrune(ctx: PlanContext): void {
   const { idx, policy, safety } = ctx;
   if (policy.mode !== "full" || !policy.groups.prune) return;
-  const members = new Set<string>();
-  const removers = new Map<string, string[]>();
-  for (const m of ctx.actual.mappings) {
-    const del = ctx.steps.get(`deleteMapping:${m.id}`);
-    const upd = ctx.steps.get(`updateMapping:${m.id}`);
-    const final = del ? [] : upd?.kind === "updateMapping" ? upd.after.groups : m.groups;
-    for (const g of final) members.add(g);
-    const step = del ?? upd;
-    if (step) for (const g of m.groups) if (!final.includes(g)) pushTo(removers, g, step.id);
-  }
+  const { members, removers } = membershipAfterPlan(ctx);
   const referenced = new Set(references(ctx.desired).keys());
-  for (const s of ctx.steps.values())
-    if (s.kind === "createMapping") for (const g of s.after.groups) members.add(g);
-  const children = new Map<string, string[]>();
-  const parentsOf = (g: UserGroup): string[] => {
-    const s = ctx.steps.get(`updateGroup:${g.id}`);
-    return s?.kind === "updateGroup" ? s.after.parents : g.parents;
-  };
-  for (const g of [
-    ...ctx.actual.groups,
-    ...[...ctx.steps.values()].flatMap((s) => (s.kind === "createGroup" ? [s.after] : [])),
-  ])
-    for (const p of parentsOf(g)) pushTo(children, p, g.id);
+  const children = childrenAfterPlan(ctx);
   const candidates = new Set<string>();
   for (const g of ctx.actual.groups) {
     if (
@@ -202,9 +231,9 @@ export function planGroupPrune(ctx: PlanContext): void {
     if (!have) continue;
     const dependsOn = [
       ...(removers.get(id) ?? []),
-      ...(children.get(id) ?? []).map((c) => `deleteGroup:${c}`),
+      ...(children.get(id) ?? []).map((c) => stepId("deleteGroup", c)),
     ];
-    ctx.steps.set(`deleteGroup:${id}`, {
+    ctx.steps.set(stepId("deleteGroup", id), {
       ...base({
         kind: "deleteGroup",
         target: id,

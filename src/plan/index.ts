@@ -14,6 +14,19 @@ export { defaultDisplayName } from "./users.js";
 export * from "./types.js";
 export * from "./policy.js";
 export {
+  STEP_KINDS,
+  isStepKind,
+  verbOf,
+  nounOf,
+  objectKey,
+  parseObjectKey,
+  kindOfStepId,
+  type Verb,
+  type ObjectKind,
+  type ObjectRef,
+  type StepKindInfo,
+} from "./kinds.js";
+export {
   ABSENT,
   idpKey,
   mappingKey,

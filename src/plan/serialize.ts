@@ -3,8 +3,9 @@
  * `formatVersion` or of the wrong shape is rejected with an InputError naming the file.
  */
 import { InputError, type Problem } from "../errors.js";
+import { isStepKind } from "./kinds.js";
 import { summarizePlan } from "./summary.js";
-import { PLAN_FORMAT_VERSION, type Plan, type StepKind } from "./types.js";
+import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
 /** `summary` right after `formatVersion`, so a person opening the file reads it first. */
 export function serializePlan(plan: Plan): string {
@@ -15,18 +16,6 @@ export function serializePlan(plan: Plan): string {
 export function isEmptyPlan(plan: Plan): boolean {
   return plan.steps.length === 0;
 }
-
-const KINDS: ReadonlySet<string> = new Set<StepKind>([
-  "createGroup",
-  "updateGroup",
-  "deleteGroup",
-  "createCredentials",
-  "updateCredentials",
-  "deleteCredentials",
-  "createMapping",
-  "updateMapping",
-  "deleteMapping",
-]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -48,7 +37,7 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
     if (typeof s["id"] !== "string" || ids.has(s["id"]))
       return { field: `${field}.id`, message: "must be a unique string" };
     ids.add(s["id"]);
-    if (typeof s["kind"] !== "string" || !KINDS.has(s["kind"]))
+    if (typeof s["kind"] !== "string" || !isStepKind(s["kind"]))
       return { field: `${field}.kind`, message: "unknown step kind" };
     if (typeof s["target"] !== "string") return { field: `${field}.target`, message: "must be a string" };
     if (s["status"] !== "planned" && s["status"] !== "heldBack")
@@ -64,7 +53,10 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
 
 export function parsePlan(text: string, file: string): Plan {
   const fail = (p: Omit<Problem, "file">): never => {
-    throw new InputError(`${file} is not a usable plan: ${p.message}`, [{ file, ...p }]);
+    throw new InputError({
+      message: `${file} is not a usable plan: ${p.message}`,
+      problems: [{ file, ...p }],
+    });
   };
   let value: unknown;
   try {

@@ -4,7 +4,16 @@
  * group, the deletion guard and the estimate. Every renderer opens with it; the saved JSON plan
  * carries it as `summary` (derived data: a reader recomputes it and ignores the saved one).
  */
+import { kindOfStepId, nounOf, parseObjectKey, verbOf } from "./kinds.js";
 import type { Plan, Step } from "./types.js";
+
+const isNounStep = (id: string, noun: ReturnType<typeof nounOf>): boolean => {
+  const kind = kindOfStepId(id);
+  return kind !== undefined && nounOf(kind) === noun;
+};
+/** The id of the first object of `kind` a step touches. */
+const touched = (s: Step, kind: "idp" | "mapping"): string | undefined =>
+  s.touches.map(parseObjectKey).find((ref) => ref?.kind === kind)?.id;
 
 export type PersonChange = "add" | "change" | "revoke" | "remove";
 
@@ -26,15 +35,15 @@ export function personOfSteps(steps: readonly Step[]): Map<string, string> {
   const person = new Map<string, string>();
   const byEmail = new Map<string, string>();
   for (const s of steps) {
-    if (!s.kind.endsWith("Mapping")) continue;
+    if (nounOf(s.kind) !== "mapping") continue;
     person.set(s.id, s.target);
-    for (const d of s.dependsOn) if (d.includes("Credentials:")) person.set(d, s.target);
-    for (const t of s.touches) if (t.startsWith("idp:")) byEmail.set(t.slice("idp:".length), s.target);
+    for (const d of s.dependsOn) if (isNounStep(d, "credentials")) person.set(d, s.target);
+    for (const ref of s.touches.map(parseObjectKey)) if (ref?.kind === "idp") byEmail.set(ref.id, s.target);
   }
   for (const s of steps) {
-    if (!s.kind.endsWith("Credentials")) continue;
-    const viaStep = s.dependsOn.map((d) => (d.includes("Mapping:") ? person.get(d) : undefined));
-    const viaTouch = s.touches.find((t) => t.startsWith("mapping:"))?.slice("mapping:".length);
+    if (nounOf(s.kind) !== "credentials") continue;
+    const viaStep = s.dependsOn.map((d) => (isNounStep(d, "mapping") ? person.get(d) : undefined));
+    const viaTouch = touched(s, "mapping");
     const known = person.get(s.id);
     person.set(
       s.id,
@@ -58,7 +67,7 @@ const increment = (into: Record<string, number>, key: string): void => {
 };
 
 function changedFields(s: Step): string[] {
-  if (!s.kind.startsWith("update") || !("before" in s) || !("after" in s)) return [];
+  if (verbOf(s.kind) !== "update" || !("before" in s) || !("after" in s)) return [];
   const before = s.before as unknown as Record<string, unknown>;
   const after = s.after as unknown as Record<string, unknown>;
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
@@ -71,13 +80,15 @@ function groupsOf(value: unknown): string[] {
 }
 
 function addMembership(summary: PlanSummary, s: Step): void {
-  if (s.status !== "planned" || !s.kind.endsWith("Mapping")) return;
+  if (s.status !== "planned" || nounOf(s.kind) !== "mapping") return;
   const before = new Set("before" in s ? groupsOf(s.before) : []);
   const after = new Set("after" in s ? groupsOf(s.after) : []);
   const entry = (g: string) => (summary.membership[g] ??= { add: 0, remove: 0 });
   for (const g of after) if (!before.has(g)) entry(g).add += 1;
   for (const g of before) if (!after.has(g)) entry(g).remove += 1;
 }
+
+const GROUP_CHANGE = { create: "add", update: "change", delete: "remove" } as const;
 
 export function summarizePlan(plan: Plan): PlanSummary {
   const summary: PlanSummary = {
@@ -90,8 +101,8 @@ export function summarizePlan(plan: Plan): PlanSummary {
   const person = personOfSteps(plan.steps);
   const byPerson = new Map<string, Step[]>();
   for (const s of plan.steps) {
-    if (s.kind.endsWith("Group")) {
-      const kind = s.kind === "createGroup" ? "add" : s.kind === "updateGroup" ? "change" : "remove";
+    if (nounOf(s.kind) === "group") {
+      const kind = GROUP_CHANGE[verbOf(s.kind)];
       summary.groups[kind] += 1;
       if (s.status === "heldBack") summary.groups.heldBack += 1;
       for (const f of changedFields(s)) increment(summary.groups.fields, f);

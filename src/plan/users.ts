@@ -83,43 +83,7 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
     }
   }
   if (inSync(ctx, d, idp, m, linked)) return;
-  const steps: Step[] = [];
-  let auth: string | FromStep;
-  const credentialDeps: string[] = [];
-  const touches: string[] = [];
-  if (idp === undefined) {
-    const target = credentialsTarget(email);
-    const password =
-      ctx.policy.passwords === "column" && d.password === undefined ? "none" : ctx.policy.passwords;
-    steps.push({
-      ...base({
-        kind: "createCredentials",
-        target,
-        reason: `no credentials for ${email}`,
-        touches: [idpKey(email)],
-      }),
-      after: { email: d.email.trim(), displayName: defaultDisplayName(d), password },
-    });
-    auth = { fromStep: stepId("createCredentials", target) };
-    credentialDeps.push(auth.fromStep);
-  } else {
-    auth = idp.authenticationId;
-    touches.push(idpKey(email));
-    const want = d.displayName?.trim();
-    if (want !== undefined && want !== idp.displayName.trim()) {
-      const target = credentialsTarget(email);
-      steps.push({
-        ...base({
-          kind: "updateCredentials",
-          target,
-          reason: "display name differs",
-          touches: [idpKey(email)],
-        }),
-        before: { email: idp.email, displayName: idp.displayName },
-        after: { email: idp.email, displayName: want },
-      });
-    }
-  }
+  const { steps, auth, dependsOn: credentialDeps, touches } = credentialsSteps(ctx, { d, email, idp });
   const groups = targetGroups(ctx, d, m);
   const mapStep = mappingStep(ctx, { d, m, auth, groups, touches, dependsOn: credentialDeps });
   if (mapStep) steps.push(mapStep);
@@ -143,6 +107,55 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
     // everyone's login to addresses nobody reads.
     ...(emailChange ? { deletes: { user: idpKey(linked.email), stepIds: steps.map((s) => s.id) } } : {}),
   });
+}
+
+interface CredentialsPlan {
+  steps: Step[];
+  /** What the mapping points at: the existing credentials, or the step that creates them. */
+  auth: string | FromStep;
+  /** The create step the mapping waits for, if any. */
+  dependsOn: string[];
+  /** The credentials the mapping step relies on, when they exist already. */
+  touches: string[];
+}
+
+/** A built-in user's credentials: created when missing, their display name updated when it differs. */
+function credentialsSteps(
+  ctx: PlanContext,
+  input: { d: DesiredUser; email: string; idp: IdpUser | undefined },
+): CredentialsPlan {
+  const { d, email, idp } = input;
+  const target = credentialsTarget(email);
+  if (idp === undefined) {
+    const password =
+      ctx.policy.passwords === "column" && d.password === undefined ? "none" : ctx.policy.passwords;
+    const create: Step = {
+      ...base({
+        kind: "createCredentials",
+        target,
+        reason: `no credentials for ${email}`,
+        touches: [idpKey(email)],
+      }),
+      after: { email: d.email.trim(), displayName: defaultDisplayName(d), password },
+    };
+    const fromStep = stepId("createCredentials", target);
+    return { steps: [create], auth: { fromStep }, dependsOn: [fromStep], touches: [] };
+  }
+  const steps: Step[] = [];
+  const want = d.displayName?.trim();
+  if (want !== undefined && want !== idp.displayName.trim()) {
+    steps.push({
+      ...base({
+        kind: "updateCredentials",
+        target,
+        reason: "display name differs",
+        touches: [idpKey(email)],
+      }),
+      before: { email: idp.email, displayName: idp.displayName },
+      after: { email: idp.email, displayName: want },
+    });
+  }
+  return { steps, auth: idp.authenticationId, dependsOn: [], touches: [idpKey(email)] };
 }
 
 /**

@@ -4,6 +4,7 @@
  * summary line. The text and Markdown renderers only lay these out.
  */
 import { classifyPerson, personOfSteps, type PersonChange } from "../plan/summary.js";
+import { nounOf, parseObjectKey, verbOf, type Verb } from "../plan/kinds.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 
 export type Mark = "+" | "~" | "-" | "!";
@@ -65,19 +66,15 @@ export const inWords = (text: string): string =>
   text.replace(/\b(authenticationId|displayName|firstname|lastname)\b/g, (k) => fieldWord(k));
 
 /** Object keys of notices (`mapping:jane`, `idp:jane@x.com`, `group:g`) in words. */
+const OBJECT_WORDS = { mapping: "user", idp: "login", group: "group" } as const;
 export function objectInWords(key: string): string {
-  const [kind, ...rest] = key.split(":");
-  const id = rest.join(":");
-  if (kind === "mapping") return `user ${id}`;
-  if (kind === "idp") return `login ${id}`;
-  if (kind === "group") return `group ${id}`;
-  return key;
+  const ref = parseObjectKey(key);
+  return ref === undefined ? key : `${OBJECT_WORDS[ref.kind]} ${ref.id}`;
 }
 
-const noun = (s: Step): StepView["noun"] =>
-  s.kind.endsWith("Group") ? "group" : s.kind.endsWith("Credentials") ? "credentials" : "mapping";
-const action = (s: Step): StepView["action"] =>
-  s.kind.startsWith("create") ? "+" : s.kind.startsWith("update") ? "~" : "-";
+const noun = (s: Step): StepView["noun"] => nounOf(s.kind);
+const ACTION: Record<Verb, StepView["action"]> = { create: "+", update: "~", delete: "-" };
+const action = (s: Step): StepView["action"] => ACTION[verbOf(s.kind)];
 
 function fields(s: Step): FieldChange[] {
   switch (s.kind) {

@@ -56,32 +56,14 @@ const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTim
 function positiveInt(name: string, value: number | undefined, fallback: number, min: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min)
-    throw new ConfigError(`client option ${name} must be an integer >= ${min}, got ${String(v)}`);
+    throw new ConfigError({
+      message: `client option ${name} must be an integer >= ${min}, got ${String(v)}`,
+    });
   return v;
 }
 
 export async function createClient(options: ClientOptions): Promise<ServiceClient> {
-  let url: URL;
-  try {
-    url = new URL(options.baseUrl);
-  } catch {
-    throw new ConfigError(
-      `target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`,
-    );
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`target.baseUrl must be http(s), got ${url.protocol}`);
-  }
-  if (options.token === "")
-    throw new ConfigError("the API token is empty; set USERSYNC_TOKEN or target.tokenFile");
-  let ca: string | undefined;
-  if (options.caFile !== undefined) {
-    try {
-      ca = await readFile(options.caFile, "utf8");
-    } catch (err) {
-      throw new ConfigError(`cannot read CA file ${options.caFile}: ${(err as Error).message}`);
-    }
-  }
+  const ca = await checkTarget(options);
   const d = CLIENT_DEFAULTS;
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const transport = new Transport({
@@ -100,32 +82,69 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
   });
   const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));
   try {
-    if (options.profile !== "auto") {
-      return new ProfileClient({
-        codec: options.profile === "v1" ? v1Codec : legacyCodec,
-        transport,
-        baseUrl,
-        pageSize,
-      });
-    }
-    const { status, json } = await transport.request({
-      method: "GET",
-      path: "/api/v1/profile",
-      mediaType: JSON_MEDIA,
-      accept: [404],
-    });
-    if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
-    const userId = (json as { userId?: unknown } | undefined)?.userId;
-    return new ProfileClient({
-      codec: v1Codec,
-      transport,
-      baseUrl,
-      pageSize,
-      knownProfile: typeof userId === "string" ? { userId } : undefined,
-    });
+    return await profileClient({ profile: options.profile, transport, baseUrl, pageSize });
   } catch (err) {
     // 401/403 during detection are thrown as they are: fatal HttpErrors, not a profile answer.
     await transport.close();
     throw err;
   }
+}
+
+/** The target's URL and token are usable; its CA file, if any, read. */
+async function checkTarget(options: ClientOptions): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new ConfigError({
+      message: `target.baseUrl is not a URL: ${options.baseUrl}; use e.g. https://analytics.example.com`,
+    });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError({ message: `target.baseUrl must be http(s), got ${url.protocol}` });
+  }
+  if (options.token === "")
+    throw new ConfigError({ message: "the API token is empty; set USERSYNC_TOKEN or target.tokenFile" });
+  let ca: string | undefined;
+  if (options.caFile !== undefined) {
+    try {
+      ca = await readFile(options.caFile, "utf8");
+    } catch (err) {
+      throw new ConfigError({ message: `cannot read CA file ${options.caFile}: ${(err as Error).message}` });
+    }
+  }
+  return ca;
+}
+
+/** The client for the profile asked for, or, for "auto", the one the service answers to. */
+async function profileClient(o: {
+  profile: ClientOptions["profile"];
+  transport: Transport;
+  baseUrl: string;
+  pageSize: number;
+}): Promise<ServiceClient> {
+  const { transport, baseUrl, pageSize } = o;
+  if (o.profile !== "auto") {
+    return new ProfileClient({
+      codec: o.profile === "v1" ? v1Codec : legacyCodec,
+      transport,
+      baseUrl,
+      pageSize,
+    });
+  }
+  const { status, json } = await transport.request({
+    method: "GET",
+    path: "/api/v1/profile",
+    mediaType: JSON_MEDIA,
+    accept: [404],
+  });
+  if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
+  const userId = (json as { userId?: unknown } | undefined)?.userId;
+  return new ProfileClient({
+    codec: v1Codec,
+    transport,
+    baseUrl,
+    pageSize,
+    knownProfile: typeof userId === "string" ? { userId } : undefined,
+  });
 }

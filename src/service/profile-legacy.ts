@@ -9,14 +9,17 @@ import { defined, relatedIds, stringAttr, type ProfileCodec, type Resource } fro
 
 function mappingResource(m: Mapping): Record<string, unknown> {
   if (m.groups.length > 1) {
-    throw new InputError(`user ${m.id} is in ${m.groups.length} groups; profile legacy allows one`, [
-      {
-        file: "(request)",
-        field: `users[${m.id}].groups`,
-        rule: "legacy-one-group",
-        message: `profile legacy maps a user to at most one group, got ${m.groups.join(", ")}`,
-      },
-    ]);
+    throw new InputError({
+      message: `user ${m.id} is in ${m.groups.length} groups; profile legacy allows one`,
+      problems: [
+        {
+          file: "(request)",
+          field: `users[${m.id}].groups`,
+          rule: "legacy-one-group",
+          message: `profile legacy maps a user to at most one group, got ${m.groups.join(", ")}`,
+        },
+      ],
+    });
   }
   const group = m.groups[0];
   return {

@@ -44,7 +44,7 @@ export function isRetryable(q: RetryQuestion): boolean {
   if (q.attempt > q.retries) return false;
   if (!IDEMPOTENT.has(q.method.toUpperCase()) && !q.verifiable) return false;
   if (q.error instanceof HttpError) return isRetryableStatus(q.error.status);
-  if (q.error instanceof NetworkError) return RETRYABLE_NETWORK_CODES.has(q.error.cause_code);
+  if (q.error instanceof NetworkError) return RETRYABLE_NETWORK_CODES.has(q.error.causeCode);
   return false;
 }
 

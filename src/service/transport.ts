@@ -178,13 +178,13 @@ export class Transport {
       const message = timedOut
         ? `no answer within ${this.o.timeouts.headersMs} ms`
         : (e.message ?? String(err)) + (isUntrustedCertificate(code) ? UNTRUSTED_HINT : "");
-      throw new NetworkError(
-        spec.method,
-        redactSecrets(spec.path, secrets),
-        code,
-        redactSecrets(message, secrets),
-        RETRYABLE_NETWORK_CODES.has(code),
-      );
+      throw new NetworkError({
+        method: spec.method,
+        path: redactSecrets(spec.path, secrets),
+        causeCode: code,
+        message: redactSecrets(message, secrets),
+        retryable: RETRYABLE_NETWORK_CODES.has(code),
+      });
     } finally {
       clearTimeout(timer);
       this.inFlight -= 1;

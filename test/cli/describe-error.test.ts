@@ -4,25 +4,25 @@ import { ConfigError, NetworkError } from "../../src/errors.js";
 
 describe("describeError for network failures", () => {
   it("a failure that was retried says so and points at target.baseUrl", () => {
-    const err = new NetworkError(
-      "GET",
-      "/api/v1/profile",
-      "ECONNREFUSED",
-      "connect ECONNREFUSED 127.0.0.1:9",
-      true,
-    );
+    const err = new NetworkError({
+      method: "GET",
+      path: "/api/v1/profile",
+      causeCode: "ECONNREFUSED",
+      message: "connect ECONNREFUSED 127.0.0.1:9",
+      retryable: true,
+    });
     expect(describeError(err)).toBe(
       "usersync: GET /api/v1/profile failed: connect ECONNREFUSED 127.0.0.1:9 (ECONNREFUSED), after every retry. Check target.baseUrl and that the service is reachable from here.\n",
     );
   });
 
   it("a failure that is never retried (an unknown host) does not claim retries", () => {
-    const err = new NetworkError(
-      "GET",
-      "/api/v1/profile",
-      "ENOTFOUND",
-      "getaddrinfo ENOTFOUND nohost.invalid",
-    );
+    const err = new NetworkError({
+      method: "GET",
+      path: "/api/v1/profile",
+      causeCode: "ENOTFOUND",
+      message: "getaddrinfo ENOTFOUND nohost.invalid",
+    });
     expect(describeError(err)).toBe(
       "usersync: GET /api/v1/profile failed: getaddrinfo ENOTFOUND nohost.invalid (ENOTFOUND). Check target.baseUrl and that the service is reachable from here.\n",
     );
@@ -38,10 +38,10 @@ describe("describeError for configuration problems", () => {
       rule: "unknown-key",
       message: "unknown key",
     };
-    const err = new ConfigError(
-      "invalid configuration (1 problem):\n  /etc/u.yaml:2: policy.mdoe: unknown key [unknown-key]",
-      [problem],
-    );
+    const err = new ConfigError({
+      message: "invalid configuration (1 problem):\n  /etc/u.yaml:2: policy.mdoe: unknown key [unknown-key]",
+      problems: [problem],
+    });
     expect(describeError(err)).toBe(
       "usersync: invalid configuration (1 problem):\n  /etc/u.yaml:2: policy.mdoe: unknown key [unknown-key]\n",
     );

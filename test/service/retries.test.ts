@@ -71,7 +71,7 @@ describe("retryable faults are retried exactly `retries` times", () => {
     try {
       const err = await env.client.getGroup("g").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(NetworkError);
-      expect((err as NetworkError).cause_code).toBe("UND_ERR_HEADERS_TIMEOUT");
+      expect((err as NetworkError).causeCode).toBe("UND_ERR_HEADERS_TIMEOUT");
       expect(env.client.stats().requests).toBe(RETRIES + 1);
       // The emulator logs each request when its delayed answer is written: wait for the last one.
       await expect.poll(() => env.emulator.requestLog().length, { timeout: 5000 }).toBe(RETRIES + 1);

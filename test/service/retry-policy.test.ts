@@ -8,7 +8,8 @@ import {
 } from "../../src/service/retry-policy.js";
 
 const http = (status: number) => new HttpError({ method: "GET", path: "/x", status, retryable: false });
-const net = (code: string) => new NetworkError("GET", "/x", code, "boom");
+const net = (code: string) =>
+  new NetworkError({ method: "GET", path: "/x", causeCode: code, message: "boom" });
 const ask = (error: unknown, over: Partial<Parameters<typeof isRetryable>[0]> = {}) =>
   isRetryable({ error, method: "GET", verifiable: false, attempt: 1, retries: 3, ...over });
 
@@ -55,7 +56,7 @@ describe("isRetryable", () => {
   it("does not retry unknown errors or unknown network codes", () => {
     expect(ask(new Error("???"))).toBe(false);
     expect(ask(new TypeError("x is undefined"))).toBe(false);
-    expect(ask(new InputError("bad", []))).toBe(false);
+    expect(ask(new InputError({ message: "bad", problems: [] }))).toBe(false);
     expect(ask(net("ERR_SOMETHING_NEW"))).toBe(false);
   });
 });

@@ -92,7 +92,7 @@ describe("TLS with target.caFile", () => {
       error = err;
     }
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).cause_code).toBe("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
+    expect((error as NetworkError).causeCode).toBe("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
     expect((error as Error).message).toMatch(/certificate/);
     expect((error as Error).message).toContain("target.caFile");
     expect((error as NetworkError).retryable).toBe(false);

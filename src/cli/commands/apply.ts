@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
-import { findStaleSteps, listActualState } from "../../apply/index.js";
+import { checkPlanProfile, findStaleSteps, listActualState } from "../../apply/index.js";
 import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
 import type { Plan } from "../../plan/types.js";
 import type { DesiredState } from "../../desired/types.js";
@@ -31,18 +31,17 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new InputError(`cannot read the saved plan ${file}: ${(err as Error).message}`, []);
+    throw new InputError({
+      message: `cannot read the saved plan ${file}: ${(err as Error).message}`,
+      problems: [],
+    });
   }
   const plan = parsePlan(text, file);
   // Column passwords are never saved in a plan: read them again from the desired state.
   const desired = passwordSourceNeeded(plan) === "column" ? await loadDesired(runtime) : undefined;
   const connection = await connect({ config: runtime.config, logger: runtime.logger });
   try {
-    if (connection.client.profile !== plan.profile) {
-      throw new SafetyRefusal(
-        `the saved plan ${file} was made for API profile ${plan.profile}, but ${connection.label} speaks ${connection.client.profile}: make a new plan.`,
-      );
-    }
+    checkPlanProfile({ plan, profile: connection.client.profile, file, service: connection.label });
     const actual = await listActualState(connection.client);
     const stale = findStaleSteps(plan, actual);
     if (stale.size > 0) {
@@ -82,9 +81,10 @@ async function applyCommand(
   let prepared: Prepared;
   if (savedPlan !== undefined) {
     if (values["allow-deletes"] !== undefined || values["mode"] !== undefined) {
-      throw new ConfigError(
-        "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
-      );
+      throw new ConfigError({
+        message:
+          "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+      });
     }
     prepared = await prepareSavedPlan(runtime, savedPlan);
   } else {
@@ -136,10 +136,12 @@ async function applyCommand(
 async function confirmApply(io: Io, yes: boolean, plan: Plan, label: string): Promise<void> {
   if (yes) return;
   if (!canPrompt(io)) {
-    throw new SafetyRefusal(
-      "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
-    );
+    throw new SafetyRefusal({
+      message:
+        "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
+    });
   }
   const ok = await confirm(io, confirmQuestion(plan, label));
-  if (!ok) throw new SafetyRefusal('apply cancelled: the answer was not "yes". Nothing was changed.');
+  if (!ok)
+    throw new SafetyRefusal({ message: 'apply cancelled: the answer was not "yes". Nothing was changed.' });
 }

@@ -23,7 +23,7 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "package.json"))) {
     const up = dirname(dir);
-    if (up === dir) throw new InternalError("cannot find the usersync package folder");
+    if (up === dir) throw new InternalError({ message: "cannot find the usersync package folder" });
     dir = up;
   }
   return dir;

@@ -23,7 +23,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     });
   } catch (err) {
     // A bad seed or data file, or a port in use: the person can fix it.
-    throw new ConfigError(`cannot start the emulator: ${(err as Error).message}`);
+    throw new ConfigError({ message: `cannot start the emulator: ${(err as Error).message}` });
   }
   io.stdout.write(`${emulator.url}\n`);
   io.stderr.write(

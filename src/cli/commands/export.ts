@@ -16,7 +16,8 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   const { logger } = runtime;
   const from = choiceOption(values, "source", ["service", "ldap"] as const) ?? "service";
   if (from === "ldap") {
-    if (format !== "yaml") throw new ConfigError("export --source ldap writes YAML only: drop --format csv.");
+    if (format !== "yaml")
+      throw new ConfigError({ message: "export --source ldap writes YAML only: drop --format csv." });
     const { state, problems } = await readLdap({
       ...runtime,
       config: { ...runtime.config, source: { ...runtime.config.source, type: "ldap" } },

@@ -15,7 +15,9 @@ export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
 export function detailOption(values: ParsedCommand["values"], format: PlanFormat): Detail | undefined {
   const detail = choiceOption(values, "detail", DETAIL_LEVELS);
   if (detail !== undefined && format !== "text")
-    throw new ConfigError(`--detail applies to --format text only, not to --format ${format}. Leave it out.`);
+    throw new ConfigError({
+      message: `--detail applies to --format text only, not to --format ${format}. Leave it out.`,
+    });
   return detail;
 }
 

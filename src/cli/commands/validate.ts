@@ -15,9 +15,10 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   // A FILE argument wins; otherwise source.type: ldap reads the directory (read-only).
   const fromLdap = config.source.type === "ldap" && positionals[0] === undefined;
   if (options === undefined && !fromLdap) {
-    throw new ConfigError(
-      "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
-    );
+    throw new ConfigError({
+      message:
+        "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
+    });
   }
   const { state, problems } = fromLdap ? await readLdap(runtime) : await readDesiredState(options!);
   const all =

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { Client, type Entry } from "ldapts";
-import { InputError } from "../../errors.js";
+import { DirectoryError } from "../../errors.js";
 import type { Config } from "../../config/schema.js";
 
 export type LdapConfig = NonNullable<Config["source"]["ldap"]>;
@@ -22,10 +22,9 @@ async function readPassword(config: LdapConfig, env: NodeJS.ProcessEnv): Promise
     try {
       return (await readFile(config.passwordFile, "utf8")).replace(/\r?\n$/, "");
     } catch (err) {
-      throw new InputError(
-        `cannot read the LDAP bind password file ${config.passwordFile} (${(err as NodeJS.ErrnoException).code ?? "error"}): check source.ldap.passwordFile`,
-        [],
-      );
+      throw new DirectoryError({
+        message: `cannot read the LDAP bind password file ${config.passwordFile} (${(err as NodeJS.ErrnoException).code ?? "error"}): check source.ldap.passwordFile`,
+      });
     }
   }
   return env[config.passwordEnv];
@@ -50,10 +49,9 @@ function describe(err: unknown, password: string | undefined): string {
 export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Promise<LdapConnection> {
   const password = await readPassword(config, env);
   if (config.bindDn !== undefined && (password === undefined || password === ""))
-    throw new InputError(
-      `no LDAP bind password for ${config.bindDn}: set the environment variable ${config.passwordEnv} or source.ldap.passwordFile`,
-      [],
-    );
+    throw new DirectoryError({
+      message: `no LDAP bind password for ${config.bindDn}: set the environment variable ${config.passwordEnv} or source.ldap.passwordFile`,
+    });
   const tlsOptions = config.caFile !== undefined ? { ca: [await readCa(config.caFile)] } : undefined;
   const client = new Client({
     url: config.url,
@@ -61,11 +59,10 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
     connectTimeout: config.timeoutMs,
     ...(tlsOptions && config.url.startsWith("ldaps:") ? { tlsOptions } : {}),
   });
-  const fail = (step: string, err: unknown): InputError =>
-    new InputError(
-      `the directory ${config.url} ${step} failed: ${describe(err, password)}. Nothing was sent to the service.`,
-      [],
-    );
+  const fail = (step: string, err: unknown): DirectoryError =>
+    new DirectoryError({
+      message: `the directory ${config.url} ${step} failed: ${describe(err, password)}. Nothing was sent to the service.`,
+    });
   try {
     if (config.startTls) await client.startTLS(tlsOptions ?? {});
   } catch (err) {
@@ -105,9 +102,8 @@ async function readCa(file: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (err) {
-    throw new InputError(
-      `cannot read the LDAP CA file ${file} (${(err as NodeJS.ErrnoException).code ?? "error"}): check source.ldap.caFile`,
-      [],
-    );
+    throw new DirectoryError({
+      message: `cannot read the LDAP CA file ${file} (${(err as NodeJS.ErrnoException).code ?? "error"}): check source.ldap.caFile`,
+    });
   }
 }
