@@ -174,7 +174,7 @@ export function benchSeed(mappings = 0) {
  * passwords (policy `none`: the figure is the engine's, not the disk's). Times only the apply.
  */
 export async function applyInProcess({ url, users, concurrency, requestsPerSecond = 0, retries }) {
-  const [{ createClient }, { listActualState, applyPlan }, { plan, defaultPolicy }, { createLogger }] =
+  const [{ createClient, listActualState }, { applyPlan }, { plan, defaultPolicy }, { createLogger }] =
     await Promise.all([
       fromDist("service/index.js"),
       fromDist("apply/index.js"),

@@ -17,6 +17,5 @@ export {
 } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
 export { checkPlanProfile, findStaleSteps, type ProfileCheck } from "./stale.js";
-export { listActualState } from "./actual.js";
 export type * from "./types.js";
 export { OUTCOMES, emptyCounts } from "./types.js";

@@ -8,7 +8,7 @@ import { readDesiredState, validateForProfile, isError } from "../desired/index.
 import type { DesiredState } from "../desired/types.js";
 import { desiredReadOptions, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
-import { listActualState } from "../apply/index.js";
+import { listActualState } from "../service/index.js";
 import { plan as makePlan, checkBuiltinIdentity, checkGroupReferences } from "../plan/index.js";
 import type { Plan } from "../plan/types.js";
 import type { Policy } from "../plan/policy.js";

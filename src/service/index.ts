@@ -15,6 +15,7 @@ import { Transport } from "./transport.js";
 import type { ServiceClient } from "./types.js";
 
 export type { ServiceClient } from "./types.js";
+export { listActualState } from "./actual.js";
 export { isRetryable, parseRetryAfter } from "./retry-policy.js";
 
 export interface ClientOptions {

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  applyPlan,
-  buildApplyReport,
-  exitCodeForApply,
-  findStaleSteps,
-  listActualState,
-} from "../../src/apply/index.js";
+import { applyPlan, buildApplyReport, exitCodeForApply, findStaleSteps } from "../../src/apply/index.js";
 import { parsePlan, plan as makePlan, serializePlan } from "../../src/plan/index.js";
 import type { StepOutcome } from "../../src/apply/index.js";
 import type { Step } from "../../src/plan/types.js";
-import { createClient } from "../../src/service/index.js";
+import { createClient, listActualState } from "../../src/service/index.js";
 import type { ServiceClient } from "../../src/service/types.js";
 import { withEmulatorClient } from "../helpers/env.js";
 import { aPlan, groupStep, newUserSteps, noPasswords } from "./builders.js";

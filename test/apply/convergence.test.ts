@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { listActualState } from "../../src/apply/index.js";
+import { listActualState } from "../../src/service/index.js";
 import type { DesiredUser } from "../../src/desired/types.js";
 import type { EmulatorSeed, EmulatorState } from "../../src/emulator/types.js";
 import { plan, type Policy } from "../../src/plan/index.js";

@@ -1,6 +1,7 @@
 /** Helpers for emulator-backed executor tests: desired-state builders and a plan-then-apply round. */
 import type { DesiredGroup, DesiredState, DesiredUser } from "../../src/desired/types.js";
-import { applyPlan, listActualState } from "../../src/apply/index.js";
+import { applyPlan } from "../../src/apply/index.js";
+import { listActualState } from "../../src/service/index.js";
 import type { ApplyOptions, ApplyResult } from "../../src/apply/index.js";
 import { defaultPolicy, plan, type Plan, type Policy } from "../../src/plan/index.js";
 import type { ServiceClient } from "../../src/service/types.js";

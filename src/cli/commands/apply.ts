@@ -4,7 +4,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
-import { checkPlanProfile, findStaleSteps, listActualState } from "../../apply/index.js";
+import { checkPlanProfile, findStaleSteps } from "../../apply/index.js";
+import { listActualState } from "../../service/index.js";
 import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
 import type { Plan } from "../../plan/types.js";
 import type { DesiredState } from "../../desired/types.js";

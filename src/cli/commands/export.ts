@@ -1,5 +1,5 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
-import { listActualState } from "../../apply/index.js";
+import { listActualState } from "../../service/index.js";
 import { groupsPathFor, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";

@@ -1,6 +1,6 @@
 /** Lists the organization's actual state through the client (for planning and stale checks). */
 import { HttpError } from "../errors.js";
-import type { ActualState, ServiceClient } from "../service/types.js";
+import type { ActualState, ServiceClient } from "./types.js";
 
 export async function listActualState(client: ServiceClient): Promise<ActualState> {
   const [idpUsers, mappings, groups, profile] = await Promise.all([
