@@ -94,6 +94,13 @@ const output = z.strictObject({
   journal: path.optional(),
   credentialsFile: path.optional(),
   metricsFile: path.optional(),
+  /** Pushgateway base URL; the run's metrics are POSTed to /metrics/job/<job>/<label>/<value>… */
+  metricsPushUrl: z.string().url("must be a URL, e.g. http://pushgateway:9091").optional(),
+  metricsPushJob: z.string().min(1).default("usersync"),
+  /** Grouping labels, `name=value` each (e.g. `cronjob=usersync-sync`). */
+  metricsPushGrouping: z
+    .array(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*=.+$/, "must be name=value"))
+    .default([]),
 });
 
 const logging = z.strictObject({
@@ -156,6 +163,9 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.journal": "string",
   "output.credentialsFile": "string",
   "output.metricsFile": "string",
+  "output.metricsPushUrl": "string",
+  "output.metricsPushJob": "string",
+  "output.metricsPushGrouping": "list",
   "logging.level": "string",
   "logging.format": "string",
 };

@@ -5,7 +5,7 @@ import { ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
-import { runMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, planAgainstService } from "../pipeline.js";
 
 export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
@@ -13,10 +13,7 @@ export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
 export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number> {
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   const runtime = await loadRuntime(values, io);
-  const metrics = runMetrics(
-    "plan",
-    stringOption(values, "metrics-file") ?? runtime.config.output.metricsFile,
-  );
+  const metrics = runMetrics("plan", metricsTargets(values, runtime));
   try {
     const desired = await loadDesired(runtime);
     const planned = await planAgainstService(runtime, { values, desired });
