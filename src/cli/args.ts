@@ -25,6 +25,7 @@ const planOptions = {
   out: { type: "string", short: "o" },
   format: { type: "string", short: "f" },
   "detailed-exitcode": { type: "boolean" },
+  "log-report": { type: "boolean" },
   "allow-deletes": { type: "string" },
   "metrics-file": { type: "string" },
 } satisfies Options;
@@ -167,6 +168,8 @@ Options:
   -o, --out FILE          also save the plan as JSON (apply it later with apply --plan FILE)
   -f, --format FMT        text|json|markdown (default text)
       --detailed-exitcode exit 2 when the plan has changes, 0 when it has none
+      --log-report        also log the drift (counts and every step) as one log line, so
+                          kubectl logs of a batch job shows it
       --mode M            incremental|full for this run (config: policy.mode)
       --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
       --metrics-file FILE write Prometheus metrics (textfile collector format) at the end
