@@ -52,7 +52,7 @@ describe("deploy/kubernetes against the Kubernetes schemas", () => {
     const job = (await documents()).find((d) => d.obj["kind"] === "Job")!.obj;
     const broken = structuredClone(job) as { spec: { podFailurePolicy: { rules: { action: string }[] } } };
     broken.spec.podFailurePolicy.rules[0]!.action = "Fail";
-    expect(() => new Job(broken).validate()).toThrow(/action/);
+    expect(() => new MODELS["batch/v1/Job"]!(broken).validate()).toThrow(/action/);
   });
 
   it("every config in the ConfigMap loads", async () => {
