@@ -120,7 +120,7 @@ describe("deploy/kubernetes", () => {
       { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "list", "update"] },
     ]);
     expect(get(m.get("RoleBinding/usersync-passwords"), "subjects")).toEqual([
-      { kind: "ServiceAccount", name: "usersync" },
+      { kind: "ServiceAccount", name: "usersync", namespace: "usersync" },
     ]);
   });
 
