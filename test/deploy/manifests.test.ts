@@ -113,6 +113,8 @@ describe("deploy/kubernetes", () => {
       const state = (podSpec(obj)["volumes"] as Obj[]).find((v) => v["name"] === "state");
       expect(get(state, "persistentVolumeClaim.claimName"), key).toBe("usersync-state");
       expect(get(podSpec(obj), "serviceAccountName"), key).toBe("usersync");
+      const env = ((podSpec(obj)["containers"] as Obj[])[0]!["env"] ?? []) as Obj[];
+      expect(env, key).toContainEqual({ name: "USERSYNC_LOGGING_FORMAT", value: "json" });
       expect(get(podSpec(obj), "automountServiceAccountToken"), key).toBe(key.startsWith("Job/"));
     }
     const rules = get(m.get("Role/usersync-passwords"), "rules") as Obj[];
