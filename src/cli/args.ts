@@ -187,7 +187,8 @@ Options:
       --plan FILE           apply a saved plan exactly; steps whose objects changed since are
                             reported as stale (exit 3) and not carried out (--mode and
                             --allow-deletes are refused with it: they shape a new plan)
-      --credentials-file F  where generated passwords are written (mode 0600, appended to)
+      --credentials-file F  where generated passwords are written (mode 0600, appended to);
+                            in Kubernetes, output.credentialsSecretPrefix writes Secrets instead
       --report FILE         write the apply report (JSON): every step's outcome
       --journal FILE        append one JSON line per finished step as the run goes
   -o, --out FILE            also save the plan as JSON

@@ -55,6 +55,10 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   // Kubernetes Secrets replace the credentials file as the place generated passwords go.
   const prefix = config.output.credentialsSecretPrefix;
   if (source === "generate" && prefix !== undefined) {
+    if ((options.credentialsFile ?? config.output.credentialsFile) !== undefined)
+      runtime.logger.warn(
+        "generated passwords go to Kubernetes Secrets (output.credentialsSecretPrefix); the credentials file is not written",
+      );
     return openKubeSecrets({
       prefix,
       env: runtime.io.env,
