@@ -1,9 +1,16 @@
-# usersync container image. Multi-stage: build with dev dependencies, ship production ones only.
+# usersync container image. Multi-stage: build with dev dependencies, install production ones in
+# a second stage, and ship a runtime stage with node and tini but no npm.
 # Runs as a non-root user and works with a read-only root filesystem (it writes only to the
-# paths you give it: mount a writable volume for reports, journals and credentials).
+# paths you give it: mount a writable volume for reports and journals).
 # scripts/check-package.sh does in CI what this image does (pack, production install, run).
+#
+# The base is pinned by digest so a rebuild gets the same bytes. The digest is one published for
+# node:20-bookworm-slim and pinned by other public projects; it was not pulled here (no registry
+# access where it was written). Check it, and move it forward deliberately, with
+# `docker buildx imagetools inspect node:20-bookworm-slim`.
+ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
-FROM node:24-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,13 +20,25 @@ COPY fixtures/demo ./fixtures/demo
 COPY config.example.yaml README.md ./
 RUN npm run build && npm pack --pack-destination /tmp && mv /tmp/usersync-*.tgz /tmp/usersync.tgz
 
-FROM node:24-bookworm-slim
-ENV NODE_ENV=production NO_COLOR=1
-WORKDIR /app
+# The production install, done where npm is: the runtime stage copies its result only.
+FROM ${NODE_IMAGE} AS install
+WORKDIR /opt/usersync
 COPY --from=build /tmp/usersync.tgz /tmp/usersync.tgz
-RUN npm install --global --omit=dev --no-audit --no-fund /tmp/usersync.tgz \
- && rm /tmp/usersync.tgz && npm cache clean --force
+RUN npm install --prefix /opt/usersync --omit=dev --no-audit --no-fund /tmp/usersync.tgz
+
+FROM ${NODE_IMAGE}
+# tini as PID 1: it forwards SIGTERM (a pod being stopped) to node, which lets running steps
+# finish and writes the report, and it reaps zombies. npm, npx and corepack are removed: the
+# image runs usersync only.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
+ENV NODE_ENV=production NO_COLOR=1
+COPY --from=install /opt/usersync /opt/usersync
+RUN ln -s /opt/usersync/node_modules/usersync/dist/cli.js /usr/local/bin/usersync
 USER node
 WORKDIR /work
-ENTRYPOINT ["usersync"]
+ENTRYPOINT ["/usr/bin/tini", "--", "usersync"]
 CMD ["--help"]

@@ -7,6 +7,7 @@ export {
   CREDENTIALS_HEADER,
   type PasswordProviderOptions,
 } from "./passwords.js";
+export { openKubeSecrets, secretName, SECRET_LABEL, type KubeSecretOptions } from "./kube-secrets.js";
 export { openJournal, type JournalLine } from "./journal.js";
 export {
   buildApplyReport,

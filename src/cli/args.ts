@@ -26,6 +26,7 @@ const planOptions = {
   format: { type: "string", short: "f" },
   detail: { type: "string" },
   "detailed-exitcode": { type: "boolean" },
+  "log-report": { type: "boolean" },
   "allow-deletes": { type: "string" },
   "metrics-file": { type: "string" },
 } satisfies Options;
@@ -175,6 +176,8 @@ Options:
   -f, --format FMT        text|json|markdown (default text)
       --detail D          text: full|compact|summary (default compact over 200 steps, else full)
       --detailed-exitcode exit 2 when the plan has changes, 0 when it has none
+      --log-report        also log the drift (counts and every step) as one log line, so
+                          kubectl logs of a batch job shows it
       --mode M            incremental|full for this run (config: policy.mode)
       --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
       --metrics-file FILE write Prometheus metrics (textfile collector format) at the end
@@ -192,7 +195,8 @@ Options:
       --plan FILE           apply a saved plan exactly; steps whose objects changed since are
                             reported as stale (exit 3) and not carried out (--mode and
                             --allow-deletes are refused with it: they shape a new plan)
-      --credentials-file F  where generated passwords are written (mode 0600, appended to)
+      --credentials-file F  where generated passwords are written (mode 0600, appended to);
+                            in Kubernetes, output.credentialsSecretPrefix writes Secrets instead
       --report FILE         write the apply report (JSON): every step's outcome
       --journal FILE        append one JSON line per finished step as the run goes
   -o, --out FILE            also save the plan as JSON

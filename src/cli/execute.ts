@@ -7,6 +7,7 @@ import {
   buildApplyReport,
   createPasswordProvider,
   createProgressReporter,
+  openKubeSecrets,
   exitCodeForApply,
   openJournal,
   renderApplySummary,
@@ -50,8 +51,22 @@ function columnPasswords(desired: DesiredState | undefined): Map<string, string>
 /** Checks what must be refused before a single request is sent; returns the ready password provider. */
 export async function preparePasswords(runtime: Runtime, options: ExecuteOptions) {
   const { config } = runtime;
+  const source = passwordSourceNeeded(options.plan);
+  // Kubernetes Secrets replace the credentials file as the place generated passwords go.
+  const prefix = config.output.credentialsSecretPrefix;
+  if (source === "generate" && prefix !== undefined) {
+    if ((options.credentialsFile ?? config.output.credentialsFile) !== undefined)
+      runtime.logger.warn(
+        "generated passwords go to Kubernetes Secrets (output.credentialsSecretPrefix); the credentials file is not written",
+      );
+    return openKubeSecrets({
+      prefix,
+      env: runtime.io.env,
+      ...optional("serviceAccountDir", config.output.kubernetesServiceAccountDir),
+    });
+  }
   return createPasswordProvider({
-    source: passwordSourceNeeded(options.plan),
+    source,
     ...optional("credentialsFile", options.credentialsFile ?? config.output.credentialsFile),
     ...optional("passwordFile", config.identity.passwordFile),
     columnPasswords: columnPasswords(options.desired),

@@ -59,9 +59,30 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     return await handlers[parsed.parsed.command](parsed.parsed, io);
   } catch (err) {
-    io.stderr.write(describeError(err));
-    return exitCodeFor(err);
+    const exitCode = exitCodeFor(err);
+    io.stderr.write(wantsJson(argv, io.env) ? fatalJsonLine(err, exitCode) : describeError(err));
+    return exitCode;
   }
+}
+
+/**
+ * `--log-format json` (or USERSYNC_LOGGING_FORMAT=json) asked for: the fatal error is then one
+ * JSON line like every other log line (pino's shape: level 60 = fatal), so a log collector in a
+ * pod parses it. Read from the raw arguments: the error may come from parsing them or the config.
+ */
+function wantsJson(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const i = argv.indexOf("--log-format");
+  if (i >= 0) return argv[i + 1] === "json";
+  if (argv.includes("--log-format=json")) return true;
+  return env["USERSYNC_LOGGING_FORMAT"] === "json";
+}
+
+export function fatalJsonLine(err: unknown, exitCode: number): string {
+  const code = err instanceof UsersyncError ? err.code : "INTERNAL";
+  const msg = describeError(err)
+    .replace(/^usersync: /, "")
+    .trimEnd();
+  return `${JSON.stringify({ level: 60, time: Date.now(), msg, code, exitCode })}\n`;
 }
 
 export function describeError(err: unknown): string {

@@ -164,6 +164,20 @@ const output = z.strictObject({
   journal: path.optional(),
   credentialsFile: path.optional(),
   metricsFile: path.optional(),
+  /** Set: generated passwords go to one Kubernetes Secret per user, `<prefix>-<hash>`, not the file. */
+  credentialsSecretPrefix: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$/, "must be a lower-case DNS label of at most 32 characters")
+    .optional(),
+  /** Where the pod's service-account token, ca.crt and namespace are (overridable for tests). */
+  kubernetesServiceAccountDir: path.optional(),
+  /** Pushgateway base URL; the run's metrics are POSTed to /metrics/job/<job>/<label>/<value>… */
+  metricsPushUrl: z.string().url("must be a URL, e.g. http://pushgateway:9091").optional(),
+  metricsPushJob: z.string().min(1).default("usersync"),
+  /** Grouping labels, `name=value` each (e.g. `cronjob=usersync-sync`). */
+  metricsPushGrouping: z
+    .array(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*=.+$/, "must be name=value"))
+    .default([]),
 });
 
 const logging = z.strictObject({
@@ -228,6 +242,11 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.journal": "string",
   "output.credentialsFile": "string",
   "output.metricsFile": "string",
+  "output.credentialsSecretPrefix": "string",
+  "output.kubernetesServiceAccountDir": "string",
+  "output.metricsPushUrl": "string",
+  "output.metricsPushJob": "string",
+  "output.metricsPushGrouping": "list",
   "logging.level": "string",
   "logging.format": "string",
 };
@@ -247,6 +266,7 @@ export const PATH_LEAVES: readonly string[] = [
   "output.journal",
   "output.credentialsFile",
   "output.metricsFile",
+  "output.kubernetesServiceAccountDir",
 ];
 
 /** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */

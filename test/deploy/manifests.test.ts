@@ -43,7 +43,11 @@ describe("deploy/kubernetes", () => {
       "CronJob/usersync",
       "CronJob/usersync-audit",
       "Job/usersync-onboarding",
+      "PersistentVolumeClaim/usersync-state",
+      "Role/usersync-passwords",
+      "RoleBinding/usersync-passwords",
       "Secret/usersync-token",
+      "ServiceAccount/usersync",
     ]);
   });
 
@@ -88,16 +92,51 @@ describe("deploy/kubernetes", () => {
     const onboardingArgs = (podSpec(m.get("Job/usersync-onboarding")!)["containers"] as Obj[])[0]![
       "args"
     ] as string[];
-    expect(onboardingArgs.join(" ")).toContain("--mode incremental");
+    expect(onboardingArgs.join(" ")).toContain("--config /etc/usersync/onboarding-config.yaml");
     expect(onboardingArgs).toContain("--yes");
+    expect(auditArgs).toContain("--log-report");
   });
 
-  it("the Dockerfile is multi-stage, installs production dependencies only and runs as non-root", async () => {
+  it("deterministic exits fail a Job at once, finished Jobs are cleaned up, state is on the shipped PVC", async () => {
+    const m = await manifests();
+    for (const key of ["CronJob/usersync", "CronJob/usersync-audit", "Job/usersync-onboarding"]) {
+      const obj = m.get(key)!;
+      const job = jobSpec(obj);
+      expect(get(job, "ttlSecondsAfterFinished"), key).toBeGreaterThan(0);
+      const rules = get(job, "podFailurePolicy.rules") as Obj[];
+      expect(rules[0], key).toEqual({
+        action: "FailJob",
+        onExitCodes: { containerName: "usersync", operator: "In", values: [2, 3, 4] },
+      });
+      // podFailurePolicy is only accepted with restartPolicy: Never.
+      expect(get(podSpec(obj), "restartPolicy"), key).toBe("Never");
+      const state = (podSpec(obj)["volumes"] as Obj[]).find((v) => v["name"] === "state");
+      expect(get(state, "persistentVolumeClaim.claimName"), key).toBe("usersync-state");
+      expect(get(podSpec(obj), "serviceAccountName"), key).toBe("usersync");
+      const env = ((podSpec(obj)["containers"] as Obj[])[0]!["env"] ?? []) as Obj[];
+      expect(env, key).toContainEqual({ name: "USERSYNC_LOGGING_FORMAT", value: "json" });
+      expect(get(podSpec(obj), "automountServiceAccountToken"), key).toBe(key.startsWith("Job/"));
+    }
+    const rules = get(m.get("Role/usersync-passwords"), "rules") as Obj[];
+    expect(rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "list", "update"] },
+    ]);
+    expect(get(m.get("RoleBinding/usersync-passwords"), "subjects")).toEqual([
+      { kind: "ServiceAccount", name: "usersync", namespace: "usersync" },
+    ]);
+  });
+
+  it("the Dockerfile pins its base by digest, runs under tini, ships no npm and runs as non-root", async () => {
     const dockerfile = await readFile(join(ROOT, "Dockerfile"), "utf8");
-    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
-    expect(dockerfile).toMatch(/^FROM node:\d+-[a-z]+-slim/m);
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(3);
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim@sha256:[0-9a-f]{64}$/m);
     expect(dockerfile).toContain("--omit=dev");
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toContain('ENTRYPOINT ["usersync"]');
+    expect(dockerfile).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "usersync"]');
+    // The runtime stage (after the last FROM) removes npm and never runs it.
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    expect(runtime).toContain("rm -rf /usr/local/lib/node_modules/npm");
+    expect(runtime).not.toMatch(/^RUN npm/m);
+    expect(runtime).toContain("install -y --no-install-recommends tini");
   });
 });

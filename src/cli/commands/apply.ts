@@ -14,7 +14,7 @@ import { COMPACT_OVER_STEPS } from "../../report/text.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
-import { runMetrics, type RunMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
@@ -60,8 +60,7 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
 
 export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(command.values, io);
-  const metricsFile = stringOption(command.values, "metrics-file") ?? runtime.config.output.metricsFile;
-  const metrics = runMetrics("apply", metricsFile);
+  const metrics = runMetrics("apply", metricsTargets(command.values, runtime));
   try {
     return await metrics.finish(await applyCommand(command, runtime, metrics));
   } catch (err) {

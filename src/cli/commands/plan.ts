@@ -1,13 +1,19 @@
 /** `usersync plan`: a dry run. stdout carries only the plan. */
-import { isEmptyPlan, serializePlan } from "../../plan/index.js";
-import { DETAIL_LEVELS, renderPlan, type Detail, type PlanFormat } from "../../report/index.js";
-import { ConfigError } from "../../errors.js";
-import { ExitCode, exitCodeFor } from "../../errors.js";
+import { isEmptyPlan, serializePlan, summarizePlan } from "../../plan/index.js";
+import {
+  DETAIL_LEVELS,
+  renderPlan,
+  renderPlanSummaryLine,
+  type Detail,
+  type PlanFormat,
+} from "../../report/index.js";
+import type { Plan } from "../../plan/types.js";
+import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
-import { runMetrics } from "../metrics-file.js";
-import { loadDesired, loadRuntime, planAgainstService } from "../pipeline.js";
+import { metricsTargets, runMetrics } from "../metrics-file.js";
+import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
 
 export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
 
@@ -25,10 +31,7 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   const detail = detailOption(values, format);
   const runtime = await loadRuntime(values, io);
-  const metrics = runMetrics(
-    "plan",
-    stringOption(values, "metrics-file") ?? runtime.config.output.metricsFile,
-  );
+  const metrics = runMetrics("plan", metricsTargets(values, runtime));
   try {
     const desired = await loadDesired(runtime);
     const planned = await planAgainstService(runtime, { values, desired });
@@ -37,6 +40,7 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
       const { plan } = planned;
       metrics.plan = plan;
       io.stdout.write(renderPlan(plan, { format, detail, dryRun: true, color: useColor(io.stdout, io.env) }));
+      if (values["log-report"] === true) logDrift(runtime.logger, plan);
       const out = stringOption(values, "out") ?? runtime.config.output.plan;
       if (out !== undefined) {
         await writeFileAtomic(out, serializePlan(plan));
@@ -51,4 +55,31 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
     await metrics.finish(exitCodeFor(err));
     throw err;
   }
+}
+
+/**
+ * The drift as one structured log line (`--log-report`): with `--log-format json`, `kubectl logs`
+ * of the audit Job shows it whole, and a log collector can alert on `drift: true`.
+ */
+const DRIFT_STEPS_LOGGED = 200;
+
+function logDrift(logger: Runtime["logger"], plan: Plan): void {
+  const drift = !isEmptyPlan(plan);
+  // The summary says it all at any size; the steps are a bounded sample, so the line stays
+  // readable in `kubectl logs` at 20,000 users (the whole plan: --format json --out).
+  const steps = plan.steps
+    .slice(0, DRIFT_STEPS_LOGGED)
+    .map((s) => ({ id: s.id, status: s.status, reason: s.reason }));
+  const omitted = plan.steps.length - steps.length;
+  (drift ? logger.warn.bind(logger) : logger.info.bind(logger))(
+    {
+      report: "drift",
+      drift,
+      summary: summarizePlan(plan),
+      counts: plan.counts,
+      steps,
+      ...(omitted > 0 ? { stepsNotLogged: omitted } : {}),
+    },
+    drift ? `drift found: ${renderPlanSummaryLine(plan)}` : "no drift",
+  );
 }
