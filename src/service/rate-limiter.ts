@@ -3,10 +3,18 @@
  * - a token bucket of `requestsPerSecond` (0 = unlimited), kept as a "next free slot" time (GCRA)
  *   so one `acquire` computes its wait once instead of polling;
  * - a global pause: a 429 stops every request until the time the server named;
+ * - a run-wide slowdown: sustained 429s halve the steady rate (`slowDown`);
  * - the server's `X-RateLimit-*` headers: the budget left in the current fixed window is spread
  *   evenly over the rest of the window, so a run spends its limit without meeting a 429.
  * Clock and sleep are injected so tests run on a fake clock.
  */
+
+import { MAX_TIMER_MS } from "./rate-limit-headers.js";
+
+/** Slowing down never goes below one request per second: slower would look like a hang. */
+export const MIN_RPS = 1;
+/** An unlimited client that meets sustained 429s starts halving from here. */
+const UNLIMITED_START_RPS = 50;
 
 export interface RateLimiterOptions {
   requestsPerSecond: number;
@@ -19,12 +27,12 @@ export interface RateLimiterOptions {
 export interface RateLimitHeaders {
   limit?: number;
   remaining: number;
-  /** Seconds until the window resets. */
-  resetSeconds: number;
+  /** Milliseconds until the window resets (already capped; see rate-limit-headers.ts). */
+  resetMs: number;
 }
 
 export class RateLimiter {
-  private readonly interval: number;
+  private interval: number;
   private readonly burst: number;
   /** GCRA theoretical arrival time of the next request. */
   private tat = 0;
@@ -47,7 +55,8 @@ export class RateLimiter {
       this.tat += this.interval;
     }
     at = Math.max(at, this.windowSlot(at));
-    const wait = Math.ceil(at - now);
+    // A pause or window can never ask for a timer Node would clamp to 1 ms.
+    const wait = Math.min(Math.ceil(at - now), MAX_TIMER_MS);
     if (wait > 0) await this.o.sleep(wait);
     return Math.max(0, wait);
   }
@@ -58,12 +67,23 @@ export class RateLimiter {
   }
 
   /**
+   * Sustained 429s (the server throttles even paced requests): halves the steady rate of every
+   * request of the client, never below `MIN_RPS`. Returns the new rate, requests per second.
+   */
+  slowDown(): number {
+    const current = this.interval > 0 ? 1000 / this.interval : UNLIMITED_START_RPS;
+    const next = Math.max(MIN_RPS, current / 2);
+    this.interval = 1000 / next;
+    return next;
+  }
+
+  /**
    * Takes the server's view of the window. `inFlight` requests were sent before this answer but
    * not yet counted by it, so they already spent part of the remaining budget.
    */
   observe(h: RateLimitHeaders, inFlight = 0): void {
     const now = this.o.now();
-    const end = now + Math.max(0, h.resetSeconds) * 1000;
+    const end = now + Math.max(0, h.resetMs);
     const budget = Math.max(0, h.remaining - inFlight);
     const prev = this.window;
     const sameWindow = prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;

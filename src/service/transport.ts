@@ -12,6 +12,7 @@ import { HttpError, isUntrustedCertificate, NetworkError } from "../errors.js";
 import { redactSecrets } from "../logging.js";
 import type { CallOptions, ClientStats } from "./types.js";
 import { toHttpError } from "./error-body.js";
+import { readRateWindow, throttleWaitMs, type Headers } from "./rate-limit-headers.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { backoffDelay, isRetryable, RETRYABLE_NETWORK_CODES } from "./retry-policy.js";
 
@@ -52,13 +53,6 @@ export interface Answer {
   json: unknown;
 }
 
-type Headers = Record<string, string | string[] | undefined>;
-
-function first(h: Headers, name: string): string | undefined {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 const UNTRUSTED_HINT =
   "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
 
@@ -69,6 +63,13 @@ export class Transport {
   private readonly limiter: RateLimiter;
   private readonly counts: ClientStats = { requests: 0, retries: 0, throttled: 0 };
   private inFlight = 0;
+  /** When the last 429 was answered: a 429 to a request granted after it means pacing is not enough. */
+  private lastThrottleAt = 0;
+  /** The steady rate sustained 429s slowed the client to, and when, if they did. */
+  private slowedTo: number | undefined;
+  private slowedAt = 0;
+  /** Header values already named in a debug line (one line each, not one per answer). */
+  private readonly ignoredHeaders = new Set<string>();
 
   constructor(private readonly o: TransportOptions) {
     const url = new URL(o.baseUrl);
@@ -93,6 +94,13 @@ export class Transport {
   }
 
   async close(): Promise<void> {
+    if (this.slowedTo !== undefined) {
+      // Said once, at the end, with the rate it settled on (not once per 429).
+      this.o.logger.warn(
+        { throttled: this.counts.throttled, requestsPerSecond: this.slowedTo },
+        `the service kept answering 429 (${this.counts.throttled} in all): the run slowed down to ${this.slowedTo} requests per second; lower execution.requestsPerSecond to start there`,
+      );
+    }
     await this.pool.close();
   }
 
@@ -209,30 +217,47 @@ export class Transport {
       secrets,
       isCreate: spec.isCreate === true,
     });
-    if (status === 429 && error.retryAfterMs === undefined) {
-      // A 429 without Retry-After: wait out the server's window when it told us one.
-      const reset = Number(first(headers, "x-ratelimit-reset"));
-      if (Number.isFinite(reset) && reset > 0) {
-        this.limiter.pauseUntil(this.o.now() + Math.min(reset * 1000, this.o.maxRetryAfterMs));
-      }
-    }
+    if (status === 429 || status === 503) this.throttle(status, headers, started);
     throw error;
   }
 
+  private readOptions(): { now: number; capMs: number; onIgnored: (h: string, v: string) => void } {
+    return {
+      now: this.o.now(),
+      capMs: this.o.maxRetryAfterMs,
+      onIgnored: (header, value) => {
+        const key = `${header}: ${value}`;
+        if (this.ignoredHeaders.has(key)) return;
+        this.ignoredHeaders.add(key);
+        this.o.logger.debug(
+          { header, value },
+          "rate-limit header ignored (missing, negative, unreadable or absurd)",
+        );
+      },
+    };
+  }
+
   private observeRateLimit(headers: Headers): void {
-    const remaining = Number(first(headers, "x-ratelimit-remaining"));
-    const reset = Number(first(headers, "x-ratelimit-reset"));
-    if (
-      first(headers, "x-ratelimit-remaining") === undefined ||
-      !Number.isFinite(remaining) ||
-      !Number.isFinite(reset)
-    )
-      return;
-    const limit = Number(first(headers, "x-ratelimit-limit"));
-    this.limiter.observe(
-      { remaining, resetSeconds: reset, ...(Number.isFinite(limit) ? { limit } : {}) },
-      this.inFlight,
-    );
+    const w = readRateWindow(headers, this.readOptions());
+    if (w) this.limiter.observe(w, this.inFlight);
+  }
+
+  /**
+   * A 429 or 503 holds back every request until the server's wait (Retry-After, else the
+   * window's reset). A 429 to a request sent after an earlier 429 was answered means pacing by
+   * the headers is not enough: the whole client slows down.
+   */
+  private throttle(status: number, headers: Headers, sentAt: number): void {
+    const wait = throttleWaitMs(headers, this.readOptions());
+    if (wait !== undefined) this.limiter.pauseUntil(this.o.now() + wait);
+    if (status !== 429) return;
+    // Only requests sent at the current rate are evidence against it: one wave of 429s halves once.
+    if (this.lastThrottleAt > 0 && sentAt >= this.lastThrottleAt && sentAt >= this.slowedAt) {
+      this.slowedTo = this.limiter.slowDown();
+      this.slowedAt = this.o.now();
+      this.o.logger.debug({ requestsPerSecond: this.slowedTo }, "sustained 429s: slowing down");
+    }
+    this.lastThrottleAt = Math.max(this.lastThrottleAt, this.o.now());
   }
 }
 
