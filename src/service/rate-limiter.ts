@@ -38,7 +38,10 @@ export class RateLimiter {
   private tat = 0;
   private pausedUntil = 0;
   /** The server's window, as last reported. */
-  private window: { end: number; budget: number; nextSlot: number } | undefined;
+  private window:
+    { start: number; end: number; budget: number; nextSlot: number; assumed: boolean } | undefined;
+  /** The server's limit per window and the window's length, as learned from its headers. */
+  private policy: { limit: number; windowMs: number } | undefined;
 
   constructor(private readonly o: RateLimiterOptions) {
     this.interval = o.requestsPerSecond > 0 ? 1000 / o.requestsPerSecond : 0;
@@ -47,18 +50,28 @@ export class RateLimiter {
 
   /** Reserves the next slot and waits for it. Returns the ms waited (0 when none). */
   async acquire(): Promise<number> {
-    const now = this.o.now();
-    let at = Math.max(now, this.pausedUntil);
+    const started = this.o.now();
+    let at = Math.max(started, this.pausedUntil);
     if (this.interval > 0) {
       this.tat = Math.max(this.tat, at);
       at = Math.max(at, this.tat - (this.burst - 1) * this.interval);
       this.tat += this.interval;
     }
-    at = Math.max(at, this.windowSlot(at));
+    // A slot is only ever booked in the window the server last described (or the one that
+    // follows it): waiting for the next window and asking again keeps bookings and answers in step.
+    for (;;) {
+      const slot = this.windowSlot(Math.max(at, this.pausedUntil));
+      await this.sleepUntil(slot.at);
+      if (slot.booked) break;
+      at = slot.at;
+    }
+    return this.o.now() - started;
+  }
+
+  private async sleepUntil(at: number): Promise<void> {
     // A pause or window can never ask for a timer Node would clamp to 1 ms.
-    const wait = Math.min(Math.ceil(at - now), MAX_TIMER_MS);
+    const wait = Math.min(Math.ceil(at - this.o.now()), MAX_TIMER_MS);
     if (wait > 0) await this.o.sleep(wait);
-    return Math.max(0, wait);
   }
 
   /** Every request of the client waits until `until` (epoch ms); a later pause wins. */
@@ -84,31 +97,56 @@ export class RateLimiter {
   observe(h: RateLimitHeaders, inFlight = 0): void {
     const now = this.o.now();
     const end = now + Math.max(0, h.resetMs);
-    const budget = Math.max(0, h.remaining - inFlight);
+    this.learnPolicy(h);
     const prev = this.window;
+    // An answer to a request sent in an earlier window (it arrived after this client moved on).
+    if (h.resetMs <= 0 || (prev?.assumed === true && now < prev.start)) return;
+    const budget = Math.max(0, h.remaining - inFlight);
     const sameWindow = prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;
+    if (sameWindow && prev.assumed) {
+      // The server now describes the window this client only assumed: its end is the true one.
+      this.window = { ...prev, end, budget: Math.min(prev.budget, budget), assumed: false };
+      return;
+    }
     // Answers can arrive out of order: within one window the smaller budget is the truer one.
     if (sameWindow && prev.budget <= budget) return;
     // Servers round the reset up to whole seconds, so the earliest estimate of one window is the truest.
     this.window = sameWindow
-      ? { end: Math.min(prev.end, end), budget, nextSlot: prev.nextSlot }
-      : { end, budget, nextSlot: now };
+      ? { ...prev, end: Math.min(prev.end, end), budget }
+      : { start: now, end, budget, nextSlot: now, assumed: false };
   }
 
-  /** The earliest time a request may go given the server's window; spends one unit of budget. */
-  private windowSlot(at: number): number {
-    const w = this.window;
-    if (!w) return at;
+  /** The window's length and budget, so the next window is paced before any answer describes it. */
+  private learnPolicy(h: RateLimitHeaders): void {
+    const limit = Math.max(h.limit ?? 0, h.remaining + 1, this.policy?.limit ?? 0);
+    // A reset is at most the window's length; servers round it to whole seconds.
+    const windowMs = Math.max(1000, Math.ceil(h.resetMs / 1000) * 1000, this.policy?.windowMs ?? 0);
+    this.policy = { limit, windowMs };
+  }
+
+  /**
+   * Books the earliest slot at or after `at` in the server's window, spreading what is left of its
+   * budget evenly over the rest of it; or, when the window is spent, says when to ask again.
+   */
+  private windowSlot(at: number): { at: number; booked: boolean } {
+    let w = this.window;
+    if (!w || !this.policy) return { at, booked: true };
     if (at >= w.end) {
-      // The window is over; the next answer describes the new one.
-      this.window = undefined;
-      return at;
+      // The next window has the same policy. Pacing it from its start (not sending everything at
+      // its first instant) keeps a run at concurrency 32 from meeting a 429 after the first headers.
+      w = {
+        start: at,
+        end: at + this.policy.windowMs,
+        budget: this.policy.limit,
+        nextSlot: at,
+        assumed: true,
+      };
+      this.window = w;
     }
-    if (w.budget <= 0) return w.end;
     const slot = Math.max(at, w.nextSlot);
-    const spacing = (w.end - slot) / w.budget;
+    if (w.budget <= 0 || slot >= w.end) return { at: w.end, booked: false };
+    w.nextSlot = slot + (w.end - slot) / w.budget;
     w.budget -= 1;
-    w.nextSlot = slot + spacing;
-    return slot;
+    return { at: slot, booked: true };
   }
 }

@@ -75,12 +75,13 @@ describe("RateLimiter", () => {
     expect(c.now() - start).toBe(1000);
   });
 
-  it("forgets the window once it is over", async () => {
+  it("paces the window after the last one described with the same policy, from its start", async () => {
     const c = fakeClock();
     const l = new RateLimiter({ requestsPerSecond: 0, now: c.now, sleep: c.sleep });
     l.observe({ limit: 10, remaining: 0, resetMs: 1000 });
     c.advance(1500);
     expect(await l.acquire()).toBe(0);
-    expect(await l.acquire()).toBe(0);
+    // 10 per 1000 ms window: the next slot is 100 ms on, not at once.
+    expect(await l.acquire()).toBe(100);
   });
 });
