@@ -33,13 +33,24 @@ export interface RateLimitHeaders {
 
 export class RateLimiter {
   private interval: number;
+  /** Slots booked whose request has not gone yet. */
+  private pending = 0;
   private readonly burst: number;
   /** GCRA theoretical arrival time of the next request. */
   private tat = 0;
   private pausedUntil = 0;
   /** The server's window, as last reported. */
   private window:
-    { start: number; end: number; budget: number; nextSlot: number; assumed: boolean } | undefined;
+    | {
+        start: number;
+        end: number;
+        budget: number;
+        nextSlot: number;
+        assumed: boolean;
+        /** The least `remaining` the server reported for this window. */
+        minRemaining: number;
+      }
+    | undefined;
   /** The server's limit per window and the window's length, as learned from its headers. */
   private policy: { limit: number; windowMs: number } | undefined;
 
@@ -61,8 +72,14 @@ export class RateLimiter {
     // follows it): waiting for the next window and asking again keeps bookings and answers in step.
     for (;;) {
       const slot = this.windowSlot(Math.max(at, this.pausedUntil));
+      if (slot.booked) {
+        // Booked but not yet sent: an answer telling a new window began must not give it away twice.
+        this.pending += 1;
+        await this.sleepUntil(slot.at);
+        this.pending -= 1;
+        break;
+      }
       await this.sleepUntil(slot.at);
-      if (slot.booked) break;
       at = slot.at;
     }
     return this.o.now() - started;
@@ -84,7 +101,10 @@ export class RateLimiter {
    * request of the client, never below `MIN_RPS`. Returns the new rate, requests per second.
    */
   slowDown(): number {
-    const current = this.interval > 0 ? 1000 / this.interval : UNLIMITED_START_RPS;
+    // From the rate the run actually had: the client's own limit or the server's, the lower.
+    const own = this.interval > 0 ? 1000 / this.interval : Infinity;
+    const server = this.policy ? (this.policy.limit * 1000) / this.policy.windowMs : Infinity;
+    const current = Math.min(own, server) === Infinity ? UNLIMITED_START_RPS : Math.min(own, server);
     const next = Math.max(MIN_RPS, current / 2);
     this.interval = 1000 / next;
     return next;
@@ -99,21 +119,34 @@ export class RateLimiter {
     const end = now + Math.max(0, h.resetMs);
     this.learnPolicy(h);
     const prev = this.window;
-    // An answer to a request sent in an earlier window (it arrived after this client moved on).
-    if (h.resetMs <= 0 || (prev?.assumed === true && now < prev.start)) return;
-    const budget = Math.max(0, h.remaining - inFlight);
-    const sameWindow = prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;
+    const budget = Math.max(0, h.remaining - inFlight - this.pending);
+    // Within one window the server's count only goes down (answers reorder at most by the
+    // requests in flight): more left than before means the server began a new window, perhaps
+    // before this client's estimate of the old one's end.
+    const reset = prev !== undefined && h.remaining > prev.minRemaining + inFlight;
+    if (h.resetMs <= 0 || (!reset && prev?.assumed === true && now < prev.start)) return;
+    const sameWindow = !reset && prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;
+    const minRemaining = Math.min(prev?.minRemaining ?? Infinity, h.remaining);
     if (sameWindow && prev.assumed) {
       // The server now describes the window this client only assumed: its end is the true one.
-      this.window = { ...prev, end, budget: Math.min(prev.budget, budget), assumed: false };
+      this.window = {
+        ...prev,
+        end,
+        budget: Math.min(prev.budget, budget),
+        assumed: false,
+        minRemaining: h.remaining,
+      };
       return;
     }
     // Answers can arrive out of order: within one window the smaller budget is the truer one.
-    if (sameWindow && prev.budget <= budget) return;
+    if (sameWindow && prev.budget <= budget) {
+      prev.minRemaining = minRemaining;
+      return;
+    }
     // Servers round the reset up to whole seconds, so the earliest estimate of one window is the truest.
     this.window = sameWindow
-      ? { ...prev, end: Math.min(prev.end, end), budget }
-      : { start: now, end, budget, nextSlot: now, assumed: false };
+      ? { ...prev, end: Math.min(prev.end, end), budget, minRemaining }
+      : { start: now, end, budget, nextSlot: now, assumed: false, minRemaining: h.remaining };
   }
 
   /** The window's length and budget, so the next window is paced before any answer describes it. */
@@ -140,6 +173,7 @@ export class RateLimiter {
         budget: this.policy.limit,
         nextSlot: at,
         assumed: true,
+        minRemaining: Infinity,
       };
       this.window = w;
     }

@@ -53,6 +53,9 @@ export interface Answer {
   json: unknown;
 }
 
+/** 429s to requests sent after an earlier 429 was answered that slow the run down. */
+const SUSTAINED = 3;
+
 const UNTRUSTED_HINT =
   "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
 
@@ -68,6 +71,7 @@ export class Transport {
   /** The steady rate sustained 429s slowed the client to, and when, if they did. */
   private slowedTo: number | undefined;
   private slowedAt = 0;
+  private sustained = 0;
   /** Header values already named in a debug line (one line each, not one per answer). */
   private readonly ignoredHeaders = new Set<string>();
 
@@ -251,8 +255,11 @@ export class Transport {
     const wait = throttleWaitMs(headers, this.readOptions());
     if (wait !== undefined) this.limiter.pauseUntil(this.o.now() + wait);
     if (status !== 429) return;
-    // Only requests sent at the current rate are evidence against it: one wave of 429s halves once.
-    if (this.lastThrottleAt > 0 && sentAt >= this.lastThrottleAt && sentAt >= this.slowedAt) {
+    // Only requests sent at the current rate are evidence against it, and one stray 429 at a
+    // window's edge is not "sustained": it takes SUSTAINED of them to slow down, once per wave.
+    const evidence = this.lastThrottleAt > 0 && sentAt >= this.lastThrottleAt && sentAt >= this.slowedAt;
+    if (evidence && ++this.sustained >= SUSTAINED) {
+      this.sustained = 0;
       this.slowedTo = this.limiter.slowDown();
       this.slowedAt = this.o.now();
       this.o.logger.debug({ requestsPerSecond: this.slowedTo }, "sustained 429s: slowing down");
