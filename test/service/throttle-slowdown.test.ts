@@ -2,14 +2,20 @@
  * Sustained 429s slow the whole client down (not each request) and the run says so once, with
  * the rate it settled on. Against the emulator over a real socket; waits are instant.
  */
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging.js";
 import { withEmulatorClient } from "../helpers/env.js";
 
-function capture(): { stream: { write(s: string): boolean }; lines: () => Array<Record<string, unknown>> } {
+function capture(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
   let text = "";
   return {
-    stream: { write: (s: string) => ((text += s), true) },
+    stream: new Writable({
+      write(chunk: Buffer, _enc, done) {
+        text += chunk.toString();
+        done();
+      },
+    }),
     lines: () =>
       text
         .split("\n")
