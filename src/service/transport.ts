@@ -53,8 +53,15 @@ export interface Answer {
   json: unknown;
 }
 
-/** 429s to requests sent after an earlier 429 was answered that slow the run down. */
+/**
+ * 429s are "sustained" (the run slows down) when at least SUSTAINED of them answered requests sent
+ * after an earlier 429 was answered, and they are at least SUSTAINED_SHARE of the answers (of at
+ * least SUSTAINED_ANSWERS) since the last slowdown: a service that throttles now and then, or a
+ * stray 429 at a window's edge, does not drag the whole run down to a crawl.
+ */
 const SUSTAINED = 3;
+const SUSTAINED_SHARE = 0.1;
+const SUSTAINED_ANSWERS = 20;
 
 const UNTRUSTED_HINT =
   "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
@@ -72,6 +79,9 @@ export class Transport {
   private slowedTo: number | undefined;
   private slowedAt = 0;
   private sustained = 0;
+  /** Answers and 429s since the last slowdown (or the start). */
+  private answersSinceSlow = 0;
+  private throttledSinceSlow = 0;
   /** Header values already named in a debug line (one line each, not one per answer). */
   private readonly ignoredHeaders = new Set<string>();
 
@@ -202,6 +212,7 @@ export class Transport {
       this.inFlight -= 1;
     }
     this.observeRateLimit(headers);
+    this.answersSinceSlow += 1;
     this.o.logger.debug(
       { method: spec.method, path: spec.path, status, attempt, ms: this.o.now() - started },
       "http",
@@ -258,8 +269,17 @@ export class Transport {
     // Only requests sent at the current rate are evidence against it, and one stray 429 at a
     // window's edge is not "sustained": it takes SUSTAINED of them to slow down, once per wave.
     const evidence = this.lastThrottleAt > 0 && sentAt >= this.lastThrottleAt && sentAt >= this.slowedAt;
-    if (evidence && ++this.sustained >= SUSTAINED) {
+    if (evidence) this.sustained += 1;
+    this.throttledSinceSlow += 1;
+    const share = this.throttledSinceSlow / Math.max(1, this.answersSinceSlow);
+    if (
+      this.sustained >= SUSTAINED &&
+      this.answersSinceSlow >= SUSTAINED_ANSWERS &&
+      share >= SUSTAINED_SHARE
+    ) {
       this.sustained = 0;
+      this.answersSinceSlow = 0;
+      this.throttledSinceSlow = 0;
       this.slowedTo = this.limiter.slowDown();
       this.slowedAt = this.o.now();
       this.o.logger.debug({ requestsPerSecond: this.slowedTo }, "sustained 429s: slowing down");
