@@ -1,8 +1,10 @@
-// Figure 7, under a rate limit: the emulator's fixed window of 100 requests per second with the
-// X-RateLimit-* headers; 1,000 new users (2,000 requests) at concurrency 32, the client's own
-// requests-per-second limit off so only the headers pace it. Figures: apply wall time divided by
-// (requests / limit), and the 429 answers received. Median of 3, a fresh emulator each.
-// Target: at most 1.1, and zero 429s once the headers have been seen.
+// Figure 7, under a rate limit: the emulator's fixed window of R requests per second (R = 5, 20,
+// 100), its headers sent as X-RateLimit-Reset in delta seconds and as epoch seconds (the GitHub
+// convention, windows aligned to the clock). 5 x R new users (10 x R requests, about 10 s) at
+// concurrency 32, the client's own requests-per-second limit off so only the headers pace it.
+// Figures: apply wall time divided by (requests / R), and the 429 answers received during the
+// apply (the listing before it has already seen the headers, so every one counts). Median of 3,
+// a fresh emulator each. Target: at most 1.1, and no 429 once the headers have been seen.
 import {
   applyInProcess,
   benchSeed,
@@ -14,54 +16,57 @@ import {
   writeResult,
 } from "./lib.mjs";
 
-const USERS = 1000;
-const LIMIT = 100;
+const LIMITS = [5, 20, 100];
+const MODES = ["delta", "epoch-seconds"];
 const CONCURRENCY = 32;
 const RUNS = 3;
 const TARGET = 1.1;
 
-const runs = [];
-for (let r = 0; r < RUNS; r++) {
+async function once(limit, mode) {
   const emulator = await startEmulatorWorker({
     seed: benchSeed(),
-    faults: { rateLimit: { limit: LIMIT, windowSeconds: 1 } },
+    faults: { rateLimit: { limit, windowSeconds: 1, resetHeader: mode } },
   });
   try {
     const res = await applyInProcess({
       url: emulator.url,
-      users: desiredUsers(USERS),
+      users: desiredUsers(5 * limit),
       concurrency: CONCURRENCY,
     });
-    const counters = await emulator.counters();
-    const ideal = res.steps / LIMIT;
-    runs.push({ ...res, ideal, ratio: res.seconds / ideal, emulator429: counters.byStatus["429"] ?? 0 });
+    const ideal = res.steps / limit;
+    return { ...res, ideal, ratio: res.seconds / ideal };
   } finally {
     await emulator.close();
   }
 }
-const ratio = median(runs.map((r) => r.ratio));
-const max429 = Math.max(...runs.map((r) => r.throttled));
-const ok = ratio <= TARGET && max429 === 0;
-printTable(
-  `7. Under a rate limit of ${LIMIT} requests/s (fixed window, X-RateLimit-* headers), concurrency ${CONCURRENCY} (median of ${RUNS})`,
-  ["requests", "wall (median)", "requests / limit", "ratio", "429s per run", "target"],
-  [
-    [
+
+const rows = [];
+const results = [];
+let allMet = true;
+for (const mode of MODES) {
+  for (const limit of LIMITS) {
+    const runs = [];
+    for (let r = 0; r < RUNS; r++) runs.push(await once(limit, mode));
+    const ratio = median(runs.map((r) => r.ratio));
+    const max429 = Math.max(...runs.map((r) => r.throttled));
+    const ok = ratio <= TARGET && max429 === 0;
+    allMet &&= ok;
+    results.push({ mode, limit, ratio, max429, runs });
+    rows.push([
+      mode,
+      `${limit}/s`,
       runs[0].steps.toLocaleString("en"),
       `${round(median(runs.map((r) => r.seconds)), 2)} s`,
       `${runs[0].ideal} s`,
       round(ratio, 2),
       runs.map((r) => r.throttled).join(", "),
       `<= ${TARGET}, no 429: ${ok ? "met" : "MISSED"}`,
-    ],
-  ],
+    ]);
+  }
+}
+printTable(
+  `7. Under a rate limit (fixed window of R requests/s), concurrency ${CONCURRENCY} (median of ${RUNS})`,
+  ["X-RateLimit-Reset", "R", "requests", "wall (median)", "requests / R", "ratio", "429s per run", "target"],
+  rows,
 );
-await writeResult("rate-limit", {
-  users: USERS,
-  limit: LIMIT,
-  concurrency: CONCURRENCY,
-  ratio,
-  max429,
-  target: TARGET,
-  runs,
-});
+await writeResult("rate-limit", { concurrency: CONCURRENCY, target: TARGET, allMet, results });

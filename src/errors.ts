@@ -73,7 +73,7 @@ export interface HttpErrorInit {
   title?: string | undefined;
   traceId?: string | undefined;
   retryable: boolean;
-  /** Seconds or absolute ms the server asked us to wait (from Retry-After), if any. */
+  /** Milliseconds from the answer the server asked us to wait (Retry-After, capped), if any. */
   retryAfterMs?: number | undefined;
   /** True for 400 "user already exists" / 409 on a create. */
   exists?: boolean | undefined;

@@ -146,8 +146,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         running += 1;
         void execute(node).then((o) => {
           running -= 1;
-          if (o.outcome === "failed") consecutiveFailures += 1;
-          else consecutiveFailures = 0;
+          // A 429 is the service asking for a slower pace (the client slows down), not a broken step.
+          if (o.outcome === "failed" && o.error?.status !== 429) consecutiveFailures += 1;
+          else if (o.outcome !== "failed") consecutiveFailures = 0;
           if (!stoppedBy && consecutiveFailures >= breakerLimit) {
             stoppedBy = "circuitBreaker";
             stopReason = `circuit breaker: ${consecutiveFailures} consecutive steps failed (limit ${breakerLimit}); no new steps were started`;

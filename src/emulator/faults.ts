@@ -2,6 +2,7 @@
  * Fault injection: one seeded PRNG draw per faultable request, in arrival order, so a run with a
  * given `faults.seed` injects the same faults into the same requests every time.
  */
+import { alignsWindows, type ResetHeaderMode } from "./rate-headers.js";
 import type { EmulatorFaults, RequestLogEntry } from "./types.js";
 
 export type FaultKind = NonNullable<RequestLogEntry["fault"]>;
@@ -23,6 +24,11 @@ export interface RateLimitStatus {
   remaining: number;
   /** Whole seconds until the current window ends (at least 1 while a window is open). */
   resetSeconds: number;
+  /** Epoch ms the current window ends. */
+  resetAt: number;
+  windowSeconds: number;
+  /** How the headers say it (`faults.rateLimit.resetHeader`). */
+  mode: ResetHeaderMode;
   exceeded: boolean;
 }
 
@@ -70,7 +76,7 @@ export class FaultEngine {
     if (!rl) return undefined;
     const windowMs = rl.windowSeconds * 1000;
     if (this.windowStart === 0 || now >= this.windowStart + windowMs) {
-      this.windowStart = now;
+      this.windowStart = alignsWindows(rl.resetHeader) ? now - (now % windowMs) : now;
       this.windowCount = 0;
     }
     this.windowCount++;
@@ -82,19 +88,29 @@ export class FaultEngine {
     const rl = this.faults.rateLimit;
     if (!rl) return undefined;
     if (this.windowStart === 0 || now >= this.windowStart + rl.windowSeconds * 1000) {
-      return { limit: rl.limit, remaining: rl.limit, resetSeconds: rl.windowSeconds, exceeded: false };
+      const windowMs = rl.windowSeconds * 1000;
+      const start = alignsWindows(rl.resetHeader) ? now - (now % windowMs) : now;
+      return this.status({ remaining: rl.limit, endsAt: start + windowMs, now, exceeded: false });
     }
     return this.rateStatus(now, false);
   }
 
   private rateStatus(now: number, exceeded: boolean): RateLimitStatus {
     const rl = this.faults.rateLimit as { limit: number; windowSeconds: number };
-    const endsIn = this.windowStart + rl.windowSeconds * 1000 - now;
+    const endsAt = this.windowStart + rl.windowSeconds * 1000;
+    return this.status({ remaining: Math.max(0, rl.limit - this.windowCount), endsAt, now, exceeded });
+  }
+
+  private status(s: { remaining: number; endsAt: number; now: number; exceeded: boolean }): RateLimitStatus {
+    const rl = this.faults.rateLimit as NonNullable<EmulatorFaults["rateLimit"]>;
     return {
       limit: rl.limit,
-      remaining: Math.max(0, rl.limit - this.windowCount),
-      resetSeconds: Math.max(1, Math.ceil(endsIn / 1000)),
-      exceeded,
+      remaining: s.remaining,
+      resetSeconds: Math.max(1, Math.ceil((s.endsAt - s.now) / 1000)),
+      resetAt: s.endsAt,
+      windowSeconds: rl.windowSeconds,
+      mode: rl.resetHeader ?? "delta",
+      exceeded: s.exceeded,
     };
   }
 

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Profile } from "./entity-docs.js";
 import { handleGroups, handleUsers } from "./entity-routes.js";
 import type { FaultEngine, RateLimitStatus } from "./faults.js";
+import { rateLimitHeaders } from "./rate-headers.js";
 import {
   JSON_TYPE,
   ProblemError,
@@ -272,11 +273,7 @@ function throttled(message: string, retryAfterSeconds: number): Reply {
 
 function write(res: ServerResponse, reply: Reply, rate: RateLimitStatus | undefined): void {
   const headers: Record<string, string | number> = { ...reply.headers };
-  if (rate) {
-    headers["X-RateLimit-Limit"] = rate.limit;
-    headers["X-RateLimit-Remaining"] = rate.remaining;
-    headers["X-RateLimit-Reset"] = rate.resetSeconds;
-  }
+  if (rate) Object.assign(headers, rateLimitHeaders(rate));
   if (reply.body === undefined) {
     headers["Content-Length"] = 0;
     res.writeHead(reply.status, headers);

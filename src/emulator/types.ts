@@ -1,5 +1,6 @@
 /** Options of the local service emulator (DESIGN section 8). */
 import type { ApiProfile } from "../service/types.js";
+import type { ResetHeaderMode } from "./rate-headers.js";
 
 export interface EmulatorFaults {
   /** Fixed latency added to every answer, ms. */
@@ -18,8 +19,12 @@ export interface EmulatorFaults {
   dropConnection?: number;
   /** Share (0..1) of writes (POST/PUT/PATCH/DELETE) that are carried out but whose answer is lost (socket destroyed). */
   loseAnswer?: number;
-  /** Fixed-window rate limit: at most `limit` requests per `windowSeconds`, with `X-RateLimit-*` headers; over it, 429. */
-  rateLimit?: { limit: number; windowSeconds: number };
+  /**
+   * Fixed-window rate limit: at most `limit` requests per `windowSeconds`, with rate-limit headers
+   * on every answer; over it, 429 with `Retry-After`. `resetHeader` picks the headers' convention
+   * (see rate-headers.ts; default `delta`); the epoch forms align windows to the clock.
+   */
+  rateLimit?: { limit: number; windowSeconds: number; resetHeader?: ResetHeaderMode };
   /** A duplicate IdP create answers 400 "user already exists" instead of 409. */
   duplicateIdpAs400?: boolean;
   /** Only inject faults on requests whose path matches (default: all API paths). */

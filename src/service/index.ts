@@ -11,6 +11,7 @@ import { defined, JSON_MEDIA } from "./codec.js";
 import { ProfileClient } from "./client.js";
 import { legacyCodec } from "./profile-legacy.js";
 import { v1Codec } from "./profile-v1.js";
+import { MAX_TIMER_MS } from "./rate-limit-headers.js";
 import { Transport } from "./transport.js";
 import type { ServiceClient } from "./types.js";
 
@@ -38,7 +39,7 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** 0..1, for backoff jitter. Test hook. */
   random?: () => number;
-  /** Cap on a server-requested wait (Retry-After), default 60 s. */
+  /** Cap on any wait the server asks for (Retry-After, a rate-limit reset), default 60 s. */
   maxRetryAfterMs?: number;
 }
 
@@ -52,7 +53,9 @@ export const CLIENT_DEFAULTS = {
   maxRetryAfterMs: 60_000,
 } as const;
 
-const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+// Past MAX_TIMER_MS Node would clamp the timer to 1 ms (TimeoutOverflowWarning): never ask for that.
+const realSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(0, ms), MAX_TIMER_MS)));
 
 function positiveInt(name: string, value: number | undefined, fallback: number, min: number): number {
   const v = value ?? fallback;

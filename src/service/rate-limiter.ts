@@ -3,10 +3,18 @@
  * - a token bucket of `requestsPerSecond` (0 = unlimited), kept as a "next free slot" time (GCRA)
  *   so one `acquire` computes its wait once instead of polling;
  * - a global pause: a 429 stops every request until the time the server named;
+ * - a run-wide slowdown: sustained 429s halve the steady rate (`slowDown`);
  * - the server's `X-RateLimit-*` headers: the budget left in the current fixed window is spread
  *   evenly over the rest of the window, so a run spends its limit without meeting a 429.
  * Clock and sleep are injected so tests run on a fake clock.
  */
+
+import { MAX_TIMER_MS } from "./rate-limit-headers.js";
+
+/** Slowing down never goes below one request per second: slower would look like a hang. */
+export const MIN_RPS = 1;
+/** An unlimited client that meets sustained 429s starts halving from here. */
+const UNLIMITED_START_RPS = 50;
 
 export interface RateLimiterOptions {
   requestsPerSecond: number;
@@ -19,18 +27,32 @@ export interface RateLimiterOptions {
 export interface RateLimitHeaders {
   limit?: number;
   remaining: number;
-  /** Seconds until the window resets. */
-  resetSeconds: number;
+  /** Milliseconds until the window resets (already capped; see rate-limit-headers.ts). */
+  resetMs: number;
 }
 
 export class RateLimiter {
-  private readonly interval: number;
+  private interval: number;
+  /** Slots booked whose request has not gone yet. */
+  private pending = 0;
   private readonly burst: number;
   /** GCRA theoretical arrival time of the next request. */
   private tat = 0;
   private pausedUntil = 0;
   /** The server's window, as last reported. */
-  private window: { end: number; budget: number; nextSlot: number } | undefined;
+  private window:
+    | {
+        start: number;
+        end: number;
+        budget: number;
+        nextSlot: number;
+        assumed: boolean;
+        /** The least `remaining` the server reported for this window. */
+        minRemaining: number;
+      }
+    | undefined;
+  /** The server's limit per window and the window's length, as learned from its headers. */
+  private policy: { limit: number; windowMs: number } | undefined;
 
   constructor(private readonly o: RateLimiterOptions) {
     this.interval = o.requestsPerSecond > 0 ? 1000 / o.requestsPerSecond : 0;
@@ -39,17 +61,34 @@ export class RateLimiter {
 
   /** Reserves the next slot and waits for it. Returns the ms waited (0 when none). */
   async acquire(): Promise<number> {
-    const now = this.o.now();
-    let at = Math.max(now, this.pausedUntil);
+    const started = this.o.now();
+    let at = Math.max(started, this.pausedUntil);
     if (this.interval > 0) {
       this.tat = Math.max(this.tat, at);
       at = Math.max(at, this.tat - (this.burst - 1) * this.interval);
       this.tat += this.interval;
     }
-    at = Math.max(at, this.windowSlot(at));
-    const wait = Math.ceil(at - now);
+    // A slot is only ever booked in the window the server last described (or the one that
+    // follows it): waiting for the next window and asking again keeps bookings and answers in step.
+    for (;;) {
+      const slot = this.windowSlot(Math.max(at, this.pausedUntil));
+      if (slot.booked) {
+        // Booked but not yet sent: an answer telling a new window began must not give it away twice.
+        this.pending += 1;
+        await this.sleepUntil(slot.at);
+        this.pending -= 1;
+        break;
+      }
+      await this.sleepUntil(slot.at);
+      at = slot.at;
+    }
+    return this.o.now() - started;
+  }
+
+  private async sleepUntil(at: number): Promise<void> {
+    // A pause or window can never ask for a timer Node would clamp to 1 ms.
+    const wait = Math.min(Math.ceil(at - this.o.now()), MAX_TIMER_MS);
     if (wait > 0) await this.o.sleep(wait);
-    return Math.max(0, wait);
   }
 
   /** Every request of the client waits until `until` (epoch ms); a later pause wins. */
@@ -58,37 +97,90 @@ export class RateLimiter {
   }
 
   /**
+   * Sustained 429s (the server throttles even paced requests): halves the steady rate of every
+   * request of the client, never below `MIN_RPS`. Returns the new rate, requests per second.
+   */
+  slowDown(): number {
+    // From the rate the run actually had: the client's own limit or the server's, the lower.
+    const own = this.interval > 0 ? 1000 / this.interval : Infinity;
+    const server = this.policy ? (this.policy.limit * 1000) / this.policy.windowMs : Infinity;
+    const current = Math.min(own, server) === Infinity ? UNLIMITED_START_RPS : Math.min(own, server);
+    const next = Math.max(MIN_RPS, current / 2);
+    this.interval = 1000 / next;
+    return next;
+  }
+
+  /**
    * Takes the server's view of the window. `inFlight` requests were sent before this answer but
    * not yet counted by it, so they already spent part of the remaining budget.
    */
   observe(h: RateLimitHeaders, inFlight = 0): void {
     const now = this.o.now();
-    const end = now + Math.max(0, h.resetSeconds) * 1000;
-    const budget = Math.max(0, h.remaining - inFlight);
+    const end = now + Math.max(0, h.resetMs);
+    this.learnPolicy(h);
     const prev = this.window;
-    const sameWindow = prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;
+    const budget = Math.max(0, h.remaining - inFlight - this.pending);
+    // Within one window the server's count only goes down (answers reorder at most by the
+    // requests in flight): more left than before means the server began a new window, perhaps
+    // before this client's estimate of the old one's end.
+    const reset = prev !== undefined && h.remaining > prev.minRemaining + inFlight;
+    if (h.resetMs <= 0 || (!reset && prev?.assumed === true && now < prev.start)) return;
+    const sameWindow = !reset && prev !== undefined && prev.end > now && Math.abs(prev.end - end) < 1000;
+    const minRemaining = Math.min(prev?.minRemaining ?? Infinity, h.remaining);
+    if (sameWindow && prev.assumed) {
+      // The server now describes the window this client only assumed: its end is the true one.
+      this.window = {
+        ...prev,
+        end,
+        budget: Math.min(prev.budget, budget),
+        assumed: false,
+        minRemaining: h.remaining,
+      };
+      return;
+    }
     // Answers can arrive out of order: within one window the smaller budget is the truer one.
-    if (sameWindow && prev.budget <= budget) return;
+    if (sameWindow && prev.budget <= budget) {
+      prev.minRemaining = minRemaining;
+      return;
+    }
     // Servers round the reset up to whole seconds, so the earliest estimate of one window is the truest.
     this.window = sameWindow
-      ? { end: Math.min(prev.end, end), budget, nextSlot: prev.nextSlot }
-      : { end, budget, nextSlot: now };
+      ? { ...prev, end: Math.min(prev.end, end), budget, minRemaining }
+      : { start: now, end, budget, nextSlot: now, assumed: false, minRemaining: h.remaining };
   }
 
-  /** The earliest time a request may go given the server's window; spends one unit of budget. */
-  private windowSlot(at: number): number {
-    const w = this.window;
-    if (!w) return at;
+  /** The window's length and budget, so the next window is paced before any answer describes it. */
+  private learnPolicy(h: RateLimitHeaders): void {
+    const limit = Math.max(h.limit ?? 0, h.remaining + 1, this.policy?.limit ?? 0);
+    // A reset is at most the window's length; servers round it to whole seconds.
+    const windowMs = Math.max(1000, Math.ceil(h.resetMs / 1000) * 1000, this.policy?.windowMs ?? 0);
+    this.policy = { limit, windowMs };
+  }
+
+  /**
+   * Books the earliest slot at or after `at` in the server's window, spreading what is left of its
+   * budget evenly over the rest of it; or, when the window is spent, says when to ask again.
+   */
+  private windowSlot(at: number): { at: number; booked: boolean } {
+    let w = this.window;
+    if (!w || !this.policy) return { at, booked: true };
     if (at >= w.end) {
-      // The window is over; the next answer describes the new one.
-      this.window = undefined;
-      return at;
+      // The next window has the same policy. Pacing it from its start (not sending everything at
+      // its first instant) keeps a run at concurrency 32 from meeting a 429 after the first headers.
+      w = {
+        start: at,
+        end: at + this.policy.windowMs,
+        budget: this.policy.limit,
+        nextSlot: at,
+        assumed: true,
+        minRemaining: Infinity,
+      };
+      this.window = w;
     }
-    if (w.budget <= 0) return w.end;
     const slot = Math.max(at, w.nextSlot);
-    const spacing = (w.end - slot) / w.budget;
+    if (w.budget <= 0 || slot >= w.end) return { at: w.end, booked: false };
+    w.nextSlot = slot + (w.end - slot) / w.budget;
     w.budget -= 1;
-    w.nextSlot = slot + spacing;
-    return slot;
+    return { at: slot, booked: true };
   }
 }

@@ -48,30 +48,8 @@ export function isRetryable(q: RetryQuestion): boolean {
   return false;
 }
 
-/**
- * `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date. Undefined when
- * absent or unreadable; never negative; capped at `capMs` so a hostile header cannot stall a run.
- */
-export function parseRetryAfter(
-  header: string | undefined | null,
-  now: number,
-  capMs = 60_000,
-): number | undefined {
-  if (header === undefined || header === null) return undefined;
-  const text = header.trim();
-  if (text === "") return undefined;
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    ms = Number(text) * 1000;
-  } else {
-    // An HTTP date always names a day and month; without letters Date.parse reads "-3" as a year.
-    if (!/[A-Za-z]/.test(text)) return undefined;
-    const at = Date.parse(text);
-    if (Number.isNaN(at)) return undefined;
-    ms = at - now;
-  }
-  return Math.min(Math.max(0, Math.ceil(ms)), capMs);
-}
+// `Retry-After` is read where every other rate-limit header is.
+export { parseRetryAfter } from "./rate-limit-headers.js";
 
 export interface BackoffOptions {
   /** 1 for the delay before the first retry. */

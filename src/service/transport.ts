@@ -12,6 +12,7 @@ import { HttpError, isUntrustedCertificate, NetworkError } from "../errors.js";
 import { redactSecrets } from "../logging.js";
 import type { CallOptions, ClientStats } from "./types.js";
 import { toHttpError } from "./error-body.js";
+import { readRateWindow, throttleWaitMs, type Headers } from "./rate-limit-headers.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { backoffDelay, isRetryable, RETRYABLE_NETWORK_CODES } from "./retry-policy.js";
 
@@ -52,12 +53,15 @@ export interface Answer {
   json: unknown;
 }
 
-type Headers = Record<string, string | string[] | undefined>;
-
-function first(h: Headers, name: string): string | undefined {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-}
+/**
+ * 429s are "sustained" (the run slows down) when at least SUSTAINED of them answered requests sent
+ * after an earlier 429 was answered, and they are at least SUSTAINED_SHARE of the answers (of at
+ * least SUSTAINED_ANSWERS) since the last slowdown: a service that throttles now and then, or a
+ * stray 429 at a window's edge, does not drag the whole run down to a crawl.
+ */
+const SUSTAINED = 3;
+const SUSTAINED_SHARE = 0.1;
+const SUSTAINED_ANSWERS = 20;
 
 const UNTRUSTED_HINT =
   "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
@@ -69,6 +73,17 @@ export class Transport {
   private readonly limiter: RateLimiter;
   private readonly counts: ClientStats = { requests: 0, retries: 0, throttled: 0 };
   private inFlight = 0;
+  /** When the last 429 was answered: a 429 to a request granted after it means pacing is not enough. */
+  private lastThrottleAt = 0;
+  /** The steady rate sustained 429s slowed the client to, and when, if they did. */
+  private slowedTo: number | undefined;
+  private slowedAt = 0;
+  private sustained = 0;
+  /** Answers and 429s since the last slowdown (or the start). */
+  private answersSinceSlow = 0;
+  private throttledSinceSlow = 0;
+  /** Header values already named in a debug line (one line each, not one per answer). */
+  private readonly ignoredHeaders = new Set<string>();
 
   constructor(private readonly o: TransportOptions) {
     const url = new URL(o.baseUrl);
@@ -93,6 +108,13 @@ export class Transport {
   }
 
   async close(): Promise<void> {
+    if (this.slowedTo !== undefined) {
+      // Said once, at the end, with the rate it settled on (not once per 429).
+      this.o.logger.warn(
+        { throttled: this.counts.throttled, requestsPerSecond: this.slowedTo },
+        `the service kept answering 429 (${this.counts.throttled} in all): the run slowed down to ${this.slowedTo} requests per second; lower execution.requestsPerSecond to start there`,
+      );
+    }
     await this.pool.close();
   }
 
@@ -190,6 +212,7 @@ export class Transport {
       this.inFlight -= 1;
     }
     this.observeRateLimit(headers);
+    this.answersSinceSlow += 1;
     this.o.logger.debug(
       { method: spec.method, path: spec.path, status, attempt, ms: this.o.now() - started },
       "http",
@@ -209,30 +232,59 @@ export class Transport {
       secrets,
       isCreate: spec.isCreate === true,
     });
-    if (status === 429 && error.retryAfterMs === undefined) {
-      // A 429 without Retry-After: wait out the server's window when it told us one.
-      const reset = Number(first(headers, "x-ratelimit-reset"));
-      if (Number.isFinite(reset) && reset > 0) {
-        this.limiter.pauseUntil(this.o.now() + Math.min(reset * 1000, this.o.maxRetryAfterMs));
-      }
-    }
+    if (status === 429 || status === 503) this.throttle(status, headers, started);
     throw error;
   }
 
+  private readOptions(): { now: number; capMs: number; onIgnored: (h: string, v: string) => void } {
+    return {
+      now: this.o.now(),
+      capMs: this.o.maxRetryAfterMs,
+      onIgnored: (header, value) => {
+        const key = `${header}: ${value}`;
+        if (this.ignoredHeaders.has(key)) return;
+        this.ignoredHeaders.add(key);
+        this.o.logger.debug(
+          { header, value },
+          "rate-limit header ignored (missing, negative, unreadable or absurd)",
+        );
+      },
+    };
+  }
+
   private observeRateLimit(headers: Headers): void {
-    const remaining = Number(first(headers, "x-ratelimit-remaining"));
-    const reset = Number(first(headers, "x-ratelimit-reset"));
+    const w = readRateWindow(headers, this.readOptions());
+    if (w) this.limiter.observe(w, this.inFlight);
+  }
+
+  /**
+   * A 429 or 503 holds back every request until the server's wait (Retry-After, else the
+   * window's reset). A 429 to a request sent after an earlier 429 was answered means pacing by
+   * the headers is not enough: the whole client slows down.
+   */
+  private throttle(status: number, headers: Headers, sentAt: number): void {
+    const wait = throttleWaitMs(headers, this.readOptions());
+    if (wait !== undefined) this.limiter.pauseUntil(this.o.now() + wait);
+    if (status !== 429) return;
+    // Only requests sent at the current rate are evidence against it, and one stray 429 at a
+    // window's edge is not "sustained": it takes SUSTAINED of them to slow down, once per wave.
+    const evidence = this.lastThrottleAt > 0 && sentAt >= this.lastThrottleAt && sentAt >= this.slowedAt;
+    if (evidence) this.sustained += 1;
+    this.throttledSinceSlow += 1;
+    const share = this.throttledSinceSlow / Math.max(1, this.answersSinceSlow);
     if (
-      first(headers, "x-ratelimit-remaining") === undefined ||
-      !Number.isFinite(remaining) ||
-      !Number.isFinite(reset)
-    )
-      return;
-    const limit = Number(first(headers, "x-ratelimit-limit"));
-    this.limiter.observe(
-      { remaining, resetSeconds: reset, ...(Number.isFinite(limit) ? { limit } : {}) },
-      this.inFlight,
-    );
+      this.sustained >= SUSTAINED &&
+      this.answersSinceSlow >= SUSTAINED_ANSWERS &&
+      share >= SUSTAINED_SHARE
+    ) {
+      this.sustained = 0;
+      this.answersSinceSlow = 0;
+      this.throttledSinceSlow = 0;
+      this.slowedTo = this.limiter.slowDown();
+      this.slowedAt = this.o.now();
+      this.o.logger.debug({ requestsPerSecond: this.slowedTo }, "sustained 429s: slowing down");
+    }
+    this.lastThrottleAt = Math.max(this.lastThrottleAt, this.o.now());
   }
 }
 

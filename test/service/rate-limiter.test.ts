@@ -57,7 +57,7 @@ describe("RateLimiter", () => {
     const c = fakeClock();
     const start = c.now();
     const l = new RateLimiter({ requestsPerSecond: 0, now: c.now, sleep: c.sleep });
-    l.observe({ limit: 10, remaining: 4, resetSeconds: 2 });
+    l.observe({ limit: 10, remaining: 4, resetMs: 2000 });
     for (let i = 0; i < 4; i += 1) await l.acquire();
     // 4 requests over 2 s: at 0, 500, 1000, 1500 ms
     expect(c.now() - start).toBe(1500);
@@ -70,17 +70,18 @@ describe("RateLimiter", () => {
     const c = fakeClock();
     const start = c.now();
     const l = new RateLimiter({ requestsPerSecond: 0, now: c.now, sleep: c.sleep });
-    l.observe({ limit: 10, remaining: 3, resetSeconds: 1 }, 3);
+    l.observe({ limit: 10, remaining: 3, resetMs: 1000 }, 3);
     await l.acquire();
     expect(c.now() - start).toBe(1000);
   });
 
-  it("forgets the window once it is over", async () => {
+  it("paces the window after the last one described with the same policy, from its start", async () => {
     const c = fakeClock();
     const l = new RateLimiter({ requestsPerSecond: 0, now: c.now, sleep: c.sleep });
-    l.observe({ limit: 10, remaining: 0, resetSeconds: 1 });
+    l.observe({ limit: 10, remaining: 0, resetMs: 1000 });
     c.advance(1500);
     expect(await l.acquire()).toBe(0);
-    expect(await l.acquire()).toBe(0);
+    // 10 per 1000 ms window: the next slot is 100 ms on, not at once.
+    expect(await l.acquire()).toBe(100);
   });
 });
