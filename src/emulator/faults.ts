@@ -2,7 +2,7 @@
  * Fault injection: one seeded PRNG draw per faultable request, in arrival order, so a run with a
  * given `faults.seed` injects the same faults into the same requests every time.
  */
-import { alignsWindows, type ResetHeaderMode } from "./rate-headers.js";
+import { alignsWindows, type RateLimitStatus } from "./rate-headers.js";
 import type { EmulatorFaults, RequestLogEntry } from "./types.js";
 
 export type FaultKind = NonNullable<RequestLogEntry["fault"]>;
@@ -17,19 +17,6 @@ export function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-export interface RateLimitStatus {
-  limit: number;
-  remaining: number;
-  /** Whole seconds until the current window ends (at least 1 while a window is open). */
-  resetSeconds: number;
-  /** Epoch ms the current window ends. */
-  resetAt: number;
-  windowSeconds: number;
-  /** How the headers say it (`faults.rateLimit.resetHeader`). */
-  mode: ResetHeaderMode;
-  exceeded: boolean;
 }
 
 export interface FaultDecision {

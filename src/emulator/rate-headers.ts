@@ -2,7 +2,6 @@
  * The rate-limit headers the emulator sends, in each convention real services and gateways use,
  * so the client's reading of all of them is tested and benchmarked (`faults.rateLimit.resetHeader`).
  */
-import type { RateLimitStatus } from "./faults.js";
 
 /**
  * - `delta`: `X-RateLimit-Reset` in whole seconds until the window ends (the default);
@@ -12,6 +11,19 @@ import type { RateLimitStatus } from "./faults.js";
  */
 export const RESET_HEADER_MODES = ["delta", "epoch-seconds", "epoch-ms", "ietf"] as const;
 export type ResetHeaderMode = (typeof RESET_HEADER_MODES)[number];
+
+export interface RateLimitStatus {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the current window ends (at least 1 while a window is open). */
+  resetSeconds: number;
+  /** Epoch ms the current window ends. */
+  resetAt: number;
+  windowSeconds: number;
+  /** How the headers say it (`faults.rateLimit.resetHeader`). */
+  mode: ResetHeaderMode;
+  exceeded: boolean;
+}
 
 /** Epoch windows start on multiples of the window length, as fixed-window gateways keyed by time do. */
 export function alignsWindows(mode: ResetHeaderMode | undefined): boolean {

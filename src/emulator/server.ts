@@ -5,8 +5,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Profile } from "./entity-docs.js";
 import { handleGroups, handleUsers } from "./entity-routes.js";
-import type { FaultEngine, RateLimitStatus } from "./faults.js";
-import { rateLimitHeaders } from "./rate-headers.js";
+import type { FaultEngine } from "./faults.js";
+import { rateLimitHeaders, type RateLimitStatus } from "./rate-headers.js";
 import {
   JSON_TYPE,
   ProblemError,
