@@ -76,9 +76,11 @@ describe("rate-limit headers in every form: no retry storm", () => {
       expect({ mode, code: r.code, stderr: r.stderr }).toEqual({ mode, code: 0, stderr: expect.any(String) });
       expect(r.stderr).not.toMatch(/Warning|TimeoutOverflow/);
       expect(users).toBe(USERS);
-      // Paced by the headers from the first answer on, a run meets no 429 (docs/benchmarks.md,
-      // figure 7); a starved CPU (a request held up at a window's edge) may cost one or two.
-      expect({ mode, few: throttled <= requests * 0.02 }).toEqual({ mode, few: true });
+      // Paced by the headers from the first answer on, a quiet machine meets no 429
+      // (docs/benchmarks.md, figure 7). Under the whole suite on two cores, a request held up
+      // past a window's edge lands in the next, fully booked window: 12 of 416 were seen with
+      // the four modes running at once. The storm this guards against answered 210 of 230.
+      expect({ mode, few: throttled <= requests * 0.05 }).toEqual({ mode, few: true });
     }
   }, 120_000);
 });
