@@ -79,14 +79,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const presets = new Map<Node, StepOutcome>();
   for (const n of nodes) {
     if (n.step.status === "heldBack") {
-      presets.set(
-        n,
-        notRun(
-          n.step,
-          "heldBack",
-          `held back: deletions exceed maxDeletes (${plan.deleteGuard.wanted} wanted, ${plan.deleteGuard.limit} allowed); use --allow-deletes to carry them out`,
-        ),
-      );
+      presets.set(n, notRun(n.step, "heldBack", heldBackReason(plan.deleteGuard)));
     } else if (options.stale?.has(n.step.id)) {
       presets.set(
         n,
@@ -251,4 +244,14 @@ function buildGraph(steps: readonly Step[]): Node[] {
     }
   }
   return nodes;
+}
+
+/** Which limit held a deletion back and the flag that lifts it, in words. */
+function heldBackReason(guard: Plan["deleteGuard"]): string {
+  const { wanted, limit, managedUsers } = guard;
+  return (
+    `held back by the deletion limit: ${wanted} user(s) to delete, ${limit} allowed ` +
+    `(policy.maxDeletes, or --allow-deletes when given, of ${managedUsers} managed user(s)); ` +
+    `run with --allow-deletes ${wanted} to carry them out`
+  );
 }
