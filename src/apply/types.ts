@@ -66,6 +66,10 @@ export interface PasswordProvider {
    */
   passwordFor(email: string): Promise<string | undefined>;
   close(): Promise<void>;
+  /** `generate` only: where the passwords are written, said to the person after the run. */
+  readonly credentialsFile?: string;
+  /** `generate` only: passwords handed out in this run (a recent one reused for a retry counts). */
+  generated?(): number;
 }
 
 /** One JSON line per finished step, appended as the run goes. */

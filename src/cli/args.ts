@@ -4,21 +4,26 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../errors.js";
+import { closest } from "./suggest.js";
 
 export const COMMANDS = ["plan", "apply", "validate", "export", "emulator", "demo"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-const globalOptions = {
+// Each command takes only the options it uses, so its --help lists nothing that does nothing.
+const commonOptions = {
   config: { type: "string", short: "c" },
-  desired: { type: "string", short: "d" },
-  groups: { type: "string" },
-  "base-url": { type: "string" },
   "log-level": { type: "string" },
   "log-format": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies Options;
+const sourceOptions = {
+  desired: { type: "string", short: "d" },
+  groups: { type: "string" },
+} satisfies Options;
+const targetOptions = { "base-url": { type: "string" } } satisfies Options;
+const globalOptions = { ...commonOptions, ...sourceOptions, ...targetOptions } satisfies Options;
 
 const planOptions = {
   mode: { type: "string" },
@@ -40,8 +45,13 @@ const commandOptions = {
     journal: { type: "string" },
     "credentials-file": { type: "string" },
   },
-  validate: { ...globalOptions, profile: { type: "string" } },
-  export: { ...globalOptions, format: { type: "string", short: "f" }, out: { type: "string", short: "o" } },
+  validate: { ...commonOptions, ...sourceOptions, profile: { type: "string" } },
+  export: {
+    ...commonOptions,
+    ...targetOptions,
+    format: { type: "string", short: "f" },
+    out: { type: "string", short: "o" },
+  },
   emulator: {
     help: { type: "boolean", short: "h" },
     port: { type: "string", short: "p" },
@@ -73,8 +83,10 @@ export function parseCommandLine(argv: string[]): ParseResult {
   }
   if (first === "--version" || first === "-V") return { kind: "version" };
   if (!isCommand(first)) {
+    const near = closest(first, COMMANDS);
+    const hint = near ? ` Did you mean "${near}"?` : "";
     throw new ConfigError(
-      `unknown command "${first}". Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+      `unknown command "${first}".${hint} Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
     );
   }
   let parsed;
@@ -86,15 +98,26 @@ export function parseCommandLine(argv: string[]): ParseResult {
       strict: true,
     });
   } catch (err) {
-    throw new ConfigError(
-      `${(err as Error).message.replace(/\. To specify.*$/s, "")}. See usersync ${first} --help.`,
-    );
+    throw new ConfigError(`${parseErrorText(err as Error, first)} See usersync ${first} --help.`);
   }
   if (parsed.values.help === true) return { kind: "help", text: HELP[first] };
   return {
     kind: "command",
     parsed: { command: first, values: parsed.values as ParsedValues, positionals: parsed.positionals },
   };
+}
+
+/** Node's parseArgs message, without its "-- positional" advice, plus a "did you mean". */
+function parseErrorText(err: Error, command: CommandName): string {
+  const text = `${err.message.replace(/\. To specify.*$/s, "").replace(/\.$/, "")}.`;
+  const unknown = /^Unknown option '(-{1,2})([^'=]+)/.exec(err.message);
+  if (!unknown) return text;
+  const names = Object.keys(commandOptions[command]);
+  const near = unknown[1] === "--" ? closest(unknown[2]!, names) : undefined;
+  if (near) return `${text} Did you mean --${near}?`;
+  // "-format": a long option written with one dash.
+  if (unknown[1] === "-" && names.includes(unknown[2]!)) return `${text} Did you mean --${unknown[2]}?`;
+  return text;
 }
 
 function isCommand(name: string): name is CommandName {
@@ -126,17 +149,27 @@ export function choiceOption<T extends string>(
   return v as T;
 }
 
-const GLOBAL_HELP = `Global options:
-  -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)
+const SOURCE_HELP = `
   -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired)
-      --groups FILE      groups file for a CSV desired state (config: source.groups)
-      --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)
-      --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
-      --log-format FMT   json|pretty (default: pretty on a terminal, json otherwise)
-  -h, --help             this help
+      --groups FILE      groups file for a CSV desired state (config: source.groups)`;
+const TARGET_HELP = `
+      --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)`;
+const TOKEN_HELP = `
 
 The API token comes only from the environment (USERSYNC_TOKEN, or target.tokenEnv) or from
 target.tokenFile; never from a flag or the config file.`;
+
+/** The options shared by several commands, listing only those the command takes. */
+function globalHelp(parts: { source: boolean; target: boolean }): string {
+  return `Global options:
+  -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)${
+    parts.source ? SOURCE_HELP : ""
+  }${parts.target ? TARGET_HELP : ""}
+      --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
+      --log-format FMT   json|pretty (default: pretty on a terminal, json otherwise)
+  -h, --help             this help${parts.target ? TOKEN_HELP : ""}`;
+}
+const GLOBAL_HELP = globalHelp({ source: true, target: true });
 
 const EXIT_CODES = `Exit codes: 0 done / no changes, 1 some steps failed or the run stopped, 2 the plan has
 changes (plan --detailed-exitcode only), 3 refused by a safety guard, 4 invalid config or input.`;
@@ -204,7 +237,7 @@ Nothing is sent. FILE defaults to --desired or source.desired.
 Options:
       --profile P    also check the rules of an API profile: v1|legacy
 
-${GLOBAL_HELP}
+${globalHelp({ source: true, target: false })}
 
 Exit codes: 0 valid, 4 invalid.`,
   export: `Usage: usersync export [options]
@@ -216,7 +249,7 @@ Options:
   -f, --format FMT   yaml|csv (default yaml)
   -o, --out FILE     write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout
 
-${GLOBAL_HELP}`,
+${globalHelp({ source: false, target: true })}`,
   emulator: `Usage: usersync emulator [options]
 
 Runs the local emulator of the service API on 127.0.0.1 until interrupted.

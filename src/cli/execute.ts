@@ -11,7 +11,7 @@ import {
   openJournal,
   renderApplySummary,
 } from "../apply/index.js";
-import type { ApplyResult, Journal } from "../apply/types.js";
+import type { ApplyResult, Journal, PasswordProvider } from "../apply/types.js";
 import type { DesiredState } from "../desired/types.js";
 import type { Plan } from "../plan/types.js";
 import type { PasswordSource } from "../plan/policy.js";
@@ -56,6 +56,13 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
     ...optional("passwordFile", config.identity.passwordFile),
     columnPasswords: columnPasswords(options.desired),
   });
+}
+
+/** Where the generated passwords went: the person needs them to hand the new logins out. */
+function credentialsNote(passwords: PasswordProvider): string {
+  const n = passwords.generated?.() ?? 0;
+  if (passwords.credentialsFile === undefined || n === 0) return "";
+  return `Initial passwords of the ${n} new built-in user(s): ${passwords.credentialsFile} (mode 0600)\n`;
 }
 
 export async function executePlan(
@@ -111,6 +118,7 @@ export async function executePlan(
       logger.info({ file: reportFile }, "apply report written");
     }
     io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
+    io.stdout.write(credentialsNote(options.passwords));
     return { result, exitCode: exitCodeForApply(result) };
   } finally {
     process.off("SIGINT", onSignal);

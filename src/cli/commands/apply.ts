@@ -11,7 +11,7 @@ import type { DesiredState } from "../../desired/types.js";
 import { renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
@@ -60,6 +60,15 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
 export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(command.values, io);
   const metricsFile = stringOption(command.values, "metrics-file") ?? runtime.config.output.metricsFile;
+  const { values } = command;
+  const { output } = runtime.config;
+  await prepareOutputPaths({
+    "--metrics-file": metricsFile,
+    "--out": stringOption(values, "out") ?? output.plan,
+    "--report": stringOption(values, "report") ?? output.report,
+    "--journal": stringOption(values, "journal") ?? output.journal,
+    "--credentials-file": stringOption(values, "credentials-file") ?? output.credentialsFile,
+  });
   const metrics = runMetrics("apply", metricsFile);
   try {
     return await metrics.finish(await applyCommand(command, runtime, metrics));

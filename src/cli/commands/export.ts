@@ -4,7 +4,7 @@ import { groupsPathFor, renderExport } from "../../desired/index.js";
 import { ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { loadRuntime } from "../pipeline.js";
 import { connect } from "../target.js";
 
@@ -12,6 +12,7 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
   const out = stringOption(values, "out");
   const runtime = await loadRuntime(values, io);
+  await prepareOutputPaths({ "--out": out });
   const { logger } = runtime;
   const connection = await connect({ config: runtime.config, logger });
   try {

@@ -4,7 +4,7 @@ import { renderPlan } from "../../report/index.js";
 import { ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { runMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, planAgainstService } from "../pipeline.js";
 
@@ -13,6 +13,10 @@ export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
 export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number> {
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   const runtime = await loadRuntime(values, io);
+  await prepareOutputPaths({
+    "--out": stringOption(values, "out") ?? runtime.config.output.plan,
+    "--metrics-file": stringOption(values, "metrics-file") ?? runtime.config.output.metricsFile,
+  });
   const metrics = runMetrics(
     "plan",
     stringOption(values, "metrics-file") ?? runtime.config.output.metricsFile,
