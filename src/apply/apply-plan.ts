@@ -92,8 +92,17 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     }
   }
 
+  let notStarted = 0;
+  // Steps settled as "not started" after a stop are not done: the bar must not jump to the total.
   const progress = (): void =>
-    onProgress?.({ total: nodes.length, done: doneCount, running, counts: { ...counts } });
+    onProgress?.({
+      total: nodes.length,
+      done: doneCount - notStarted,
+      running,
+      counts: { ...counts },
+      retries: client.stats().retries - statsBefore.retries,
+      notStarted,
+    });
 
   /** Records an outcome, then settles dependents: ready when all deps succeeded, skipped otherwise. */
   const finish = (node: Node, outcome: StepOutcome): void => {
@@ -104,6 +113,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       n.outcome = o;
       counts[o.outcome] += 1;
       doneCount += 1;
+      if (o.cause === "stopped") notStarted += 1;
       journal?.record(o);
       logStep(logger, o);
       for (const d of n.dependents) {

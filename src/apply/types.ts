@@ -55,6 +55,10 @@ export interface Progress {
   done: number;
   running: number;
   counts: OutcomeCounts;
+  /** Retried requests so far in this run. */
+  retries?: number;
+  /** Steps never started because the run stopped (not counted in `done`). */
+  notStarted?: number;
 }
 
 /** Initial passwords for new built-in users (DESIGN section 6). */

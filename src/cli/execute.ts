@@ -8,6 +8,8 @@ import {
   createPasswordProvider,
   createProgressReporter,
   exitCodeForApply,
+  failuresByCause,
+  notStartedCount,
   openJournal,
   renderApplySummary,
 } from "../apply/index.js";
@@ -95,6 +97,7 @@ export async function executePlan(
       isTTY: io.stderr.isTTY === true,
       total: runnable,
       logger,
+      estimateSeconds: options.plan.estimate.seconds,
     });
     const result = await applyPlan({
       plan: options.plan,
@@ -117,6 +120,17 @@ export async function executePlan(
       );
       logger.info({ file: reportFile }, "apply report written");
     }
+    const notStarted = notStartedCount(result);
+    if (result.stoppedBy || result.counts.failed > 0)
+      logger.warn(
+        {
+          stoppedBy: result.stoppedBy,
+          done: result.outcomes.length - notStarted,
+          notStarted,
+          failuresByCause: failuresByCause(result),
+        },
+        "apply ended with failures or stopped",
+      );
     io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
     io.stdout.write(credentialsNote(options.passwords));
     return { result, exitCode: exitCodeForApply(result) };
