@@ -29,7 +29,11 @@ function bigDesired(n: number): string {
 
 describe.skipIf(!hasScript)("apply on a terminal", () => {
   it("Ctrl-C: few lines after the plan, counts right, the bar never torn by a log line", async () => {
-    const emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, latencyMs: 20 });
+    const emulator = await startEmulator({
+      port: 0,
+      tokens: { [TOKEN]: "admin" },
+      faults: { latencyMs: 20 },
+    });
     try {
       await withTempDir(async (dir) => {
         const desired = join(dir, "users.yaml");
