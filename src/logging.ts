@@ -59,6 +59,19 @@ export function formatPrettyLine(line: string): string {
   return `${time} ${level.padEnd(5)} ${String(o["msg"] ?? "")}${rest ? ` ${rest}` : ""}\n`;
 }
 
+/**
+ * A display that owns the last terminal line (the progress bar): told before and after each
+ * log line, so it can clear itself and redraw below the line instead of being torn by it.
+ */
+export interface LineOwner {
+  clear(): void;
+  redraw(): void;
+}
+let lineOwner: LineOwner | undefined;
+export function setLineOwner(owner: LineOwner | undefined): void {
+  lineOwner = owner;
+}
+
 function prettyStream(out: { write(s: string): unknown }): Writable {
   let pending = "";
   return new Writable({
@@ -66,7 +79,9 @@ function prettyStream(out: { write(s: string): unknown }): Writable {
       pending += chunk.toString();
       let nl = pending.indexOf("\n");
       while (nl >= 0) {
+        lineOwner?.clear();
         out.write(formatPrettyLine(pending.slice(0, nl)));
+        lineOwner?.redraw();
         pending = pending.slice(nl + 1);
         nl = pending.indexOf("\n");
       }

@@ -75,14 +75,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const presets = new Map<Node, StepOutcome>();
   for (const n of nodes) {
     if (n.step.status === "heldBack") {
-      presets.set(
-        n,
-        notRun(
-          n.step,
-          "heldBack",
-          `held back: deletions exceed maxDeletes (${plan.deleteGuard.wanted} wanted, ${plan.deleteGuard.limit} allowed); use --allow-deletes to carry them out`,
-        ),
-      );
+      presets.set(n, notRun(n.step, "heldBack", heldBackReason(plan.deleteGuard)));
     } else if (options.stale?.has(n.step.id)) {
       presets.set(
         n,
@@ -95,8 +88,17 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     }
   }
 
+  let notStarted = 0;
+  // Steps settled as "not started" after a stop are not done: the bar must not jump to the total.
   const progress = (): void =>
-    onProgress?.({ total: nodes.length, done: doneCount, running, counts: { ...counts } });
+    onProgress?.({
+      total: nodes.length,
+      done: doneCount - notStarted,
+      running,
+      counts: { ...counts },
+      retries: client.stats().retries - statsBefore.retries,
+      notStarted,
+    });
 
   /** Records an outcome, then settles dependents: ready when all deps succeeded, skipped otherwise. */
   const finish = (node: Node, outcome: StepOutcome): void => {
@@ -107,6 +109,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       n.outcome = o;
       counts[o.outcome] += 1;
       doneCount += 1;
+      if (o.cause === "stopped") notStarted += 1;
       journal?.record(o);
       logStep(logger, o);
       for (const d of n.dependents) {
@@ -248,4 +251,14 @@ function buildGraph(steps: readonly Step[]): Node[] {
     }
   }
   return nodes;
+}
+
+/** Which limit held a deletion back and the flag that lifts it, in words. */
+function heldBackReason(guard: Plan["deleteGuard"]): string {
+  const { wanted, limit, managedUsers } = guard;
+  return (
+    `held back by the deletion limit: ${wanted} user(s) to delete, ${limit} allowed ` +
+    `(policy.maxDeletes, or --allow-deletes when given, of ${managedUsers} managed user(s)); ` +
+    `run with --allow-deletes ${wanted} to carry them out`
+  );
 }

@@ -12,6 +12,8 @@ export { openJournal, type JournalLine } from "./journal.js";
 export {
   buildApplyReport,
   renderApplySummary,
+  failuresByCause,
+  notStartedCount,
   APPLY_REPORT_FORMAT_VERSION,
   type ApplyReport,
   type SummaryOptions,

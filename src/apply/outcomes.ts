@@ -77,8 +77,10 @@ export function logStep(logger: Logger | undefined, o: StepOutcome): void {
     error: o.error?.message,
     recovered: o.recovered,
   };
+  // One line per step is for debugging: at info a 4,000-step run would print 4,000 lines (and
+  // an interrupt thousands of "skipped"); failures are grouped by cause at the end instead.
   if (o.outcome === "failed") logger.warn(fields, "step failed");
-  else logger.info(fields, `step ${o.outcome}`);
+  else logger.debug(fields, `step ${o.outcome}`);
 }
 
 /** 0: all done; 1: a step failed, was skipped because of a failure, or the run stopped; 3: only safety guards (stale, held back). */

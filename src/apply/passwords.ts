@@ -128,11 +128,15 @@ async function openCredentialsFile(path: string | undefined, now: () => Date): P
   }
   // Appends are chained so lines never interleave and each is durable before its caller goes on.
   let chain: Promise<unknown> = Promise.resolve();
+  let generated = 0;
   return {
     source: "generate",
+    credentialsFile: path,
+    generated: () => generated,
     passwordFor(email) {
       const key = email.toLowerCase();
       const at = now();
+      generated += 1;
       const written = known.get(key);
       if (written !== undefined && isRecent(written.createdAt, at)) return Promise.resolve(written.password);
       const password = generatePassword();

@@ -2,8 +2,14 @@
  * Progress on stderr: on a TTY a one-line bar redrawn in place (`\r`, at most ~10 redraws per
  * second, so a fast run does not spend its time painting); otherwise a plain progress line (or
  * a logger event) every `intervalMs`, which reads well in CI logs and Kubernetes.
+ *
+ * Hand-written rather than a bar library: it is one line, and what it needs (redrawing below a
+ * log line from the pretty logger, see setLineOwner) sits between our logger and the bar, which
+ * a library would not know about. The bar shows done/total, rate, ETA (the plan's estimate until
+ * enough steps ran to measure), retries and failures.
  */
 import type { Logger } from "pino";
+import { setLineOwner } from "../logging.js";
 import type { Progress } from "./types.js";
 
 export interface ProgressReporterOptions {
@@ -15,6 +21,8 @@ export interface ProgressReporterOptions {
   intervalMs?: number;
   /** When set (and not a TTY), progress goes to the log instead of a plain line. */
   logger?: Logger;
+  /** The plan's estimate in seconds: the ETA until the run has measured its own rate. */
+  estimateSeconds?: number;
   /** Test hook: a clock in ms. */
   now?: () => number;
 }
@@ -37,9 +45,17 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   let lastDrawn = -Infinity;
   let drawnWidth = 0;
 
+  const eta = (p: Progress): number | undefined => {
+    const elapsed = (now() - started) / 1000;
+    const remaining = p.total - p.done - (p.notStarted ?? 0);
+    // Measured once a few steps and a second have passed; the estimate before that.
+    if (p.done >= 10 && elapsed >= 1) return (remaining * elapsed) / p.done;
+    if (options.estimateSeconds === undefined || p.total === 0) return undefined;
+    return Math.max(0, options.estimateSeconds - elapsed);
+  };
   const draw = (p: Progress): void => {
     if (options.isTTY) {
-      const line = barLine(p);
+      const line = barLine(p, (now() - started) / 1000, eta(p));
       // Pad over the previous, possibly longer line.
       options.stream.write(`\r${line.padEnd(drawnWidth)}`);
       drawnWidth = line.length;
@@ -53,6 +69,18 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     }
   };
 
+  if (options.isTTY) {
+    setLineOwner({
+      clear: () => {
+        if (drawnWidth > 0) options.stream.write("\r\x1b[K");
+      },
+      redraw: () => {
+        if (drawnWidth > 0 && lastShown)
+          options.stream.write(`\r${barLine(lastShown, (now() - started) / 1000, eta(lastShown))}`);
+      },
+    });
+  }
+
   return {
     update(p) {
       last = p;
@@ -64,8 +92,10 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       }
     },
     done() {
+      if (options.isTTY) setLineOwner(undefined);
       if (!last) return;
       if (options.isTTY) {
+        lastShown = last;
         draw(last);
         options.stream.write("\n");
       } else if (lastShown !== last) {
@@ -75,14 +105,25 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   };
 }
 
-function barLine(p: Progress): string {
+function barLine(p: Progress, elapsedS: number, etaS: number | undefined): string {
   const share = p.total === 0 ? 1 : p.done / p.total;
   const filled = Math.round(share * BAR_WIDTH);
-  const failed = p.counts.failed + p.counts.skipped;
-  return `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${p.done}/${p.total} steps, ${p.running} running${failed ? `, ${failed} failed or skipped` : ""}`;
+  const parts = [`${p.done}/${p.total} steps`, `${p.running} running`];
+  if (elapsedS >= 1) parts.push(`${(p.done / elapsedS).toFixed(1)}/s`);
+  if (etaS !== undefined && p.done < p.total) parts.push(`ETA ${clock(etaS)}`);
+  if (p.retries) parts.push(`${p.retries} retried`);
+  if (p.counts.failed) parts.push(`${p.counts.failed} failed`);
+  if (p.notStarted) parts.push(`${p.notStarted} not started`);
+  return `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${parts.join(", ")}`;
+}
+
+function clock(seconds: number): string {
+  const s = Math.round(seconds);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
 }
 
 function textLine(p: Progress, elapsedMs: number): string {
   const pct = p.total === 0 ? 100 : Math.floor((p.done / p.total) * 100);
-  return `progress: ${p.done}/${p.total} steps (${pct}%), ${p.running} running, ${p.counts.succeeded} succeeded, ${p.counts.failed} failed, ${p.counts.skipped} skipped, ${Math.round(elapsedMs / 1000)} s elapsed`;
+  const notStarted = p.notStarted ? `, ${p.notStarted} not started` : "";
+  return `progress: ${p.done}/${p.total} steps (${pct}%), ${p.running} running, ${p.counts.succeeded} succeeded, ${p.counts.failed} failed, ${p.counts.skipped - (p.notStarted ?? 0)} skipped, ${p.retries ?? 0} retried${notStarted}, ${Math.round(elapsedMs / 1000)} s elapsed`;
 }

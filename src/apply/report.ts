@@ -19,6 +19,12 @@ export interface ApplyReport {
   summary: {
     total: number;
     counts: ApplyResult["counts"];
+    /** Steps that ran to an outcome (not those settled as "not started" by a stop). */
+    done: number;
+    /** Steps never started because the run stopped (interrupt, fatal error, circuit breaker). */
+    notStarted: number;
+    /** Failed steps grouped by cause, largest first, one example each. */
+    failuresByCause: FailureCause[];
     requests: number;
     retries: number;
     durationMs: number;
@@ -37,6 +43,9 @@ export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
     summary: {
       total: result.outcomes.length,
       counts: { ...result.counts },
+      done: result.outcomes.length - notStartedCount(result),
+      notStarted: notStartedCount(result),
+      failuresByCause: failuresByCause(result),
       requests: result.requests,
       retries: result.retries,
       durationMs: result.durationMs,
@@ -48,6 +57,49 @@ export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
     if (result.stopReason !== undefined) report.stopReason = result.stopReason;
   }
   return report;
+}
+
+export interface FailureCause {
+  cause: string;
+  count: number;
+  /** One failed step with this cause. */
+  example: string;
+}
+
+export function notStartedCount(result: ApplyResult): number {
+  return result.outcomes.filter((o) => o.outcome === "skipped" && o.cause === "stopped").length;
+}
+
+/** Failures grouped by what went wrong (status and message, the step's own target left out). */
+export function failuresByCause(result: ApplyResult): FailureCause[] {
+  const groups = new Map<string, FailureCause>();
+  for (const o of result.outcomes) {
+    if (o.outcome !== "failed") continue;
+    const message = (o.error?.message ?? o.reason ?? "failed").split(o.target).join("…");
+    const cause = message;
+    const g = groups.get(cause);
+    if (g) g.count += 1;
+    else groups.set(cause, { cause, count: 1, example: o.stepId });
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+const n = (x: number): string => x.toLocaleString("en-US");
+
+/** "636 done, 3,364 not started (interrupted)" and the failures by cause: the gist of a stop. */
+export function stopLines(result: ApplyResult): string[] {
+  const lines: string[] = [];
+  const notStarted = notStartedCount(result);
+  if (result.stoppedBy)
+    lines.push(
+      `${n(result.outcomes.length - notStarted)} done, ${n(notStarted)} not started (${result.stoppedBy})`,
+    );
+  const causes = failuresByCause(result);
+  if (causes.length > 0) lines.push(`Failures by cause (${causes.length}):`);
+  for (const c of causes.slice(0, 10)) lines.push(`  ${n(c.count)} × ${c.cause} (e.g. ${c.example})`);
+  if (causes.length > 10)
+    lines.push(`  ... and ${causes.length - 10} more causes: see the apply report (--report FILE)`);
+  return lines;
 }
 
 const COLORS: Record<Outcome, string> = {
@@ -80,8 +132,12 @@ export function renderApplySummary(result: ApplyResult, options: SummaryOptions)
     `Requests: ${result.requests} sent, ${result.retries} retried; duration ${formatDuration(result.durationMs)}`,
   );
   if (result.stoppedBy) lines.push(paint("failed", `Stopped: ${result.stopReason ?? result.stoppedBy}`));
+  lines.push(...stopLines(result));
   for (const outcome of ["failed", "skipped", "stale", "heldBack"] as const) {
-    const list = result.outcomes.filter((o) => o.outcome === outcome);
+    // Steps never started are counted above, not listed one by one with the same reason.
+    const list = result.outcomes.filter(
+      (o) => o.outcome === outcome && !(o.outcome === "skipped" && o.cause === "stopped"),
+    );
     if (list.length === 0) continue;
     lines.push("", paint(outcome, `${outcome} (${list.length}):`));
     for (const o of list.slice(0, maxListed))

@@ -55,6 +55,10 @@ export interface Progress {
   done: number;
   running: number;
   counts: OutcomeCounts;
+  /** Retried requests so far in this run. */
+  retries?: number;
+  /** Steps never started because the run stopped (not counted in `done`). */
+  notStarted?: number;
 }
 
 /** Initial passwords for new built-in users (DESIGN section 6). */
@@ -66,6 +70,10 @@ export interface PasswordProvider {
    */
   passwordFor(email: string): Promise<string | undefined>;
   close(): Promise<void>;
+  /** `generate` only: where the passwords are written, said to the person after the run. */
+  readonly credentialsFile?: string;
+  /** `generate` only: passwords handed out in this run (a recent one reused for a retry counts). */
+  generated?(): number;
 }
 
 /** One JSON line per finished step, appended as the run goes. */

@@ -4,21 +4,26 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../errors.js";
+import { closest } from "./suggest.js";
 
 export const COMMANDS = ["plan", "apply", "validate", "export", "emulator", "demo"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-const globalOptions = {
+// Each command takes only the options it uses, so its --help lists nothing that does nothing.
+const commonOptions = {
   config: { type: "string", short: "c" },
-  desired: { type: "string", short: "d" },
-  groups: { type: "string" },
-  "base-url": { type: "string" },
   "log-level": { type: "string" },
   "log-format": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies Options;
+const sourceOptions = {
+  desired: { type: "string", short: "d" },
+  groups: { type: "string" },
+} satisfies Options;
+const targetOptions = { "base-url": { type: "string" } } satisfies Options;
+const globalOptions = { ...commonOptions, ...sourceOptions, ...targetOptions } satisfies Options;
 
 const planOptions = {
   mode: { type: "string" },
@@ -26,13 +31,12 @@ const planOptions = {
   format: { type: "string", short: "f" },
   detail: { type: "string" },
   "detailed-exitcode": { type: "boolean" },
-  "log-report": { type: "boolean" },
   "allow-deletes": { type: "string" },
   "metrics-file": { type: "string" },
 } satisfies Options;
 
 const commandOptions = {
-  plan: { ...globalOptions, ...planOptions },
+  plan: { ...globalOptions, ...planOptions, "log-report": { type: "boolean" } },
   apply: {
     ...globalOptions,
     ...planOptions,
@@ -42,9 +46,10 @@ const commandOptions = {
     journal: { type: "string" },
     "credentials-file": { type: "string" },
   },
-  validate: { ...globalOptions, profile: { type: "string" } },
+  validate: { ...commonOptions, ...sourceOptions, profile: { type: "string" } },
   export: {
-    ...globalOptions,
+    ...commonOptions,
+    ...targetOptions,
     format: { type: "string", short: "f" },
     out: { type: "string", short: "o" },
     source: { type: "string" },
@@ -80,8 +85,10 @@ export function parseCommandLine(argv: string[]): ParseResult {
   }
   if (first === "--version" || first === "-V") return { kind: "version" };
   if (!isCommand(first)) {
+    const near = closest(first, COMMANDS);
+    const hint = near ? ` Did you mean "${near}"?` : "";
     throw new ConfigError({
-      message: `unknown command "${first}". Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+      message: `unknown command "${first}".${hint} Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
     });
   }
   let parsed;
@@ -94,7 +101,7 @@ export function parseCommandLine(argv: string[]): ParseResult {
     });
   } catch (err) {
     throw new ConfigError({
-      message: `${(err as Error).message.replace(/\. To specify.*$/s, "")}. See usersync ${first} --help.`,
+      message: `${parseErrorText(err as Error, first)} See usersync ${first} --help.`,
     });
   }
   if (parsed.values.help === true) return { kind: "help", text: HELP[first] };
@@ -102,6 +109,19 @@ export function parseCommandLine(argv: string[]): ParseResult {
     kind: "command",
     parsed: { command: first, values: parsed.values as ParsedValues, positionals: parsed.positionals },
   };
+}
+
+/** Node's parseArgs message, without its "-- positional" advice, plus a "did you mean". */
+function parseErrorText(err: Error, command: CommandName): string {
+  const text = `${err.message.replace(/\. To specify.*$/s, "").replace(/\.$/, "")}.`;
+  const unknown = /^Unknown option '(-{1,2})([^'=]+)/.exec(err.message);
+  if (!unknown) return text;
+  const names = Object.keys(commandOptions[command]);
+  const near = unknown[1] === "--" ? closest(unknown[2]!, names) : undefined;
+  if (near) return `${text} Did you mean --${near}?`;
+  // "-format": a long option written with one dash.
+  if (unknown[1] === "-" && names.includes(unknown[2]!)) return `${text} Did you mean --${unknown[2]}?`;
+  return text;
 }
 
 function isCommand(name: string): name is CommandName {
@@ -133,18 +153,28 @@ export function choiceOption<T extends string>(
   return v as T;
 }
 
-const GLOBAL_HELP = `Global options:
-  -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)
+const SOURCE_HELP = `
   -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired; or read an
                          LDAP/AD directory with source.type: ldap, see docs/ldap.md)
-      --groups FILE      groups file for a CSV desired state (config: source.groups)
-      --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)
-      --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
-      --log-format FMT   json|pretty (default: pretty on a terminal, json otherwise)
-  -h, --help             this help
+      --groups FILE      groups file for a CSV desired state (config: source.groups)`;
+const TARGET_HELP = `
+      --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)`;
+const TOKEN_HELP = `
 
 The API token comes only from the environment (USERSYNC_TOKEN, or target.tokenEnv) or from
 target.tokenFile; never from a flag or the config file.`;
+
+/** The options shared by several commands, listing only those the command takes. */
+function globalHelp(parts: { source: boolean; target: boolean }): string {
+  return `Global options:
+  -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)${
+    parts.source ? SOURCE_HELP : ""
+  }${parts.target ? TARGET_HELP : ""}
+      --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
+      --log-format FMT   json|pretty (default: pretty on a terminal, json otherwise)
+  -h, --help             this help${parts.target ? TOKEN_HELP : ""}`;
+}
+const GLOBAL_HELP = globalHelp({ source: true, target: true });
 
 const EXIT_CODES = `Exit codes: 0 done / no changes, 1 some steps failed or the run stopped, 2 the plan has
 changes (plan --detailed-exitcode only), 3 refused by a safety guard, 4 invalid config or input.`;
@@ -176,8 +206,8 @@ Options:
   -f, --format FMT        text|json|markdown (default text)
       --detail D          text: full|compact|summary (default compact over 200 steps, else full)
       --detailed-exitcode exit 2 when the plan has changes, 0 when it has none
-      --log-report        also log the drift (counts and every step) as one log line, so
-                          kubectl logs of a batch job shows it
+      --log-report        also log the drift (the summary and up to 200 steps) as one log
+                          line, so kubectl logs of a batch job shows it
       --mode M            incremental|full for this run (config: policy.mode)
       --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
       --metrics-file FILE write Prometheus metrics (textfile collector format) at the end
@@ -217,7 +247,7 @@ Nothing is sent. FILE defaults to --desired or source.desired.
 Options:
       --profile P    also check the rules of an API profile: v1|legacy
 
-${GLOBAL_HELP}
+${globalHelp({ source: true, target: false })}
 
 Exit codes: 0 valid, 4 invalid.`,
   export: `Usage: usersync export [options]
@@ -231,7 +261,7 @@ Options:
       --source S     service|ldap (default service); ldap writes what the directory of
                      source.ldap says, as YAML (see docs/ldap.md)
 
-${GLOBAL_HELP}`,
+${globalHelp({ source: false, target: true })}`,
   emulator: `Usage: usersync emulator [options]
 
 Runs the local emulator of the service API on 127.0.0.1 until interrupted.

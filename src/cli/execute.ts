@@ -9,10 +9,12 @@ import {
   createProgressReporter,
   openKubeSecrets,
   exitCodeForApply,
+  failuresByCause,
+  notStartedCount,
   openJournal,
   renderApplySummary,
 } from "../apply/index.js";
-import type { ApplyResult, Journal } from "../apply/types.js";
+import type { ApplyResult, Journal, PasswordProvider } from "../apply/types.js";
 import type { DesiredState } from "../desired/types.js";
 import type { Plan } from "../plan/types.js";
 import type { PasswordSource } from "../plan/policy.js";
@@ -73,6 +75,13 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   });
 }
 
+/** Where the generated passwords went: the person needs them to hand the new logins out. */
+function credentialsNote(passwords: PasswordProvider): string {
+  const n = passwords.generated?.() ?? 0;
+  if (passwords.credentialsFile === undefined || n === 0) return "";
+  return `Initial passwords of the ${n} new built-in user(s): ${passwords.credentialsFile} (mode 0600)\n`;
+}
+
 export async function executePlan(
   runtime: Runtime,
   options: ExecuteOptions & { passwords: Awaited<ReturnType<typeof preparePasswords>> },
@@ -103,6 +112,7 @@ export async function executePlan(
       isTTY: io.stderr.isTTY === true,
       total: runnable,
       logger,
+      estimateSeconds: options.plan.estimate.seconds,
     });
     const result = await applyPlan({
       plan: options.plan,
@@ -125,7 +135,19 @@ export async function executePlan(
       );
       logger.info({ file: reportFile }, "apply report written");
     }
+    const notStarted = notStartedCount(result);
+    if (result.stoppedBy || result.counts.failed > 0)
+      logger.warn(
+        {
+          stoppedBy: result.stoppedBy,
+          done: result.outcomes.length - notStarted,
+          notStarted,
+          failuresByCause: failuresByCause(result),
+        },
+        "apply ended with failures or stopped",
+      );
     io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
+    io.stdout.write(credentialsNote(options.passwords));
     return { result, exitCode: exitCodeForApply(result) };
   } finally {
     process.off("SIGINT", onSignal);

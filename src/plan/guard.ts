@@ -11,7 +11,10 @@ export function deletionLimit(ctx: PlanContext, managedUsers: number): number {
   const { maxDeletes, allowDeletes } = ctx.policy;
   if (allowDeletes !== undefined) return allowDeletes;
   if ("count" in maxDeletes) return maxDeletes.count;
-  return Math.floor((maxDeletes.percent / 100) * managedUsers);
+  // Round down, but never below 1: in an organization of fewer than 10 managed users the
+  // default 10% would otherwise round to 0 and hold back every single deletion. "0%" stays 0.
+  if (maxDeletes.percent <= 0) return 0;
+  return Math.max(1, Math.floor((maxDeletes.percent / 100) * managedUsers));
 }
 
 export function applyDeleteGuard(ctx: PlanContext, managedUsers: number): Plan["deleteGuard"] {

@@ -76,6 +76,8 @@ describe("renderApplySummary", () => {
       [
         "Apply finished: 1 succeeded, 1 failed, 1 skipped, 0 stale, 0 heldBack (3 steps)",
         "Requests: 4 sent, 1 retried; duration 1.5 s",
+        "Failures by cause (1):",
+        "  1 × POST /api/v1/auth/users answered 400: bad email (e.g. createCredentials:bad@example.com)",
         "",
         "failed (1):",
         "  createCredentials:bad@example.com: POST /api/v1/auth/users answered 400: bad email",
@@ -176,9 +178,9 @@ describe("createProgressReporter", () => {
     r.update(p(10));
     r.done();
     expect(lines).toEqual([
-      "progress: 1/10 steps (10%), 1 running, 1 succeeded, 0 failed, 0 skipped, 0 s elapsed\n",
-      "progress: 5/10 steps (50%), 1 running, 5 succeeded, 0 failed, 0 skipped, 6 s elapsed\n",
-      "progress: 10/10 steps (100%), 1 running, 10 succeeded, 0 failed, 0 skipped, 7 s elapsed\n",
+      "progress: 1/10 steps (10%), 1 running, 1 succeeded, 0 failed, 0 skipped, 0 retried, 0 s elapsed\n",
+      "progress: 5/10 steps (50%), 1 running, 5 succeeded, 0 failed, 0 skipped, 0 retried, 6 s elapsed\n",
+      "progress: 10/10 steps (100%), 1 running, 10 succeeded, 0 failed, 0 skipped, 0 retried, 7 s elapsed\n",
     ]);
   });
 });

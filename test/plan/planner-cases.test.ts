@@ -210,7 +210,11 @@ describe("matching cases", () => {
     });
     test("an email change counts against maxDeletes: over the limit, the whole change is held back", () => {
       // A file with every email wrong (the wrong domain) must not move everyone's login away.
-      const p = planOf({ users: [aUser(jane)], actual: { idpUsers: [old], mappings: [mapping] } });
+      const p = planOf({
+        users: [aUser(jane)],
+        actual: { idpUsers: [old], mappings: [mapping] },
+        policy: { maxDeletes: { count: 0 } },
+      });
       expect(p.deleteGuard).toMatchObject({ wanted: 1, limit: 0 });
       expect(p.steps.map((s) => [s.id, s.status])).toEqual([
         ["createCredentials:jane@example.com", "heldBack"],

@@ -152,6 +152,22 @@ describe("maxDeletes", () => {
     expect(p.deleteGuard).toEqual({ limit: 1, wanted: 1, managedUsers: 20 });
     expect(p.counts.heldBack).toBe(0);
   });
+  test("a percentage never rounds below 1: the default 10% lets one deletion through in a small organization", () => {
+    const p = planOf({
+      users: population(5)
+        .mappings.slice(1)
+        .map((m) => aUser({ email: `${m.id}@example.com`, id: m.id })),
+      actual: population(5),
+      policy: full,
+    });
+    expect(p.deleteGuard).toEqual({ limit: 1, wanted: 1, managedUsers: 5 });
+    expect(p.counts.heldBack).toBe(0);
+  });
+  test('"0%" allows no deletion at all', () => {
+    const p = planOf({ actual: population(5), policy: { ...full, maxDeletes: { percent: 0 } } });
+    expect(p.deleteGuard.limit).toBe(0);
+    expect(p.counts.delete).toBe(0);
+  });
   test("allowDeletes replaces the limit for the run", () => {
     const p = planOf({
       actual: population(3),

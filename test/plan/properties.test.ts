@@ -245,7 +245,9 @@ describe("planner properties", () => {
         const limit =
           "count" in policy.maxDeletes
             ? policy.maxDeletes.count
-            : Math.floor((policy.maxDeletes.percent / 100) * p.deleteGuard.managedUsers);
+            : policy.maxDeletes.percent <= 0
+              ? 0
+              : Math.max(1, Math.floor((policy.maxDeletes.percent / 100) * p.deleteGuard.managedUsers));
         expect(p.deleteGuard.limit).toBe(limit);
         expect(deletedUsers(p)).toBeLessThanOrEqual(limit);
         if (p.deleteGuard.wanted > limit)

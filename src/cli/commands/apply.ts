@@ -13,7 +13,7 @@ import { confirmQuestion, renderPlan } from "../../report/index.js";
 import { COMPACT_OVER_STEPS } from "../../report/text.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { metricsTargets, runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
@@ -60,7 +60,17 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
 
 export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(command.values, io);
-  const metrics = runMetrics("apply", metricsTargets(command.values, runtime));
+  const { values } = command;
+  const { output } = runtime.config;
+  const metricsTo = metricsTargets(values, runtime);
+  await prepareOutputPaths({
+    "--metrics-file": metricsTo.file,
+    "--out": stringOption(values, "out") ?? output.plan,
+    "--report": stringOption(values, "report") ?? output.report,
+    "--journal": stringOption(values, "journal") ?? output.journal,
+    "--credentials-file": stringOption(values, "credentials-file") ?? output.credentialsFile,
+  });
+  const metrics = runMetrics("apply", metricsTo);
   try {
     return await metrics.finish(await applyCommand(command, runtime, metrics));
   } catch (err) {

@@ -61,7 +61,6 @@ export async function runDemo(_cmd: ParsedCommand, io: Io): Promise<number> {
       desired,
       passwords,
     });
-    io.stdout.write(`Initial passwords of the new built-in users: ${credentialsFile} (mode 0600)\n`);
 
     say("3/3 usersync plan again: a run after a successful one changes nothing");
     const second = await planAgainstService(runtime, { values: {}, desired, connection });

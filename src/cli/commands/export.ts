@@ -4,7 +4,7 @@ import { groupsPathFor, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { loadRuntime, readLdap, reportProblems } from "../pipeline.js";
 import { renderDesiredYaml } from "../../desired/ldap/index.js";
 import { connect } from "../target.js";
@@ -13,6 +13,7 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
   const out = stringOption(values, "out");
   const runtime = await loadRuntime(values, io);
+  await prepareOutputPaths({ "--out": out });
   const { logger } = runtime;
   const from = choiceOption(values, "source", ["service", "ldap"] as const) ?? "service";
   if (from === "ldap") {

@@ -11,7 +11,7 @@ import type { Plan } from "../../plan/types.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { metricsTargets, runMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
 
@@ -31,7 +31,12 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   const detail = detailOption(values, format);
   const runtime = await loadRuntime(values, io);
-  const metrics = runMetrics("plan", metricsTargets(values, runtime));
+  const metricsTo = metricsTargets(values, runtime);
+  await prepareOutputPaths({
+    "--out": stringOption(values, "out") ?? runtime.config.output.plan,
+    "--metrics-file": metricsTo.file,
+  });
+  const metrics = runMetrics("plan", metricsTo);
   try {
     const desired = await loadDesired(runtime);
     const planned = await planAgainstService(runtime, { values, desired });
