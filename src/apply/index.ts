@@ -11,12 +11,10 @@ export { openKubeSecrets, secretName, SECRET_LABEL, type KubeSecretOptions } fro
 export { openJournal, type JournalLine } from "./journal.js";
 export {
   buildApplyReport,
-  renderApplySummary,
   failuresByCause,
   notStartedCount,
   APPLY_REPORT_FORMAT_VERSION,
   type ApplyReport,
-  type SummaryOptions,
 } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
 export { checkPlanProfile, findStaleSteps, type ProfileCheck } from "./stale.js";

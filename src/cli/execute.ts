@@ -12,8 +12,8 @@ import {
   failuresByCause,
   notStartedCount,
   openJournal,
-  renderApplySummary,
 } from "../apply/index.js";
+import { renderApplySummary } from "../report/index.js";
 import type { ApplyResult, Journal, PasswordProvider } from "../apply/types.js";
 import type { DesiredState } from "../desired/types.js";
 import type { Plan } from "../plan/types.js";
@@ -136,13 +136,14 @@ export async function executePlan(
       logger.info({ file: reportFile }, "apply report written");
     }
     const notStarted = notStartedCount(result);
+    const causes = failuresByCause(result);
     if (result.stoppedBy || result.counts.failed > 0)
       logger.warn(
         {
           stoppedBy: result.stoppedBy,
           done: result.outcomes.length - notStarted,
           notStarted,
-          failuresByCause: failuresByCause(result),
+          ...(causes.length > 0 ? { failuresByCause: causes } : {}),
         },
         "apply ended with failures or stopped",
       );

@@ -1,10 +1,14 @@
-/** Renderers of a plan: text (terminal), JSON (the saved plan format) and Markdown (audits, CI summaries). */
+/**
+ * Renderers for people and machines: a plan as text (terminal), JSON (the saved plan format) or
+ * Markdown (audits, CI summaries); an apply's result as text; the run's metrics.
+ */
 import { serializePlan } from "../plan/serialize.js";
 import type { Plan } from "../plan/types.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderText, type Detail } from "./text.js";
 
 export { renderPlanSummaryLine, confirmQuestion } from "./summary-lines.js";
+export { renderApplySummary, formatDuration, type SummaryOptions } from "./apply-summary.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
 export { DETAIL_LEVELS, type Detail } from "./text.js";

@@ -8,8 +8,8 @@ import {
   createPasswordProvider,
   CREDENTIALS_HEADER,
   openJournal,
-  renderApplySummary,
 } from "../../src/apply/index.js";
+import { renderApplySummary } from "../../src/report/index.js";
 import { withEmulatorClient } from "../helpers/env.js";
 import { aDesiredUser, aPolicy, desiredOf, planAndApply } from "./scenario.js";
 

@@ -1,11 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import {
-  buildApplyReport,
-  createProgressReporter,
-  emptyCounts,
-  renderApplySummary,
-} from "../../src/apply/index.js";
+import { buildApplyReport, createProgressReporter, emptyCounts } from "../../src/apply/index.js";
+import { renderApplySummary } from "../../src/report/index.js";
 import type { ApplyResult, Progress } from "../../src/apply/index.js";
 import { aPlan, groupStep, newUserSteps } from "./builders.js";
 
@@ -74,16 +70,16 @@ describe("renderApplySummary", () => {
     const text = renderApplySummary(result, { color: false });
     expect(text).toBe(
       [
-        "Apply finished: 1 succeeded, 1 failed, 1 skipped, 0 stale, 0 heldBack (3 steps)",
+        "Apply finished: 1 succeeded, 1 failed, 1 skipped (of 3 steps)",
         "Requests: 4 sent, 1 retried; duration 1.5 s",
         "Failures by cause (1):",
-        "  1 × POST /api/v1/auth/users answered 400: bad email (e.g. createCredentials:bad@example.com)",
+        "  1 × POST /api/v1/auth/users answered 400: bad email (e.g. create login bad@example.com)",
         "",
         "failed (1):",
-        "  createCredentials:bad@example.com: POST /api/v1/auth/users answered 400: bad email",
+        "  create login bad@example.com: POST /api/v1/auth/users answered 400: bad email",
         "",
         "skipped (1):",
-        "  createMapping:bad: dependency createCredentials:bad@example.com failed",
+        "  create user bad: dependency create login bad@example.com failed",
         "",
       ].join("\n"),
     );
@@ -100,8 +96,8 @@ describe("renderApplySummary", () => {
     const lines = renderApplySummary(many, { color: false, maxListed: 2 }).trimEnd().split("\n");
     expect(lines.slice(-4)).toEqual([
       "skipped (5):",
-      "  s0: dependency createCredentials:bad@example.com failed",
-      "  s1: dependency createCredentials:bad@example.com failed",
+      "  s0: dependency create login bad@example.com failed",
+      "  s1: dependency create login bad@example.com failed",
       "  ... and 3 more skipped steps: see the apply report (--report FILE)",
     ]);
   });

@@ -1,0 +1,129 @@
+/**
+ * The text a person reads after an apply: what happened, in counts and words, then the steps
+ * that did not succeed. The JSON report (src/apply/report.ts) carries the same facts for
+ * machines, with step ids; here a step is said as what it did ("create login jane@x.com").
+ */
+import { failuresByCause, notStartedCount, type ApplyResult, type Outcome } from "../apply/index.js";
+import { isStepKind } from "../plan/kinds.js";
+import type { StepKind } from "../plan/types.js";
+
+const COLORS: Record<Outcome, string> = {
+  succeeded: "\x1b[32m",
+  failed: "\x1b[31m",
+  skipped: "\x1b[33m",
+  stale: "\x1b[35m",
+  heldBack: "\x1b[36m",
+};
+const RESET = "\x1b[0m";
+
+/** Outcomes as a person says them; "skipped" here means a step it needs did not succeed. */
+const OUTCOME_WORDS: Record<Outcome, string> = {
+  succeeded: "succeeded",
+  failed: "failed",
+  skipped: "skipped",
+  stale: "stale",
+  heldBack: "held back",
+};
+const LISTED: readonly Outcome[] = ["failed", "skipped", "stale", "heldBack"];
+
+/** What a step does, by its kind: a login is the built-in IdP user, a user the mapping. */
+const STEP_WORDS: Record<StepKind, string> = {
+  createCredentials: "create login",
+  updateCredentials: "update login",
+  deleteCredentials: "revoke login",
+  createMapping: "create user",
+  updateMapping: "update user",
+  deleteMapping: "remove user",
+  createGroup: "create group",
+  updateGroup: "update group",
+  deleteGroup: "delete group",
+};
+
+/** `createCredentials:jane@x.com` → `create login jane@x.com`; any other text is kept. */
+export function stepInWords(stepId: string): string {
+  const sep = stepId.indexOf(":");
+  const kind = stepId.slice(0, Math.max(0, sep));
+  return isStepKind(kind) ? `${STEP_WORDS[kind]} ${stepId.slice(sep + 1)}` : stepId;
+}
+
+const STEP_ID = new RegExp(`\\b(${Object.keys(STEP_WORDS).join("|")}):([^\\s,;()]+)`, "g");
+/** Step ids inside a reason ("dependency createCredentials:x failed") said in words. */
+export const stepIdsInWords = (text: string): string =>
+  text.replace(STEP_ID, (id: string) => stepInWords(id));
+
+export interface SummaryOptions {
+  color: boolean;
+  /**
+   * Steps listed per outcome (default 100): a circuit breaker in a 100,000-step run must not
+   * print 100,000 lines. The JSON report always lists every step.
+   */
+  maxListed?: number;
+}
+
+const n = (x: number): string => x.toLocaleString("en-US");
+
+/** "636 done, 3,364 not started (interrupted)" and the failures by cause: the gist of a stop. */
+export function stopLines(result: ApplyResult): string[] {
+  const lines: string[] = [];
+  const notStarted = notStartedCount(result);
+  if (result.stoppedBy)
+    lines.push(
+      `${n(result.outcomes.length - notStarted)} done, ${n(notStarted)} not started (${result.stoppedBy})`,
+    );
+  const causes = failuresByCause(result);
+  if (causes.length > 0) lines.push(`Failures by cause (${causes.length}):`);
+  for (const c of causes.slice(0, 10))
+    lines.push(`  ${n(c.count)} × ${stepIdsInWords(c.cause)} (e.g. ${stepInWords(c.example)})`);
+  if (causes.length > 10)
+    lines.push(`  ... and ${causes.length - 10} more causes: see the apply report (--report FILE)`);
+  return lines;
+}
+
+/**
+ * The headline counts, zeros left out. Steps a stop left unstarted are not "skipped" to a
+ * person: the stop line says how many were not started.
+ */
+function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string): string {
+  const counts: Record<Outcome, number> = { ...result.counts, skipped: 0 };
+  for (const o of result.outcomes) if (o.outcome === "skipped" && o.cause !== "stopped") counts.skipped += 1;
+  const parts = (Object.keys(counts) as Outcome[])
+    .filter((o) => counts[o] > 0)
+    .map((o) => paint(o, `${n(counts[o])} ${OUTCOME_WORDS[o]}`));
+  const of = `${n(result.outcomes.length)} step${result.outcomes.length === 1 ? "" : "s"}`;
+  return `Apply finished: ${parts.length > 0 ? `${parts.join(", ")} (of ${of})` : `nothing done (of ${of})`}`;
+}
+
+/** Text for a person: counts, requests, retries, duration, then the steps that did not succeed. */
+export function renderApplySummary(result: ApplyResult, options: SummaryOptions): string {
+  const maxListed = options.maxListed ?? 100;
+  const paint = (outcome: Outcome, text: string): string =>
+    options.color ? `${COLORS[outcome]}${text}${RESET}` : text;
+  const lines: string[] = [headline(result, paint)];
+  lines.push(
+    `Requests: ${n(result.requests)} sent, ${n(result.retries)} retried; duration ${formatDuration(result.durationMs)}`,
+  );
+  if (result.stoppedBy) lines.push(paint("failed", `Stopped: ${result.stopReason ?? result.stoppedBy}`));
+  lines.push(...stopLines(result));
+  for (const outcome of LISTED) {
+    // Steps never started are counted above, not listed one by one with the same reason.
+    const list = result.outcomes.filter(
+      (o) => o.outcome === outcome && !(o.outcome === "skipped" && o.cause === "stopped"),
+    );
+    if (list.length === 0) continue;
+    lines.push("", paint(outcome, `${OUTCOME_WORDS[outcome]} (${n(list.length)}):`));
+    for (const o of list.slice(0, maxListed))
+      lines.push(`  ${stepInWords(o.stepId)}: ${stepIdsInWords(o.error?.message ?? o.reason ?? "")}`);
+    if (list.length > maxListed)
+      lines.push(
+        `  ... and ${n(list.length - maxListed)} more ${OUTCOME_WORDS[outcome]} steps: see the apply report (--report FILE)`,
+      );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
