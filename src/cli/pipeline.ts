@@ -6,7 +6,13 @@ import type { Logger } from "pino";
 import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
 import { readDesiredState, validateForProfile, isError } from "../desired/index.js";
 import type { DesiredState } from "../desired/types.js";
-import { desiredReadOptions, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
+import {
+  desiredReadOptions,
+  ineffectiveSettings,
+  loadConfig,
+  toPolicy,
+  type LoadedConfig,
+} from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState } from "../service/index.js";
 import { plan as makePlan, checkBuiltinIdentity, checkGroupReferences } from "../plan/index.js";
@@ -139,6 +145,7 @@ export async function planAgainstService(
   const { config, logger } = runtime;
   const allowDeletes = intOption(options.values, "allow-deletes");
   const policy: Policy = toPolicy(config, optional("allowDeletes", allowDeletes));
+  for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));

@@ -14,7 +14,7 @@ import type { Config } from "./schema.js";
 
 export type { Config } from "./schema.js";
 export { configSchema, envNameOf, LEAVES } from "./schema.js";
-export { toPolicy } from "./policy.js";
+export { ineffectiveSettings, toPolicy } from "./policy.js";
 export { desiredReadOptions } from "./desired-options.js";
 
 export const DEFAULT_CONFIG_FILE = "usersync.yaml";

@@ -26,3 +26,22 @@ export function toPolicy(config: Config, options: { allowDeletes?: number } = {}
   if (options.allowDeletes !== undefined) policy.allowDeletes = options.allowDeletes;
   return policy;
 }
+
+/**
+ * Settings that do nothing under the rest of the policy, each said once per run so nobody
+ * waits for a prune or a clean-up that this mode never does (docs/configuration.md).
+ */
+export function ineffectiveSettings(policy: Policy): string[] {
+  const notes: string[] = [];
+  if (policy.mode !== "full" && policy.groups.prune)
+    notes.push(
+      "policy.groups.prune has no effect in incremental mode: groups are pruned only with policy.mode full (or --mode full)",
+    );
+  if (policy.mode !== "full" && policy.unlinkedCredentials === "delete")
+    notes.push(
+      "policy.unlinkedCredentials: delete has no effect in incremental mode: unlinked logins are deleted only with policy.mode full (or --mode full)",
+    );
+  else if (policy.unlinkedCredentials === "delete" && policy.deletions === "none")
+    notes.push("policy.unlinkedCredentials: delete has no effect with policy.deletions: none");
+  return notes;
+}
