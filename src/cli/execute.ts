@@ -14,11 +14,10 @@ import {
   openJournal,
   renderApplySummary,
 } from "../apply/index.js";
-import type { ApplyResult, Journal, PasswordProvider } from "../apply/types.js";
-import type { DesiredState } from "../desired/types.js";
-import type { Plan } from "../plan/types.js";
-import type { PasswordSource } from "../plan/policy.js";
-import type { ServiceClient } from "../service/types.js";
+import type { ApplyResult, Journal, PasswordProvider } from "../apply/index.js";
+import type { DesiredState } from "../desired/index.js";
+import type { PasswordSource, Plan } from "../plan/index.js";
+import type { ServiceClient } from "../service/index.js";
 import { useColor } from "./io.js";
 import { writeFileAtomic } from "../files.js";
 import { optional, type Runtime } from "./pipeline.js";

@@ -5,10 +5,8 @@
  */
 import type { Logger } from "pino";
 import { ConfigError } from "../errors.js";
-import { startEmulator } from "../emulator/index.js";
-import type { EmulatorHandle, EmulatorSeed } from "../emulator/types.js";
-import { createClient, type ClientOptions } from "../service/index.js";
-import type { ServiceClient } from "../service/types.js";
+import { startEmulator, type EmulatorHandle, type EmulatorSeed } from "../emulator/index.js";
+import { createClient, type ClientOptions, type ServiceClient } from "../service/index.js";
 import type { LoadedConfig } from "../config/index.js";
 
 export const EMBEDDED = "embedded";
