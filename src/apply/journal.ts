@@ -29,6 +29,23 @@ export interface JournalStats {
   syncs: number;
 }
 
+/** The line for one finished step: outcome fields only, optional ones only when set. */
+function journalLine(o: StepOutcome, time: Date): JournalLine {
+  const line: JournalLine = {
+    time: time.toISOString(),
+    stepId: o.stepId,
+    kind: o.kind,
+    target: o.target,
+    outcome: o.outcome,
+    attempts: o.attempts,
+    durationMs: o.durationMs,
+  };
+  if (o.reason !== undefined) line.reason = o.reason;
+  if (o.recovered !== undefined) line.recovered = o.recovered;
+  if (o.error !== undefined) line.error = o.error;
+  return line;
+}
+
 export async function openJournal(
   path: string,
   options: {
@@ -74,19 +91,7 @@ export async function openJournal(
     record(o) {
       // After a failed write (reported once, through onFailure) nothing more is written.
       if (failure !== undefined) return;
-      const line: JournalLine = {
-        time: now().toISOString(),
-        stepId: o.stepId,
-        kind: o.kind,
-        target: o.target,
-        outcome: o.outcome,
-        attempts: o.attempts,
-        durationMs: o.durationMs,
-      };
-      if (o.reason !== undefined) line.reason = o.reason;
-      if (o.recovered !== undefined) line.recovered = o.recovered;
-      if (o.error !== undefined) line.error = o.error;
-      pending.push(`${JSON.stringify(line)}\n`);
+      pending.push(`${JSON.stringify(journalLine(o, now()))}\n`);
       inFlight ??= drain();
     },
     flush,

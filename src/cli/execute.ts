@@ -14,11 +14,10 @@ import {
   openJournal,
 } from "../apply/index.js";
 import { renderApplySummary } from "../report/index.js";
-import type { ApplyResult, Journal, PasswordProvider } from "../apply/types.js";
-import type { DesiredState } from "../desired/types.js";
-import type { Plan } from "../plan/types.js";
-import type { PasswordSource } from "../plan/policy.js";
-import type { ServiceClient } from "../service/types.js";
+import type { ApplyResult, Journal, PasswordProvider } from "../apply/index.js";
+import type { DesiredState } from "../desired/index.js";
+import type { PasswordSource, Plan } from "../plan/index.js";
+import type { ServiceClient } from "../service/index.js";
 import { useColor } from "./io.js";
 import { writeFileAtomic } from "../files.js";
 import { optional, type Runtime } from "./pipeline.js";
@@ -82,6 +81,44 @@ function credentialsNote(passwords: PasswordProvider): string {
   return `Initial passwords of the ${n} new built-in user(s): ${passwords.credentialsFile} (mode 0600)\n`;
 }
 
+/** The journal of this run; a write that fails is logged once and the run goes on without it. */
+function openRunJournal(runtime: Runtime, journalFile: string) {
+  const journalFailed = (err: unknown): void =>
+    runtime.logger.error(
+      { file: journalFile, err: (err as Error).message },
+      "the journal cannot be written; the run goes on, its outcome will be in the summary and the report",
+    );
+  return openJournal(journalFile, { onFailure: journalFailed });
+}
+
+/** After the run: the report file, one warning line when it failed or stopped, the summary. */
+async function reportRun(
+  runtime: Runtime,
+  options: ExecuteOptions & { result: ApplyResult; passwords: PasswordProvider },
+): Promise<void> {
+  const { config, logger, io } = runtime;
+  const { result } = options;
+  const reportFile = options.reportFile ?? config.output.report;
+  if (reportFile !== undefined) {
+    await writeFileAtomic(reportFile, `${JSON.stringify(buildApplyReport(result, options.plan), null, 2)}\n`);
+    logger.info({ file: reportFile }, "apply report written");
+  }
+  const notStarted = notStartedCount(result);
+  const causes = failuresByCause(result);
+  if (result.stoppedBy || result.counts.failed > 0)
+    logger.warn(
+      {
+        stoppedBy: result.stoppedBy,
+        done: result.outcomes.length - notStarted,
+        notStarted,
+        ...(causes.length > 0 ? { failuresByCause: causes } : {}),
+      },
+      "apply ended with failures or stopped",
+    );
+  io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
+  io.stdout.write(credentialsNote(options.passwords));
+}
+
 export async function executePlan(
   runtime: Runtime,
   options: ExecuteOptions & { passwords: Awaited<ReturnType<typeof preparePasswords>> },
@@ -99,13 +136,7 @@ export async function executePlan(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    const journalFailed = (err: unknown): void =>
-      logger.error(
-        { file: journalFile, err: (err as Error).message },
-        "the journal cannot be written; the run goes on, its outcome will be in the summary and the report",
-      );
-    journal =
-      journalFile !== undefined ? await openJournal(journalFile, { onFailure: journalFailed }) : undefined;
+    journal = journalFile !== undefined ? await openRunJournal(runtime, journalFile) : undefined;
     const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
     const progress = createProgressReporter({
       stream: io.stderr,
@@ -127,28 +158,7 @@ export async function executePlan(
       signal: interrupt.signal,
     });
     progress.done();
-    const reportFile = options.reportFile ?? config.output.report;
-    if (reportFile !== undefined) {
-      await writeFileAtomic(
-        reportFile,
-        `${JSON.stringify(buildApplyReport(result, options.plan), null, 2)}\n`,
-      );
-      logger.info({ file: reportFile }, "apply report written");
-    }
-    const notStarted = notStartedCount(result);
-    const causes = failuresByCause(result);
-    if (result.stoppedBy || result.counts.failed > 0)
-      logger.warn(
-        {
-          stoppedBy: result.stoppedBy,
-          done: result.outcomes.length - notStarted,
-          notStarted,
-          ...(causes.length > 0 ? { failuresByCause: causes } : {}),
-        },
-        "apply ended with failures or stopped",
-      );
-    io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
-    io.stdout.write(credentialsNote(options.passwords));
+    await reportRun(runtime, { ...options, result });
     return { result, exitCode: exitCodeForApply(result) };
   } finally {
     process.off("SIGINT", onSignal);

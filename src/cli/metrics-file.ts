@@ -3,13 +3,13 @@
  * exit code), keeping the last success time of earlier runs; and/or pushed to a Pushgateway.
  */
 import { readFile } from "node:fs/promises";
-import type { ApplyResult } from "../apply/types.js";
-import type { Plan } from "../plan/types.js";
-import type { ServiceClient } from "../service/types.js";
-import { previousLastSuccess, renderMetrics } from "../report/metrics.js";
+import type { ApplyResult } from "../apply/index.js";
+import type { Plan } from "../plan/index.js";
+import type { ServiceClient } from "../service/index.js";
+import { previousLastSuccess, renderMetrics } from "../report/index.js";
 import { writeFileAtomic } from "../files.js";
 import type { Logger } from "pino";
-import type { Config } from "../config/schema.js";
+import type { Config } from "../config/index.js";
 import { stringOption, type ParsedCommand } from "./args.js";
 import { pushMetrics, type MetricsPush } from "./metrics-push.js";
 

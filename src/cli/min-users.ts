@@ -6,8 +6,8 @@
  * An LDAP source always needs at least one user; a file source only when minUsers is set.
  */
 import { InputError } from "../errors.js";
-import type { Config } from "../config/schema.js";
-import type { DesiredState } from "../desired/types.js";
+import type { Config } from "../config/index.js";
+import type { DesiredState } from "../desired/index.js";
 
 function present(state: DesiredState): number {
   return state.users.filter((u) => u.state === "present").length;

@@ -4,8 +4,13 @@
  */
 import type { Logger } from "pino";
 import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
-import { readDesiredState, validateForProfile, isError } from "../desired/index.js";
-import type { DesiredState } from "../desired/types.js";
+import {
+  readDesiredState,
+  readLdapDesired,
+  validateForProfile,
+  isError,
+  type DesiredState,
+} from "../desired/index.js";
 import {
   desiredReadOptions,
   ineffectiveSettings,
@@ -14,16 +19,18 @@ import {
   type LoadedConfig,
 } from "../config/index.js";
 import { createLogger } from "../logging.js";
-import { listActualState } from "../service/index.js";
-import { plan as makePlan, checkBuiltinIdentity, checkGroupReferences } from "../plan/index.js";
-import type { Plan } from "../plan/types.js";
-import type { Policy } from "../plan/policy.js";
-import type { ActualState } from "../service/types.js";
+import { listActualState, type ActualState } from "../service/index.js";
+import {
+  plan as makePlan,
+  checkBuiltinIdentity,
+  checkGroupReferences,
+  type Plan,
+  type Policy,
+} from "../plan/index.js";
 import { intOption, stringOption, type ParsedValues } from "./args.js";
 import type { Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
-import type { EmulatorSeed } from "../emulator/types.js";
-import { readLdapDesired } from "../desired/ldap/index.js";
+import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 
 export interface Runtime {

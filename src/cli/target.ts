@@ -5,10 +5,8 @@
  */
 import type { Logger } from "pino";
 import { ConfigError } from "../errors.js";
-import { startEmulator } from "../emulator/index.js";
-import type { EmulatorHandle, EmulatorSeed } from "../emulator/types.js";
-import { createClient } from "../service/index.js";
-import type { ServiceClient } from "../service/types.js";
+import { startEmulator, type EmulatorHandle, type EmulatorSeed } from "../emulator/index.js";
+import { createClient, type ClientOptions, type ServiceClient } from "../service/index.js";
 import type { LoadedConfig } from "../config/index.js";
 
 export const EMBEDDED = "embedded";
@@ -48,27 +46,11 @@ export async function connect(options: {
   };
 
   if (target.baseUrl === EMBEDDED) {
-    const emulator = await startEmulator({
-      port: 0,
-      tokens: { [EMBEDDED_TOKEN]: "admin" },
+    return connectEmbedded({
+      common,
       ...(options.embeddedSeed ? { seed: options.embeddedSeed } : {}),
       ...(target.embeddedData ? { persistPath: target.embeddedData } : {}),
     });
-    try {
-      const client = await createClient({ ...common, baseUrl: emulator.url, token: EMBEDDED_TOKEN });
-      return {
-        client,
-        label: "embedded emulator",
-        embedded: emulator,
-        close: async () => {
-          await client.close();
-          await emulator.close();
-        },
-      };
-    } catch (err) {
-      await emulator.close();
-      throw err;
-    }
   }
 
   // loadConfig has checked the URL (syntax, http(s), no credentials, no plain http to a remote host).
@@ -91,4 +73,33 @@ export async function connect(options: {
     ...(target.caFile ? { caFile: target.caFile } : {}),
   });
   return { client, label: url.origin, close: () => client.close() };
+}
+
+/** Starts the emulator inside this process and connects to it; the connection closes both. */
+async function connectEmbedded(options: {
+  common: Omit<ClientOptions, "baseUrl" | "token">;
+  seed?: EmulatorSeed;
+  persistPath?: string;
+}): Promise<Connection> {
+  const emulator = await startEmulator({
+    port: 0,
+    tokens: { [EMBEDDED_TOKEN]: "admin" },
+    ...(options.seed ? { seed: options.seed } : {}),
+    ...(options.persistPath ? { persistPath: options.persistPath } : {}),
+  });
+  try {
+    const client = await createClient({ ...options.common, baseUrl: emulator.url, token: EMBEDDED_TOKEN });
+    return {
+      client,
+      label: "embedded emulator",
+      embedded: emulator,
+      close: async () => {
+        await client.close();
+        await emulator.close();
+      },
+    };
+  } catch (err) {
+    await emulator.close();
+    throw err;
+  }
 }

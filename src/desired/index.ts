@@ -4,7 +4,6 @@
  */
 import { stat } from "node:fs/promises";
 import { extname } from "node:path";
-import type { Problem } from "../errors.js";
 import { checkGroups, checkUsers } from "./checks.js";
 import { ProblemList, sortProblems } from "./problems.js";
 import { readCsv } from "./read-csv.js";
@@ -12,9 +11,17 @@ import type { CsvShape } from "./read-csv.js";
 import { readYaml } from "./read-yaml.js";
 import { GROUP_FIELDS, normaliseGroup, normaliseUser, USER_FIELDS } from "./records.js";
 import type { GroupField, RecordContext, UserField } from "./records.js";
-import type { DesiredFormat, DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+import type { DesiredFormat, DesiredGroup, DesiredUser, Identity, ReadDesiredResult } from "./types.js";
 
-export type { DesiredFormat, DesiredGroup, DesiredState, DesiredUser, Identity } from "./types.js";
+export type {
+  DesiredFormat,
+  DesiredGroup,
+  DesiredState,
+  DesiredUser,
+  Identity,
+  ReadDesiredResult,
+} from "./types.js";
+export { readLdapDesired, renderDesiredYaml, type LdapConfig } from "./ldap/index.js";
 export { deriveUserId, emailProblem, isValidId, ID_PATTERN } from "./ids.js";
 export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
@@ -27,12 +34,6 @@ export interface ReadDesiredOptions {
   /** Default: by extension (.yaml, .yml, .csv). */
   format?: DesiredFormat;
   defaults?: { identity?: Identity };
-}
-
-export interface ReadDesiredResult {
-  state: DesiredState;
-  /** Errors (severity "error") and warnings, in file and line order. */
-  problems: Problem[];
 }
 
 const USERS_CSV: CsvShape<UserField> = {

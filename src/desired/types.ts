@@ -1,4 +1,5 @@
 /** The normalised desired state, whatever file format it was read from. */
+import type { Problem } from "../errors.js";
 
 /** The file formats the desired state can be read from and exported to. */
 export type DesiredFormat = "yaml" | "csv";
@@ -45,4 +46,11 @@ export interface DesiredState {
   groups: DesiredGroup[];
   /** The files this state was read from (for messages and plan fingerprints). */
   files: string[];
+}
+
+/** A desired state as read, with every problem found in it. */
+export interface ReadDesiredResult {
+  state: DesiredState;
+  /** Errors (severity "error") and warnings, in file and line order. */
+  problems: Problem[];
 }

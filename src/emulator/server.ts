@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Profile } from "./entity-docs.js";
 import { handleGroups, handleUsers } from "./entity-routes.js";
-import type { FaultEngine } from "./faults.js";
+import type { FaultDecision, FaultEngine } from "./faults.js";
 import { rateLimitHeaders, type RateLimitStatus } from "./rate-headers.js";
 import {
   JSON_TYPE,
@@ -101,9 +101,9 @@ export function createPipeline(deps: PipelineDeps): (req: IncomingMessage, res: 
 }
 
 /**
- * One request through the pipeline of the header comment, read top to bottom. Over 60 lines on
- * purpose: each fault step answers early with the state gathered so far (entry, rate, decision),
- * and the order of the steps is the emulator's contract (docs/emulator.md).
+ * One request through the pipeline of the header comment, read top to bottom: each step may
+ * answer early with the state gathered so far (entry, rate, decision), and the order of the steps
+ * is the emulator's contract (docs/emulator.md).
  */
 async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const time = Date.now();
@@ -129,31 +129,14 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
 
   const route = findRoute(deps, path);
 
-  // Faults: decided synchronously at arrival, so the draws follow arrival order.
-  let rate: RateLimitStatus | undefined;
-  let decision: ReturnType<FaultEngine["decide"]> | undefined;
-  if (deps.faults.applies(path)) {
-    rate = deps.faults.countRateLimit(time);
-    decision = deps.faults.decide(WRITE_METHODS.has(method));
-    if (!rate?.exceeded && decision.fault === "drop") {
-      entry.fault = "drop";
-      return finish(undefined, rate);
-    }
-  } else {
-    rate = deps.faults.peekRateLimit(time);
+  const { rate, decision } = arrivalFaults(deps, { path, method, time });
+  if (!rate?.exceeded && decision?.fault === "drop") {
+    entry.fault = "drop";
+    return finish(undefined, rate);
   }
 
-  let raw: Buffer;
-  try {
-    raw = await readBody(req);
-  } catch (err) {
-    return finish(
-      err instanceof ProblemError
-        ? problemReply(err.status, err.detail)
-        : problemReply(400, "cannot read the request body"),
-      rate,
-    );
-  }
+  const raw = await readBody(req).catch(bodyErrorReply);
+  if (!Buffer.isBuffer(raw)) return finish(raw, rate);
   if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
 
   const parsed = parseBody(raw);
@@ -161,21 +144,11 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   if (parsed.ok) entry.body = redact(parsed.value);
   else if (!("empty" in parsed)) entry.body = `<${raw.length} bytes, not JSON>`;
 
-  if (rate?.exceeded) {
-    entry.fault = "rateLimit";
-    return finish(
-      throttled(`rate limit of ${rate.limit} requests per window exceeded`, rate.resetSeconds),
-      rate,
-    );
-  }
   const fault = decision?.fault;
-  if (fault === "500" || fault === "503") {
-    entry.fault = fault;
-    return finish(problemReply(Number(fault), "injected fault"), rate);
-  }
-  if (fault === "429") {
-    entry.fault = "429";
-    return finish(throttled("injected throttling", deps.faults.current.retryAfterSeconds ?? 1), rate);
+  const refused = faultReply(deps, { rate, fault });
+  if (refused) {
+    entry.fault = refused.fault;
+    return finish(refused.reply, rate);
   }
 
   let reply: Reply;
@@ -190,6 +163,43 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   }
   if (fault === "lose") entry.fault = "lose";
   finish(reply, rate, fault === "lose");
+}
+
+/** Decided synchronously at arrival, so the draws follow arrival order; out of scope: no draw, no count. */
+function arrivalFaults(
+  deps: PipelineDeps,
+  req: { path: string; method: string; time: number },
+): { rate: RateLimitStatus | undefined; decision?: FaultDecision } {
+  if (!deps.faults.applies(req.path)) return { rate: deps.faults.peekRateLimit(req.time) };
+  return {
+    rate: deps.faults.countRateLimit(req.time),
+    decision: deps.faults.decide(WRITE_METHODS.has(req.method)),
+  };
+}
+
+function bodyErrorReply(err: unknown): Reply {
+  return err instanceof ProblemError
+    ? problemReply(err.status, err.detail)
+    : problemReply(400, "cannot read the request body");
+}
+
+/** The answer that replaces the handler's, once the body is read: the rate limit, then an injected error. */
+function faultReply(
+  deps: PipelineDeps,
+  o: { rate: RateLimitStatus | undefined; fault: FaultDecision["fault"] },
+): { fault: NonNullable<RequestLogEntry["fault"]>; reply: Reply } | undefined {
+  const { rate, fault } = o;
+  if (rate?.exceeded) {
+    const message = `rate limit of ${rate.limit} requests per window exceeded`;
+    return { fault: "rateLimit", reply: throttled(message, rate.resetSeconds) };
+  }
+  if (fault === "500" || fault === "503")
+    return { fault, reply: problemReply(Number(fault), "injected fault") };
+  if (fault === "429") {
+    const retryAfter = deps.faults.current.retryAfterSeconds ?? 1;
+    return { fault: "429", reply: throttled("injected throttling", retryAfter) };
+  }
+  return undefined;
 }
 
 /** The caller a bearer token names, or the 401 (no or unknown token) or 403 answer. */

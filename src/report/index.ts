@@ -11,7 +11,8 @@ export { renderPlanSummaryLine, confirmQuestion } from "./summary-lines.js";
 export { renderApplySummary, formatDuration, type SummaryOptions } from "./apply-summary.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
-export { DETAIL_LEVELS, type Detail } from "./text.js";
+export { COMPACT_OVER_STEPS, DETAIL_LEVELS, type Detail } from "./text.js";
+export { previousLastSuccess, renderMetrics } from "./metrics.js";
 
 export interface RenderOptions {
   format: PlanFormat;

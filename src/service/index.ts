@@ -15,7 +15,7 @@ import { MAX_TIMER_MS } from "./rate-limit-headers.js";
 import { Transport } from "./transport.js";
 import type { ServiceClient } from "./types.js";
 
-export type { ServiceClient } from "./types.js";
+export type { ActualState, ServiceClient } from "./types.js";
 export { listActualState } from "./actual.js";
 export { isRetryable, parseRetryAfter } from "./retry-policy.js";
 

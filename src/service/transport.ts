@@ -52,6 +52,7 @@ export interface Answer {
   status: number;
   json: unknown;
 }
+type RawAnswer = { status: number; headers: Headers; text: string };
 
 /**
  * 429s are "sustained" (the run slows down) when at least SUSTAINED of them answered requests sent
@@ -163,14 +164,9 @@ export class Transport {
     );
   }
 
-  private async attempt(spec: RequestSpec, secrets: string[], attempt: number): Promise<Answer> {
-    await this.limiter.acquire();
-    const started = this.o.now();
-    this.counts.requests += 1;
+  /** One request and its whole answer, or a NetworkError (no answer in time, a connection lost). */
+  private async exchange(spec: RequestSpec, secrets: string[]): Promise<RawAnswer> {
     this.inFlight += 1;
-    let status: number;
-    let headers: Headers;
-    let text: string;
     // undici's own headers timeout runs on a coarse (~1 s) timer; this one is exact.
     const abort = new AbortController();
     let timedOut = false;
@@ -191,9 +187,7 @@ export class Transport {
         ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
       });
       clearTimeout(timer);
-      status = res.statusCode;
-      headers = res.headers;
-      text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
     } catch (err) {
       const e = err as { code?: string; message?: string };
       const code = timedOut ? "UND_ERR_HEADERS_TIMEOUT" : (e.code ?? "UNKNOWN");
@@ -211,6 +205,13 @@ export class Transport {
       clearTimeout(timer);
       this.inFlight -= 1;
     }
+  }
+
+  private async attempt(spec: RequestSpec, secrets: string[], attempt: number): Promise<Answer> {
+    await this.limiter.acquire();
+    const started = this.o.now();
+    this.counts.requests += 1;
+    const { status, headers, text } = await this.exchange(spec, secrets);
     this.observeRateLimit(headers);
     this.answersSinceSlow += 1;
     this.o.logger.debug(

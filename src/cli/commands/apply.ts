@@ -6,11 +6,9 @@ import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import { checkPlanProfile, findStaleSteps } from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
-import { isEmptyPlan, parsePlan, serializePlan } from "../../plan/index.js";
-import type { Plan } from "../../plan/types.js";
-import type { DesiredState } from "../../desired/types.js";
-import { confirmQuestion, renderPlan } from "../../report/index.js";
-import { COMPACT_OVER_STEPS } from "../../report/text.js";
+import { isEmptyPlan, parsePlan, serializePlan, type Plan } from "../../plan/index.js";
+import type { DesiredState } from "../../desired/index.js";
+import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
 import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
@@ -58,6 +56,26 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   }
 }
 
+/** The plan to apply and an open connection: a saved plan checked against the service, or a new one. */
+async function preparePlan(
+  runtime: Runtime,
+  values: ParsedCommand["values"],
+  savedPlan: string | undefined,
+): Promise<Prepared> {
+  if (savedPlan !== undefined) {
+    if (values["allow-deletes"] !== undefined || values["mode"] !== undefined) {
+      throw new ConfigError({
+        message:
+          "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+      });
+    }
+    return prepareSavedPlan(runtime, savedPlan);
+  }
+  const desired = await loadDesired(runtime);
+  const planned = await planAgainstService(runtime, { values, desired });
+  return { plan: planned.plan, connection: planned.connection, desired };
+}
+
 export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(command.values, io);
   const { values } = command;
@@ -88,20 +106,7 @@ async function applyCommand(
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   let detail = detailOption(values, format);
   const savedPlan = stringOption(values, "plan");
-  let prepared: Prepared;
-  if (savedPlan !== undefined) {
-    if (values["allow-deletes"] !== undefined || values["mode"] !== undefined) {
-      throw new ConfigError({
-        message:
-          "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
-      });
-    }
-    prepared = await prepareSavedPlan(runtime, savedPlan);
-  } else {
-    const desired = await loadDesired(runtime);
-    const planned = await planAgainstService(runtime, { values, desired });
-    prepared = { plan: planned.plan, connection: planned.connection, desired };
-  }
+  const prepared = await preparePlan(runtime, values, savedPlan);
   const { plan, connection } = prepared;
   metrics.client = connection.client;
   metrics.plan = plan;

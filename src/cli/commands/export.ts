@@ -1,12 +1,11 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState } from "../../service/index.js";
-import { groupsPathFor, renderExport } from "../../desired/index.js";
+import { groupsPathFor, renderDesiredYaml, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { loadRuntime, readLdap, reportProblems } from "../pipeline.js";
-import { renderDesiredYaml } from "../../desired/ldap/index.js";
 import { connect } from "../target.js";
 
 export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {

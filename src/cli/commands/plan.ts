@@ -1,5 +1,5 @@
 /** `usersync plan`: a dry run. stdout carries only the plan. */
-import { isEmptyPlan, serializePlan, summarizePlan } from "../../plan/index.js";
+import { isEmptyPlan, serializePlan, summarizePlan, type Plan } from "../../plan/index.js";
 import {
   DETAIL_LEVELS,
   renderPlan,
@@ -7,7 +7,6 @@ import {
   type Detail,
   type PlanFormat,
 } from "../../report/index.js";
-import type { Plan } from "../../plan/types.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";

@@ -22,6 +22,8 @@ interface DirectoryGroup {
   id?: string;
 }
 
+type Picked = { group: DirectoryGroup; rule: Rule; values: Values };
+
 export interface DirectoryGroups {
   groups: DesiredGroup[];
   /** The user-group ids of one user (by normalised DN), nesting expanded; sorted. */
@@ -34,7 +36,8 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/[\\*()\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
-function valuesOf(entry: Record<string, unknown>): Map<string, (string | Buffer)[]> {
+/** An entry's attributes by lower-case name, every value a list; the DN is not an attribute. */
+export function valuesOf(entry: Record<string, unknown>): Map<string, (string | Buffer)[]> {
   const values = new Map<string, (string | Buffer)[]>();
   for (const [key, value] of Object.entries(entry)) {
     if (key === "dn") continue;
@@ -47,12 +50,11 @@ function textList(values: Values, name: string): string[] {
   return (values.get(name) ?? []).map((v) => normaliseDn(String(v)));
 }
 
-export async function readDirectoryGroups(options: {
-  config: LdapConfig;
-  connection: LdapConnection;
-  ctx: RecordContext;
-}): Promise<DirectoryGroups> {
-  const { config, connection, ctx } = options;
+/** Reads every group under the group base once; notes the ones a rule picks, with that rule. */
+async function searchGroups(
+  config: LdapConfig,
+  connection: LdapConnection,
+): Promise<{ byDn: Map<string, DirectoryGroup>; picked: Picked[] }> {
   const rules = config.groups.map((rule) => ({
     rule,
     dn: rule.dn !== undefined ? globMatcher(rule.dn) : () => true,
@@ -63,7 +65,7 @@ export async function readDirectoryGroups(options: {
     for (const t of [r.id, r.name ?? ""]) attributesOf(t).forEach((a) => wanted.add(a));
 
   const byDn = new Map<string, DirectoryGroup>();
-  const picked: { group: DirectoryGroup; rule: Rule; values: Values }[] = [];
+  const picked: Picked[] = [];
   for await (const page of connection.pages({
     base: config.groupBaseDn ?? config.baseDn,
     filter: config.groupFilter,
@@ -82,6 +84,16 @@ export async function readDirectoryGroups(options: {
       if (match) picked.push({ group, rule: match.rule, values });
     }
   }
+  return { byDn, picked };
+}
+
+export async function readDirectoryGroups(options: {
+  config: LdapConfig;
+  connection: LdapConnection;
+  ctx: RecordContext;
+}): Promise<DirectoryGroups> {
+  const { config, connection, ctx } = options;
+  const { byDn, picked } = await searchGroups(config, connection);
   const parentsOf = parentMap(byDn, config.nested);
   const made: { group: DirectoryGroup; rule: Rule; desired: DesiredGroup }[] = [];
   for (const { group, rule, values } of picked) {

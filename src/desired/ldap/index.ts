@@ -4,13 +4,13 @@
  * are unchanged). Groups first (fewer), then the users page by page, each entry normalised as
  * it arrives. Problems name the entry's DN and the attribute (the template) the field came from.
  */
+import type { Entry } from "ldapts";
 import { checkGroups, checkUsers } from "../checks.js";
 import { ProblemList, sortProblems } from "../problems.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
-import type { DesiredUser, Identity } from "../types.js";
-import type { ReadDesiredResult } from "../index.js";
+import type { DesiredUser, Identity, ReadDesiredResult } from "../types.js";
 import { openLdap, type LdapConfig } from "./client.js";
-import { readDirectoryGroups } from "./groups.js";
+import { readDirectoryGroups, valuesOf } from "./groups.js";
 import { attributesOf, evaluate, normaliseDn } from "./template.js";
 
 export type { LdapConfig } from "./client.js";
@@ -27,6 +27,33 @@ type MappedField = keyof LdapConfig["attributes"];
 /** What the desired state says it was read from: the server and the base, never the bind DN. */
 export function ldapSourceName(config: LdapConfig): string {
   return `${config.url.replace(/\/$/, "")}/${config.baseDn}`;
+}
+
+/** One user entry as a raw record: each mapped field from its template, problems located at the DN. */
+function userRecord(o: {
+  entry: Entry;
+  line: number;
+  map: [MappedField, string][];
+  config: LdapConfig;
+  /** The user's groups, when groups are read from the directory. */
+  groups?: string[];
+}): RawRecord<UserField> {
+  const { entry, config } = o;
+  const values = valuesOf(entry);
+  const text: Partial<Record<UserField, string>> = {};
+  for (const [field, template] of o.map) {
+    const v = evaluate(template, values);
+    if (v !== undefined) text[field] = config.lowerCase.includes(field) ? v.toLowerCase() : v;
+  }
+  return {
+    line: o.line,
+    text,
+    lists: o.groups ? { groups: o.groups } : {},
+    where: (field) => ({
+      file: entry.dn,
+      field: (config.attributes as Record<string, string | undefined>)[field] ?? field,
+    }),
+  };
 }
 
 export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDesiredResult> {
@@ -56,24 +83,8 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDes
     })) {
       for (const entry of page) {
         line++;
-        const values = new Map<string, (string | Buffer)[]>();
-        for (const [key, value] of Object.entries(entry))
-          if (key !== "dn")
-            values.set(key.toLowerCase(), (Array.isArray(value) ? value : [value]) as (string | Buffer)[]);
-        const text: Partial<Record<UserField, string>> = {};
-        for (const [field, template] of map) {
-          const v = evaluate(template, values);
-          if (v !== undefined) text[field] = config.lowerCase.includes(field) ? v.toLowerCase() : v;
-        }
-        const raw: RawRecord<UserField> = {
-          line,
-          text,
-          lists: directory ? { groups: directory.groupsOf(normaliseDn(entry.dn)) } : {},
-          where: (field) => ({
-            file: entry.dn,
-            field: (config.attributes as Record<string, string | undefined>)[field] ?? field,
-          }),
-        };
+        const groups = directory?.groupsOf(normaliseDn(entry.dn));
+        const raw = userRecord({ entry, line, map, config, ...(groups ? { groups } : {}) });
         const user = normaliseUser(raw, ctx);
         if (user) users.push(user);
       }
