@@ -45,27 +45,16 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   let lastDrawn = -Infinity;
   let drawnWidth = 0;
 
-  const eta = (p: Progress): number | undefined => {
-    const elapsed = (now() - started) / 1000;
-    const remaining = p.total - p.done - (p.notStarted ?? 0);
-    // Measured once a few steps and a second have passed; the estimate before that.
-    if (p.done >= 10 && elapsed >= 1) return (remaining * elapsed) / p.done;
-    if (options.estimateSeconds === undefined || p.total === 0) return undefined;
-    return Math.max(0, options.estimateSeconds - elapsed);
-  };
+  const eta = (p: Progress): number | undefined =>
+    etaSeconds(p, (now() - started) / 1000, options.estimateSeconds);
   const draw = (p: Progress): void => {
     if (options.isTTY) {
       const line = barLine(p, (now() - started) / 1000, eta(p));
       // Pad over the previous, possibly longer line.
       options.stream.write(`\r${line.padEnd(drawnWidth)}`);
       drawnWidth = line.length;
-    } else if (options.logger) {
-      options.logger.info(
-        { done: p.done, total: p.total, running: p.running, ...p.counts },
-        "apply progress",
-      );
     } else {
-      options.stream.write(`${textLine(p, now() - started)}\n`);
+      plainProgress(options, p, now() - started);
     }
   };
 
@@ -105,12 +94,28 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   };
 }
 
+/** Off a TTY: a log event when there is a logger, else a plain line. */
+function plainProgress(options: ProgressReporterOptions, p: Progress, elapsedMs: number): void {
+  if (options.logger)
+    options.logger.info({ done: p.done, total: p.total, running: p.running, ...p.counts }, "apply progress");
+  else options.stream.write(`${textLine(p, elapsedMs)}\n`);
+}
+
+/** Measured once a few steps and a second have passed; the plan's estimate before that. */
+function etaSeconds(p: Progress, elapsedS: number, estimateS: number | undefined): number | undefined {
+  const remaining = p.total - p.done - (p.notStarted ?? 0);
+  if (p.done >= 10 && elapsedS >= 1) return (remaining * elapsedS) / p.done;
+  if (estimateS === undefined || p.total === 0) return undefined;
+  return Math.max(0, estimateS - elapsedS);
+}
+
 function barLine(p: Progress, elapsedS: number, etaS: number | undefined): string {
   const share = p.total === 0 ? 1 : p.done / p.total;
   const filled = Math.round(share * BAR_WIDTH);
   const parts = [`${p.done}/${p.total} steps`, `${p.running} running`];
   if (elapsedS >= 1) parts.push(`${(p.done / elapsedS).toFixed(1)}/s`);
-  if (etaS !== undefined && p.done < p.total) parts.push(`ETA ${clock(etaS)}`);
+  // A stopped run has no time left to estimate: its not-started steps say what is left.
+  if (etaS !== undefined && p.done < p.total && !p.notStarted) parts.push(`ETA ${clock(etaS)}`);
   if (p.retries) parts.push(`${p.retries} retried`);
   if (p.counts.failed) parts.push(`${p.counts.failed} failed`);
   if (p.notStarted) parts.push(`${p.notStarted} not started`);
