@@ -51,38 +51,15 @@ function authIdOf(email: string, authenticationId: string): string {
 export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess> {
   const { client, callOptions: opts } = ctx;
   switch (step.kind) {
-    case "createGroup": {
-      const res = await client.createGroup(step.after, opts);
-      if (res.status === "created") return {};
-      const found = await client.getGroup(step.after.id);
-      if (!found)
-        throw new StepFailure(`group ${step.target} answered "exists" but cannot be read back; re-run plan`);
-      if (!sameGroup(found, step.after)) await client.updateGroup(step.after, opts);
-      return { recovered: "exists" };
-    }
+    case "createGroup":
+      return createGroup(step, ctx);
     case "updateGroup":
       await whenPresent(step.target, "group", () => client.updateGroup(step.after, opts));
       return {};
     case "deleteGroup":
       return deleted(await client.deleteGroup(step.target, opts));
-    case "createCredentials": {
-      const { email, displayName } = step.after;
-      const password = step.after.password === "none" ? undefined : await passwordFor(ctx.passwords, email);
-      const res = await client.createIdpUser(
-        password === undefined ? { email, displayName } : { email, displayName, password },
-        opts,
-      );
-      if (res.status === "created") return { authenticationId: authIdOf(email, res.value.authenticationId) };
-      const found = await client.getIdpUser(email);
-      if (!found)
-        throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
-      if (found.displayName !== displayName) {
-        throw new StepFailure(
-          `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
-        );
-      }
-      return { recovered: "exists", authenticationId: authIdOf(email, found.authenticationId) };
-    }
+    case "createCredentials":
+      return createCredentials(step, ctx);
     case "updateCredentials":
       await whenPresent(step.target, "IdP user", () => client.updateIdpUser(step.after, opts));
       return {};
@@ -90,22 +67,8 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
       // The email as the IdP stores it (the step id lower-cases it): the service may match paths
       // case-sensitively, and a 404 here would be read as "already gone".
       return deleted(await client.deleteIdpUser(step.before.email, opts));
-    case "createMapping": {
-      const mapping = resolveMapping(step.after, ctx.authIds, step.id);
-      const res = await client.createMapping(mapping, opts);
-      if (res.status === "created") return {};
-      const found = await client.getMapping(mapping.id);
-      if (!found)
-        throw new StepFailure(`mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`);
-      if ((found.authenticationId ?? "") !== (mapping.authenticationId ?? "")) {
-        throw new StepFailure(
-          `conflict: mapping ${mapping.id} already exists with authenticationId ${found.authenticationId ?? "(none)"}, ` +
-            `not ${mapping.authenticationId ?? "(none)"}; re-run plan to update it or fix the desired state`,
-        );
-      }
-      if (!sameMapping(found, mapping)) await client.updateMapping(mapping, opts);
-      return { recovered: "exists" };
-    }
+    case "createMapping":
+      return createMapping(step, ctx);
     case "updateMapping": {
       const mapping = resolveMapping(step.after, ctx.authIds, step.id);
       await whenPresent(step.target, "mapping", () => client.updateMapping(mapping, opts));
@@ -114,6 +77,60 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     case "deleteMapping":
       return deleted(await client.deleteMapping(step.target, opts));
   }
+}
+
+type StepOf<K extends Step["kind"]> = Extract<Step, { kind: K }>;
+
+/** A create that meets "exists" reads the group back and brings it in line. */
+async function createGroup(step: StepOf<"createGroup">, ctx: StepContext): Promise<StepSuccess> {
+  const { client, callOptions: opts } = ctx;
+  const res = await client.createGroup(step.after, opts);
+  if (res.status === "created") return {};
+  const found = await client.getGroup(step.after.id);
+  if (!found)
+    throw new StepFailure(`group ${step.target} answered "exists" but cannot be read back; re-run plan`);
+  if (!sameGroup(found, step.after)) await client.updateGroup(step.after, opts);
+  return { recovered: "exists" };
+}
+
+/** The IdP user, with its initial password; "exists" succeeds only when the display name matches. */
+async function createCredentials(step: StepOf<"createCredentials">, ctx: StepContext): Promise<StepSuccess> {
+  const { client, callOptions: opts } = ctx;
+  const { email, displayName } = step.after;
+  const password = step.after.password === "none" ? undefined : await passwordFor(ctx.passwords, email);
+  const res = await client.createIdpUser(
+    password === undefined ? { email, displayName } : { email, displayName, password },
+    opts,
+  );
+  if (res.status === "created") return { authenticationId: authIdOf(email, res.value.authenticationId) };
+  const found = await client.getIdpUser(email);
+  if (!found)
+    throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
+  if (found.displayName !== displayName) {
+    throw new StepFailure(
+      `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
+    );
+  }
+  return { recovered: "exists", authenticationId: authIdOf(email, found.authenticationId) };
+}
+
+/** A mapping that meets "exists" succeeds when it points at the same login, and is updated to match. */
+async function createMapping(step: StepOf<"createMapping">, ctx: StepContext): Promise<StepSuccess> {
+  const { client, callOptions: opts } = ctx;
+  const mapping = resolveMapping(step.after, ctx.authIds, step.id);
+  const res = await client.createMapping(mapping, opts);
+  if (res.status === "created") return {};
+  const found = await client.getMapping(mapping.id);
+  if (!found)
+    throw new StepFailure(`mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`);
+  if ((found.authenticationId ?? "") !== (mapping.authenticationId ?? "")) {
+    throw new StepFailure(
+      `conflict: mapping ${mapping.id} already exists with authenticationId ${found.authenticationId ?? "(none)"}, ` +
+        `not ${mapping.authenticationId ?? "(none)"}; re-run plan to update it or fix the desired state`,
+    );
+  }
+  if (!sameMapping(found, mapping)) await client.updateMapping(mapping, opts);
+  return { recovered: "exists" };
 }
 
 /** A password that cannot be made durable must not be sent; and the next create would fail alike. */
