@@ -24,15 +24,16 @@ export interface StepSuccess {
 
 /** A failure the executor explains itself (conflicts, vanished objects); carries no secret. */
 export class StepFailure extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-    readonly traceId?: string,
-    /** Stops the run like a 401: every later step would fail the same way. */
-    readonly fatal = false,
-  ) {
-    super(message);
+  readonly status: number | undefined;
+  readonly traceId: string | undefined;
+  /** Stops the run like a 401: every later step would fail the same way. */
+  readonly fatal: boolean;
+  constructor(init: { message: string; status?: number; traceId?: string | undefined; fatal?: boolean }) {
+    super(init.message);
     this.name = "StepFailure";
+    this.status = init.status;
+    this.traceId = init.traceId;
+    this.fatal = init.fatal ?? false;
   }
 }
 
@@ -43,9 +44,9 @@ export class StepFailure extends Error {
  */
 function authIdOf(email: string, authenticationId: string): string {
   if (authenticationId !== "") return authenticationId;
-  throw new StepFailure(
-    `IdP user ${email} exists, but the service gave no authenticationId for it (not in the answer, not when read back); its mapping was not created. Check the service's identity provider, then run again`,
-  );
+  throw new StepFailure({
+    message: `IdP user ${email} exists, but the service gave no authenticationId for it (not in the answer, not when read back); its mapping was not created. Check the service's identity provider, then run again`,
+  });
 }
 
 export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess> {
@@ -88,7 +89,9 @@ async function createGroup(step: StepOf<"createGroup">, ctx: StepContext): Promi
   if (res.status === "created") return {};
   const found = await client.getGroup(step.after.id);
   if (!found)
-    throw new StepFailure(`group ${step.target} answered "exists" but cannot be read back; re-run plan`);
+    throw new StepFailure({
+      message: `group ${step.target} answered "exists" but cannot be read back; re-run plan`,
+    });
   if (!sameGroup(found, step.after)) await client.updateGroup(step.after, opts);
   return { recovered: "exists" };
 }
@@ -105,11 +108,13 @@ async function createCredentials(step: StepOf<"createCredentials">, ctx: StepCon
   if (res.status === "created") return { authenticationId: authIdOf(email, res.value.authenticationId) };
   const found = await client.getIdpUser(email);
   if (!found)
-    throw new StepFailure(`IdP user ${email} answered "exists" but cannot be read back; re-run plan`);
+    throw new StepFailure({
+      message: `IdP user ${email} answered "exists" but cannot be read back; re-run plan`,
+    });
   if (found.displayName !== displayName) {
-    throw new StepFailure(
-      `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
-    );
+    throw new StepFailure({
+      message: `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
+    });
   }
   return { recovered: "exists", authenticationId: authIdOf(email, found.authenticationId) };
 }
@@ -122,12 +127,15 @@ async function createMapping(step: StepOf<"createMapping">, ctx: StepContext): P
   if (res.status === "created") return {};
   const found = await client.getMapping(mapping.id);
   if (!found)
-    throw new StepFailure(`mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`);
+    throw new StepFailure({
+      message: `mapping ${mapping.id} answered "exists" but cannot be read back; re-run plan`,
+    });
   if ((found.authenticationId ?? "") !== (mapping.authenticationId ?? "")) {
-    throw new StepFailure(
-      `conflict: mapping ${mapping.id} already exists with authenticationId ${found.authenticationId ?? "(none)"}, ` +
+    throw new StepFailure({
+      message:
+        `conflict: mapping ${mapping.id} already exists with authenticationId ${found.authenticationId ?? "(none)"}, ` +
         `not ${mapping.authenticationId ?? "(none)"}; re-run plan to update it or fix the desired state`,
-    );
+    });
   }
   if (!sameMapping(found, mapping)) await client.updateMapping(mapping, opts);
   return { recovered: "exists" };
@@ -139,12 +147,10 @@ async function passwordFor(passwords: PasswordProvider, email: string): Promise<
     return await passwords.passwordFor(email);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new StepFailure(
-      `the initial password for ${email} could not be stored (${why}); nothing was sent for this user`,
-      undefined,
-      undefined,
-      true,
-    );
+    throw new StepFailure({
+      message: `the initial password for ${email} could not be stored (${why}); nothing was sent for this user`,
+      fatal: true,
+    });
   }
 }
 
@@ -158,11 +164,11 @@ async function whenPresent(target: string, what: string, update: () => Promise<u
     await update();
   } catch (err) {
     if (err instanceof HttpError && err.status === 404) {
-      throw new StepFailure(
-        `${what} ${target} disappeared since the plan was made (${err.method} ${err.path} answered 404); re-run plan`,
-        404,
-        err.traceId,
-      );
+      throw new StepFailure({
+        message: `${what} ${target} disappeared since the plan was made (${err.method} ${err.path} answered 404); re-run plan`,
+        status: 404,
+        traceId: err.traceId,
+      });
     }
     throw err;
   }
@@ -178,9 +184,9 @@ export function resolveMapping(
   if (ref === undefined || typeof ref === "string") return after as Mapping;
   const authenticationId = authIds.get(ref.fromStep);
   if (authenticationId === undefined) {
-    throw new StepFailure(
-      `step ${stepId} needs the authenticationId of step ${ref.fromStep}, which produced none`,
-    );
+    throw new StepFailure({
+      message: `step ${stepId} needs the authenticationId of step ${ref.fromStep}, which produced none`,
+    });
   }
   return { ...after, authenticationId };
 }
