@@ -5,6 +5,7 @@
  */
 import { failuresByCause, notStartedCount, type ApplyResult, type Outcome } from "../apply/index.js";
 import { isStepKind } from "../plan/kinds.js";
+import { num } from "./summary-lines.js";
 import type { StepKind } from "../plan/types.js";
 
 const COLORS: Record<Outcome, string> = {
@@ -60,20 +61,18 @@ export interface SummaryOptions {
   maxListed?: number;
 }
 
-const n = (x: number): string => x.toLocaleString("en-US");
-
 /** "636 done, 3,364 not started (interrupted)" and the failures by cause: the gist of a stop. */
 export function stopLines(result: ApplyResult): string[] {
   const lines: string[] = [];
   const notStarted = notStartedCount(result);
   if (result.stoppedBy)
     lines.push(
-      `${n(result.outcomes.length - notStarted)} done, ${n(notStarted)} not started (${result.stoppedBy})`,
+      `${num(result.outcomes.length - notStarted)} done, ${num(notStarted)} not started (${result.stoppedBy})`,
     );
   const causes = failuresByCause(result);
   if (causes.length > 0) lines.push(`Failures by cause (${causes.length}):`);
   for (const c of causes.slice(0, 10))
-    lines.push(`  ${n(c.count)} × ${stepIdsInWords(c.cause)} (e.g. ${stepInWords(c.example)})`);
+    lines.push(`  ${num(c.count)} × ${stepIdsInWords(c.cause)} (e.g. ${stepInWords(c.example)})`);
   if (causes.length > 10)
     lines.push(`  ... and ${causes.length - 10} more causes: see the apply report (--report FILE)`);
   return lines;
@@ -88,8 +87,8 @@ function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string)
   for (const o of result.outcomes) if (o.outcome === "skipped" && o.cause !== "stopped") counts.skipped += 1;
   const parts = (Object.keys(counts) as Outcome[])
     .filter((o) => counts[o] > 0)
-    .map((o) => paint(o, `${n(counts[o])} ${OUTCOME_WORDS[o]}`));
-  const of = `${n(result.outcomes.length)} step${result.outcomes.length === 1 ? "" : "s"}`;
+    .map((o) => paint(o, `${num(counts[o])} ${OUTCOME_WORDS[o]}`));
+  const of = `${num(result.outcomes.length)} step${result.outcomes.length === 1 ? "" : "s"}`;
   return `Apply finished: ${parts.length > 0 ? `${parts.join(", ")} (of ${of})` : `nothing done (of ${of})`}`;
 }
 
@@ -100,7 +99,7 @@ export function renderApplySummary(result: ApplyResult, options: SummaryOptions)
     options.color ? `${COLORS[outcome]}${text}${RESET}` : text;
   const lines: string[] = [headline(result, paint)];
   lines.push(
-    `Requests: ${n(result.requests)} sent, ${n(result.retries)} retried; duration ${formatDuration(result.durationMs)}`,
+    `Requests: ${num(result.requests)} sent, ${num(result.retries)} retried; duration ${formatDuration(result.durationMs)}`,
   );
   if (result.stoppedBy) lines.push(paint("failed", `Stopped: ${result.stopReason ?? result.stoppedBy}`));
   lines.push(...stopLines(result));
@@ -110,18 +109,18 @@ export function renderApplySummary(result: ApplyResult, options: SummaryOptions)
       (o) => o.outcome === outcome && !(o.outcome === "skipped" && o.cause === "stopped"),
     );
     if (list.length === 0) continue;
-    lines.push("", paint(outcome, `${OUTCOME_WORDS[outcome]} (${n(list.length)}):`));
+    lines.push("", paint(outcome, `${OUTCOME_WORDS[outcome]} (${num(list.length)}):`));
     for (const o of list.slice(0, maxListed))
       lines.push(`  ${stepInWords(o.stepId)}: ${stepIdsInWords(o.error?.message ?? o.reason ?? "")}`);
     if (list.length > maxListed)
       lines.push(
-        `  ... and ${n(list.length - maxListed)} more ${OUTCOME_WORDS[outcome]} steps: see the apply report (--report FILE)`,
+        `  ... and ${num(list.length - maxListed)} more ${OUTCOME_WORDS[outcome]} steps: see the apply report (--report FILE)`,
       );
   }
   return `${lines.join("\n")}\n`;
 }
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
   if (s < 60) return `${s.toFixed(1)} s`;

@@ -8,7 +8,7 @@ import { renderMarkdown } from "./markdown.js";
 import { renderText, type Detail } from "./text.js";
 
 export { renderPlanSummaryLine, confirmQuestion } from "./summary-lines.js";
-export { renderApplySummary, formatDuration, type SummaryOptions } from "./apply-summary.js";
+export { renderApplySummary, type SummaryOptions } from "./apply-summary.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
 export { COMPACT_OVER_STEPS, DETAIL_LEVELS, type Detail } from "./text.js";
