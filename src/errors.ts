@@ -72,7 +72,6 @@ export interface HttpErrorInit {
   detail?: string | undefined;
   title?: string | undefined;
   traceId?: string | undefined;
-  retryable: boolean;
   /** Milliseconds from the answer the server asked us to wait (Retry-After, capped), if any. */
   retryAfterMs?: number | undefined;
   /** True for 400 "user already exists" / 409 on a create. */
@@ -86,7 +85,6 @@ export class HttpError extends UsersyncError {
   readonly status: number;
   readonly detail: string | undefined;
   readonly traceId: string | undefined;
-  readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly exists: boolean;
   constructor(init: HttpErrorInit) {
@@ -100,7 +98,6 @@ export class HttpError extends UsersyncError {
     this.status = init.status;
     this.detail = detail;
     this.traceId = init.traceId;
-    this.retryable = init.retryable;
     this.retryAfterMs = init.retryAfterMs;
     this.exists = init.exists ?? false;
   }
@@ -108,7 +105,30 @@ export class HttpError extends UsersyncError {
   get fatal(): boolean {
     return this.status === 401 || this.status === 403;
   }
+  /** The status says the same request may succeed later (the retry policy adds method and count). */
+  get retryable(): boolean {
+    return isRetryableStatus(this.status);
+  }
 }
+
+/** 408, 429 and every 5xx but 501 (not implemented, which no retry fixes). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status <= 599);
+}
+
+/** Error codes of undici / node that mean "the connection failed or timed out". */
+export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CLOSED",
+]);
 
 /** OpenSSL's verdicts for a certificate chain that no trusted CA vouches for. */
 const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
@@ -130,8 +150,6 @@ export interface NetworkErrorInit {
   causeCode: string;
   /** What the connection said, already redacted. */
   message: string;
-  /** Whether sending again may help (a reset connection) or not (an untrusted certificate). */
-  retryable?: boolean;
 }
 
 export class NetworkError extends UsersyncError {
@@ -139,14 +157,16 @@ export class NetworkError extends UsersyncError {
   readonly method: string;
   readonly path: string;
   readonly causeCode: string;
-  readonly retryable: boolean;
   constructor(init: NetworkErrorInit) {
     super(`${init.method} ${init.path} failed: ${init.message} (${init.causeCode})`);
     this.name = "NetworkError";
     this.method = init.method;
     this.path = init.path;
     this.causeCode = init.causeCode;
-    this.retryable = init.retryable ?? false;
+  }
+  /** Sending again may help (a reset connection), or not (an untrusted certificate, an unknown host). */
+  get retryable(): boolean {
+    return RETRYABLE_NETWORK_CODES.has(this.causeCode);
   }
 }
 

@@ -85,6 +85,9 @@ export function fatalJsonLine(err: unknown, exitCode: number): string {
   return `${JSON.stringify({ level: 60, time: Date.now(), msg, code, exitCode })}\n`;
 }
 
+/** A failure that reached the CLI was retried as often as allowed if the retry policy could retry it. */
+const retriedNote = (err: HttpError | NetworkError): string => (err.retryable ? ", after every retry" : "");
+
 export function describeError(err: unknown): string {
   if (err instanceof InputError || err instanceof ConfigError) {
     const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
@@ -102,10 +105,10 @@ export function describeError(err: unknown): string {
     const hint = err.fatal
       ? " Check the API token (USERSYNC_TOKEN or target.tokenFile) and that it belongs to an organization admin."
       : "";
-    return `usersync: ${err.message}.${hint}\n`;
+    return `usersync: ${err.message}${retriedNote(err)}.${hint}\n`;
   }
   if (err instanceof NetworkError) {
-    const retried = err.retryable ? ", after every retry" : "";
+    const retried = retriedNote(err);
     // An untrusted certificate carries its own advice (target.caFile) in the message.
     const hint = isUntrustedCertificate(err.causeCode)
       ? ""

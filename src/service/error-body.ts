@@ -5,7 +5,7 @@
  */
 import { HttpError } from "../errors.js";
 import { redactSecrets } from "../logging.js";
-import { isRetryableStatus, parseRetryAfter } from "./retry-policy.js";
+import { parseRetryAfter } from "./retry-policy.js";
 
 export interface FailedAnswer {
   method: string;
@@ -78,7 +78,6 @@ export function toHttpError(a: FailedAnswer): HttpError {
     detail: scrub(parsed.detail),
     title: scrub(parsed.title),
     traceId: scrub(traceId),
-    retryable: isRetryableStatus(a.status),
     retryAfterMs: parseRetryAfter(header(a.headers, "retry-after"), a.now, a.maxRetryAfterMs),
     exists,
   });

@@ -21,30 +21,14 @@ export interface RetryQuestion {
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
-/** Error codes of undici / node that mean "the connection failed or timed out". */
-export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EAI_AGAIN",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_CLOSED",
-]);
-
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status <= 599);
-}
+// What a status or a connection error says about trying again is the error's own (errors.ts).
+export { isRetryableStatus, RETRYABLE_NETWORK_CODES } from "../errors.js";
 
 /** The rules, in order; the first that answers wins. Unknown errors are never retried. */
 export function isRetryable(q: RetryQuestion): boolean {
   if (q.attempt > q.retries) return false;
   if (!IDEMPOTENT.has(q.method.toUpperCase()) && !q.verifiable) return false;
-  if (q.error instanceof HttpError) return isRetryableStatus(q.error.status);
-  if (q.error instanceof NetworkError) return RETRYABLE_NETWORK_CODES.has(q.error.causeCode);
+  if (q.error instanceof HttpError || q.error instanceof NetworkError) return q.error.retryable;
   return false;
 }
 

@@ -14,7 +14,7 @@ import type { CallOptions, ClientStats } from "./types.js";
 import { toHttpError } from "./error-body.js";
 import { readRateWindow, throttleWaitMs, type Headers } from "./rate-limit-headers.js";
 import { RateLimiter } from "./rate-limiter.js";
-import { backoffDelay, isRetryable, RETRYABLE_NETWORK_CODES } from "./retry-policy.js";
+import { backoffDelay, isRetryable } from "./retry-policy.js";
 
 export interface TransportOptions {
   baseUrl: string;
@@ -199,7 +199,6 @@ export class Transport {
         path: redactSecrets(spec.path, secrets),
         causeCode: code,
         message: redactSecrets(message, secrets),
-        retryable: RETRYABLE_NETWORK_CODES.has(code),
       });
     } finally {
       clearTimeout(timer);

@@ -56,7 +56,6 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
           status,
           detail: "scripted failure",
           traceId: "trace-1",
-          retryable: false,
         });
       }
       const out = fn();
@@ -67,7 +66,7 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
     }
   };
   const notFound = (path: string): HttpError =>
-    new HttpError({ method: "PUT", path, status: 404, detail: "not found", retryable: false });
+    new HttpError({ method: "PUT", path, status: 404, detail: "not found" });
 
   const fake: FakeClient = {
     profile: "v1",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeError } from "../../src/cli/main.js";
-import { ConfigError, NetworkError } from "../../src/errors.js";
+import { ConfigError, HttpError, NetworkError } from "../../src/errors.js";
 
 describe("describeError for network failures", () => {
   it("a failure that was retried says so and points at target.baseUrl", () => {
@@ -9,7 +9,6 @@ describe("describeError for network failures", () => {
       path: "/api/v1/profile",
       causeCode: "ECONNREFUSED",
       message: "connect ECONNREFUSED 127.0.0.1:9",
-      retryable: true,
     });
     expect(describeError(err)).toBe(
       "usersync: GET /api/v1/profile failed: connect ECONNREFUSED 127.0.0.1:9 (ECONNREFUSED), after every retry. Check target.baseUrl and that the service is reachable from here.\n",
@@ -26,6 +25,22 @@ describe("describeError for network failures", () => {
     expect(describeError(err)).toBe(
       "usersync: GET /api/v1/profile failed: getaddrinfo ENOTFOUND nohost.invalid (ENOTFOUND). Check target.baseUrl and that the service is reachable from here.\n",
     );
+  });
+});
+
+describe("describeError for answers the service gave", () => {
+  it("a status the policy retries (503) says it was retried; one it never retries (404) does not", () => {
+    const unavailable = new HttpError({ method: "GET", path: "/api/v1/entities/users", status: 503 });
+    expect(describeError(unavailable)).toBe(
+      "usersync: GET /api/v1/entities/users answered 503, after every retry.\n",
+    );
+    const missing = new HttpError({
+      method: "GET",
+      path: "/api/v1/entities/users/x",
+      status: 404,
+      detail: "gone",
+    });
+    expect(describeError(missing)).toBe("usersync: GET /api/v1/entities/users/x answered 404: gone.\n");
   });
 });
 

@@ -7,7 +7,7 @@ import {
   parseRetryAfter,
 } from "../../src/service/retry-policy.js";
 
-const http = (status: number) => new HttpError({ method: "GET", path: "/x", status, retryable: false });
+const http = (status: number) => new HttpError({ method: "GET", path: "/x", status });
 const net = (code: string) =>
   new NetworkError({ method: "GET", path: "/x", causeCode: code, message: "boom" });
 const ask = (error: unknown, over: Partial<Parameters<typeof isRetryable>[0]> = {}) =>
