@@ -55,6 +55,8 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   const source = passwordSourceNeeded(options.plan);
   // Kubernetes Secrets replace the credentials file as the place generated passwords go.
   const prefix = config.output.credentialsSecretPrefix;
+  const fileNote = credentialsFileUnused(runtime, options);
+  if (fileNote !== undefined) runtime.logger.warn({ notice: "no-effect" }, fileNote);
   if (source === "generate" && prefix !== undefined) {
     if ((options.credentialsFile ?? config.output.credentialsFile) !== undefined)
       runtime.logger.warn(
@@ -72,6 +74,23 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
     ...optional("passwordFile", config.identity.passwordFile),
     columnPasswords: columnPasswords(options.desired),
   });
+}
+
+/**
+ * Only generated passwords are written to the credentials file: with any other password source a
+ * file asked for stays unwritten, which is said once so nobody waits for it.
+ */
+function credentialsFileUnused(runtime: Runtime, options: ExecuteOptions): string | undefined {
+  const passwords = runtime.config.identity.passwords;
+  if (passwords === "generate") return undefined;
+  const name =
+    options.credentialsFile !== undefined
+      ? "--credentials-file"
+      : runtime.config.output.credentialsFile !== undefined
+        ? "output.credentialsFile"
+        : undefined;
+  if (name === undefined) return undefined;
+  return `${name} has no effect with identity.passwords: ${passwords}: only generated passwords are written to the credentials file`;
 }
 
 /** Where the generated passwords went: the person needs them to hand the new logins out. */
