@@ -39,6 +39,8 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** 0..1, for backoff jitter. Test hook. */
   random?: () => number;
+  /** Epoch ms of pacing and of slowing down and speeding up. Test hook: a clock that `sleep` advances. */
+  now?: () => number;
   /** Cap on any wait the server asks for (Retry-After, a rate-limit reset), default 60 s. */
   maxRetryAfterMs?: number;
 }
@@ -81,7 +83,7 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
     logger: options.logger ?? createLogger({ level: "warn" }),
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
-    now: Date.now,
+    now: options.now ?? Date.now,
     maxRetryAfterMs: options.maxRetryAfterMs ?? d.maxRetryAfterMs,
   });
   const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));

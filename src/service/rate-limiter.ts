@@ -3,7 +3,8 @@
  * - a token bucket of `requestsPerSecond` (0 = unlimited), kept as a "next free slot" time (GCRA)
  *   so one `acquire` computes its wait once instead of polling;
  * - a global pause: a 429 stops every request until the time the server named;
- * - a run-wide slowdown: sustained 429s halve the steady rate (`slowDown`);
+ * - a run-wide slowdown: sustained 429s halve the steady rate (`slowDown`) and calm stretches
+ *   raise it again in steps back to the configured rate (`speedUp`; slowdown.ts decides when);
  * - the server's `X-RateLimit-*` headers: the budget left in the current fixed window is spread
  *   evenly over the rest of the window, so a run spends its limit without meeting a 429.
  * Clock and sleep are injected so tests run on a fake clock.
@@ -15,6 +16,13 @@ import { MAX_TIMER_MS } from "./rate-limit-headers.js";
 export const MIN_RPS = 1;
 /** An unlimited client that meets sustained 429s starts halving from here. */
 const UNLIMITED_START_RPS = 50;
+/**
+ * Each calm stretch adds 1/RECOVERY_STEPS of the rate the run had when it first halved: additive
+ * increase after multiplicative decrease (AIMD, as TCP does). Two runs sharing one quota then
+ * converge on fair shares of it, where doubling back would overshoot into the next wave of 429s
+ * at once; and from a quarter of the start rate, six calm stretches bring the run back.
+ */
+const RECOVERY_STEPS = 8;
 
 export interface RateLimiterOptions {
   requestsPerSecond: number;
@@ -32,7 +40,11 @@ export interface RateLimitHeaders {
 }
 
 export class RateLimiter {
+  /** The steady rate, requests per second (0 = unlimited), and the spacing it gives. */
+  private rps: number;
   private interval: number;
+  /** The rate the run had when sustained 429s first halved it; undefined while not slowed down. */
+  private ceiling: number | undefined;
   /** Slots booked whose request has not gone yet. */
   private pending = 0;
   private readonly burst: number;
@@ -55,7 +67,8 @@ export class RateLimiter {
   private policy: { limit: number; windowMs: number } | undefined;
 
   constructor(private readonly o: RateLimiterOptions) {
-    this.interval = o.requestsPerSecond > 0 ? 1000 / o.requestsPerSecond : 0;
+    this.rps = Math.max(0, o.requestsPerSecond);
+    this.interval = this.rps > 0 ? 1000 / this.rps : 0;
     this.burst = Math.max(1, o.burst ?? Math.ceil(o.requestsPerSecond / 10));
   }
 
@@ -96,18 +109,51 @@ export class RateLimiter {
     this.pausedUntil = Math.max(this.pausedUntil, until);
   }
 
+  /** The client's own steady rate now, requests per second; 0 when unlimited. */
+  get rate(): number {
+    return this.rps;
+  }
+
+  /** Whether sustained 429s slowed the client below where it was when they began. */
+  get slowed(): boolean {
+    return this.ceiling !== undefined;
+  }
+
   /**
    * Sustained 429s (the server throttles even paced requests): halves the steady rate of every
    * request of the client, never below `MIN_RPS`. Returns the new rate, requests per second.
    */
   slowDown(): number {
     // From the rate the run actually had: the client's own limit or the server's, the lower.
-    const own = this.interval > 0 ? 1000 / this.interval : Infinity;
+    const own = this.rps > 0 ? this.rps : Infinity;
     const server = this.policy ? (this.policy.limit * 1000) / this.policy.windowMs : Infinity;
     const current = Math.min(own, server) === Infinity ? UNLIMITED_START_RPS : Math.min(own, server);
-    const next = Math.max(MIN_RPS, current / 2);
-    this.interval = 1000 / next;
-    return next;
+    this.ceiling ??= current;
+    this.setRate(Math.max(MIN_RPS, current / 2));
+    return this.rps;
+  }
+
+  /**
+   * A calm stretch after a slowdown: the steady rate climbs by an eighth of the rate the run had
+   * when it first halved. Once it reaches that rate the client is back at its configured rate
+   * (unlimited again, for an unlimited client) and no longer slowed. Returns the new rate,
+   * requests per second (0 = unlimited).
+   */
+  speedUp(): number {
+    if (this.ceiling === undefined) return this.rps;
+    const next = this.rps + this.ceiling / RECOVERY_STEPS;
+    if (next >= this.ceiling) {
+      this.ceiling = undefined;
+      this.setRate(Math.max(0, this.o.requestsPerSecond));
+    } else {
+      this.setRate(next);
+    }
+    return this.rps;
+  }
+
+  private setRate(rps: number): void {
+    this.rps = rps;
+    this.interval = rps > 0 ? 1000 / rps : 0;
   }
 
   /**

@@ -15,6 +15,7 @@ import { toHttpError } from "./error-body.js";
 import { readRateWindow, throttleWaitMs, type Headers } from "./rate-limit-headers.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { backoffDelay, isRetryable } from "./retry-policy.js";
+import { Slowdown } from "./slowdown.js";
 
 export interface TransportOptions {
   baseUrl: string;
@@ -54,16 +55,6 @@ export interface Answer {
 }
 type RawAnswer = { status: number; headers: Headers; text: string };
 
-/**
- * 429s are "sustained" (the run slows down) when at least SUSTAINED of them answered requests sent
- * after an earlier 429 was answered, and they are at least SUSTAINED_SHARE of the answers (of at
- * least SUSTAINED_ANSWERS) since the last slowdown: a service that throttles now and then, or a
- * stray 429 at a window's edge, does not drag the whole run down to a crawl.
- */
-const SUSTAINED = 3;
-const SUSTAINED_SHARE = 0.1;
-const SUSTAINED_ANSWERS = 20;
-
 const UNTRUSTED_HINT =
   "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
 
@@ -73,16 +64,8 @@ export class Transport {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly limiter: RateLimiter;
   private readonly counts: ClientStats = { requests: 0, retries: 0, throttled: 0 };
+  private readonly slowdown: Slowdown;
   private inFlight = 0;
-  /** When the last 429 was answered: a 429 to a request granted after it means pacing is not enough. */
-  private lastThrottleAt = 0;
-  /** The steady rate sustained 429s slowed the client to, and when, if they did. */
-  private slowedTo: number | undefined;
-  private slowedAt = 0;
-  private sustained = 0;
-  /** Answers and 429s since the last slowdown (or the start). */
-  private answersSinceSlow = 0;
-  private throttledSinceSlow = 0;
   /** Header values already named in a debug line (one line each, not one per answer). */
   private readonly ignoredHeaders = new Set<string>();
 
@@ -102,6 +85,7 @@ export class Transport {
     });
     this.limit = pLimit(o.concurrency);
     this.limiter = new RateLimiter({ requestsPerSecond: o.requestsPerSecond, now: o.now, sleep: o.sleep });
+    this.slowdown = new Slowdown({ limiter: this.limiter, now: o.now, logger: o.logger });
   }
 
   stats(): ClientStats {
@@ -109,13 +93,8 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    if (this.slowedTo !== undefined) {
-      // Said once, at the end, with the rate it settled on (not once per 429).
-      this.o.logger.warn(
-        { throttled: this.counts.throttled, requestsPerSecond: this.slowedTo },
-        `the service kept answering 429 (${this.counts.throttled} in all): the run slowed down to ${this.slowedTo} requests per second; lower execution.requestsPerSecond to start there`,
-      );
-    }
+    // Said once, at the end, with the lowest rate and the one the run ended at (not once per 429).
+    this.slowdown.report(this.counts.throttled);
     await this.pool.close();
   }
 
@@ -212,7 +191,7 @@ export class Transport {
     this.counts.requests += 1;
     const { status, headers, text } = await this.exchange(spec, secrets);
     this.observeRateLimit(headers);
-    this.answersSinceSlow += 1;
+    this.slowdown.answered(status, started);
     this.o.logger.debug(
       { method: spec.method, path: spec.path, status, attempt, ms: this.o.now() - started },
       "http",
@@ -232,7 +211,7 @@ export class Transport {
       secrets,
       isCreate: spec.isCreate === true,
     });
-    if (status === 429 || status === 503) this.throttle(status, headers, started);
+    if (status === 429 || status === 503) this.holdBack(headers);
     throw error;
   }
 
@@ -259,32 +238,11 @@ export class Transport {
 
   /**
    * A 429 or 503 holds back every request until the server's wait (Retry-After, else the
-   * window's reset). A 429 to a request sent after an earlier 429 was answered means pacing by
-   * the headers is not enough: the whole client slows down.
+   * window's reset). Whether 429s slow the whole run down is the Slowdown's to decide.
    */
-  private throttle(status: number, headers: Headers, sentAt: number): void {
+  private holdBack(headers: Headers): void {
     const wait = throttleWaitMs(headers, this.readOptions());
     if (wait !== undefined) this.limiter.pauseUntil(this.o.now() + wait);
-    if (status !== 429) return;
-    // Only requests sent at the current rate are evidence against it, and one stray 429 at a
-    // window's edge is not "sustained": it takes SUSTAINED of them to slow down, once per wave.
-    const evidence = this.lastThrottleAt > 0 && sentAt >= this.lastThrottleAt && sentAt >= this.slowedAt;
-    if (evidence) this.sustained += 1;
-    this.throttledSinceSlow += 1;
-    const share = this.throttledSinceSlow / Math.max(1, this.answersSinceSlow);
-    if (
-      this.sustained >= SUSTAINED &&
-      this.answersSinceSlow >= SUSTAINED_ANSWERS &&
-      share >= SUSTAINED_SHARE
-    ) {
-      this.sustained = 0;
-      this.answersSinceSlow = 0;
-      this.throttledSinceSlow = 0;
-      this.slowedTo = this.limiter.slowDown();
-      this.slowedAt = this.o.now();
-      this.o.logger.debug({ requestsPerSecond: this.slowedTo }, "sustained 429s: slowing down");
-    }
-    this.lastThrottleAt = Math.max(this.lastThrottleAt, this.o.now());
   }
 }
 
