@@ -32,7 +32,10 @@ export default tseslint.config(
     // names a real step, or carries an eslint-disable comment saying why.
     files: ["src/**/*.ts"],
     rules: {
-      "max-lines-per-function": ["error", { max: 60, skipBlankLines: false, skipComments: false, IIFEs: true }],
+      "max-lines-per-function": [
+        "error",
+        { max: 60, skipBlankLines: false, skipComments: false, IIFEs: true },
+      ],
       "max-lines": ["error", { max: 300, skipBlankLines: false, skipComments: false }],
     },
   },
