@@ -14,6 +14,8 @@ export type LdapConfig = NonNullable<Config["source"]["ldap"]>;
 export interface LdapConnection {
   /** Every entry of a paged search, one page at a time. */
   pages(options: { base: string; filter: string; attributes: string[] }): AsyncGenerator<Entry[]>;
+  /** One entry by its DN (a base-scope search), `undefined` if the server returns none. */
+  entry(options: { dn: string; attributes: string[] }): Promise<Entry | undefined>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,18 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
           yield page.searchEntries;
       } catch (err) {
         throw fail(`search under ${base} with filter ${filter}`, err);
+      }
+    },
+    async entry({ dn, attributes }) {
+      try {
+        const { searchEntries } = await client.search(dn, {
+          scope: "base",
+          filter: "(objectClass=*)",
+          attributes,
+        });
+        return searchEntries[0];
+      } catch (err) {
+        throw fail(`read of ${dn} (attributes ${attributes.join(", ")})`, err);
       }
     },
     async close() {

@@ -4,11 +4,13 @@
  * through nesting: by walking `member` (any server), or by AD's matching rule in chain
  * (`memberOf:1.2.840.113556.1.4.1941:`), where the server expands it. Groups no rule picks still
  * carry membership through (a team inside an unmapped department is still in the division).
+ * Ranged values (AD groups past MaxValRange) are read in full: see ranged.ts.
  */
 import type { DesiredGroup } from "../types.js";
 import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
-import { attributesOf, evaluate, globMatcher, normaliseDn, type Values } from "./template.js";
+import { firstRange, remainingRange } from "./ranged.js";
+import { attributesOf, evaluate, globMatcher, normaliseDn, valuesOf, type Values } from "./template.js";
 
 type Rule = LdapConfig["groups"][number];
 
@@ -36,18 +38,25 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/[\\*()\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
-/** An entry's attributes by lower-case name, every value a list; the DN is not an attribute. */
-export function valuesOf(entry: Record<string, unknown>): Map<string, (string | Buffer)[]> {
-  const values = new Map<string, (string | Buffer)[]>();
-  for (const [key, value] of Object.entries(entry)) {
-    if (key === "dn") continue;
-    values.set(key.toLowerCase(), (Array.isArray(value) ? value : [value]) as (string | Buffer)[]);
-  }
-  return values;
-}
+/** Work left for after the paged search: reading the rest of a ranged attribute. */
+type Remaining = (connection: LdapConnection) => Promise<void>;
 
-function textList(values: Values, name: string): string[] {
-  return (values.get(name) ?? []).map((v) => normaliseDn(String(v)));
+/**
+ * A group as its search entry gives it. A `member` or `memberOf` that came ranged (AD, past
+ * MaxValRange) holds its first range here; `remaining` gets the reads that add the rest.
+ */
+function toDirectoryGroup(dn: string, values: Values, remaining: Remaining[]): DirectoryGroup {
+  const list = (name: string): string[] => {
+    const { values: first, next } = firstRange(values, name, dn);
+    const dns = first.map((v) => normaliseDn(String(v)));
+    if (next !== undefined)
+      remaining.push(async (connection) => {
+        for (const v of await remainingRange(connection, { dn, name, next }))
+          dns.push(normaliseDn(String(v)));
+      });
+    return dns;
+  };
+  return { dn, members: list("member"), memberOf: list("memberOf") };
 }
 
 /** Reads every group under the group base once; notes the ones a rule picks, with that rule. */
@@ -66,6 +75,7 @@ async function searchGroups(
 
   const byDn = new Map<string, DirectoryGroup>();
   const picked: Picked[] = [];
+  const remaining: Remaining[] = [];
   for await (const page of connection.pages({
     base: config.groupBaseDn ?? config.baseDn,
     filter: config.groupFilter,
@@ -73,17 +83,14 @@ async function searchGroups(
   })) {
     for (const entry of page) {
       const values = valuesOf(entry);
-      const group: DirectoryGroup = {
-        dn: entry.dn,
-        members: textList(values, "member"),
-        memberOf: textList(values, "memberof"),
-      };
+      const group = toDirectoryGroup(entry.dn, values, remaining);
       byDn.set(normaliseDn(entry.dn), group);
       const cn = String(values.get("cn")?.[0] ?? "");
       const match = rules.find((r) => r.dn(entry.dn) && r.cn(cn));
       if (match) picked.push({ group, rule: match.rule, values });
     }
   }
+  for (const read of remaining) await read(connection);
   return { byDn, picked };
 }
 

@@ -10,8 +10,8 @@ import { ProblemList, sortProblems } from "../problems.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
 import type { DesiredUser, Identity, ReadDesiredResult } from "../types.js";
 import { openLdap, type LdapConfig } from "./client.js";
-import { readDirectoryGroups, valuesOf } from "./groups.js";
-import { attributesOf, evaluate, normaliseDn } from "./template.js";
+import { readDirectoryGroups } from "./groups.js";
+import { attributesOf, evaluate, normaliseDn, valuesOf } from "./template.js";
 
 export type { LdapConfig } from "./client.js";
 export { renderDesiredYaml } from "./export.js";

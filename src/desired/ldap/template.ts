@@ -9,6 +9,16 @@ export const BINARY_ATTRIBUTES = ["objectGUID"];
 
 export type Values = ReadonlyMap<string, readonly (string | Buffer)[]>;
 
+/** An entry's attributes by lower-case name, every value a list; the DN is not an attribute. */
+export function valuesOf(entry: Record<string, unknown>): Map<string, (string | Buffer)[]> {
+  const values = new Map<string, (string | Buffer)[]>();
+  for (const [key, value] of Object.entries(entry)) {
+    if (key === "dn") continue;
+    values.set(key.toLowerCase(), (Array.isArray(value) ? value : [value]) as (string | Buffer)[]);
+  }
+  return values;
+}
+
 const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9-]*)\}/g;
 
 /** The attribute names a template reads, lower-cased. */
