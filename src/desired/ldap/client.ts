@@ -61,7 +61,7 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
     connectTimeout: config.timeoutMs,
     ...(tlsOptions && config.url.startsWith("ldaps:") ? { tlsOptions } : {}),
   });
-  const fail = (step: string, err: unknown): DirectoryError =>
+  const fail: Fail = (step, err) =>
     new DirectoryError({
       message: `the directory ${config.url} ${step} failed: ${describe(err, password)}. Nothing was sent to the service.`,
     });
@@ -79,6 +79,13 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
       throw fail(`bind as ${config.bindDn}`, err);
     }
   }
+  return searches(client, config, fail);
+}
+
+type Fail = (step: string, err: unknown) => DirectoryError;
+
+/** The searches of a bound connection; every failure becomes a DirectoryError through `fail`. */
+function searches(client: Client, config: LdapConfig, fail: Fail): LdapConnection {
   return {
     async *pages({ base, filter, attributes }) {
       try {
