@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging.js";
 import { RateLimiter } from "../../src/service/rate-limiter.js";
-import { CALM_ANSWERS, CALM_MS, Slowdown } from "../../src/service/slowdown.js";
+import { CALM_ANSWERS, CALM_MS, Slowdown, SUSTAINED_ANSWERS } from "../../src/service/slowdown.js";
 
 function setup(requestsPerSecond: number) {
   let t = 1_000_000;
@@ -36,9 +36,9 @@ function setup(requestsPerSecond: number) {
         slowdown.answered(status, sentAt);
       }
     },
-    /** Twenty 429s in a row: sustained, so the rate halves once. */
+    /** SUSTAINED_ANSWERS 429s in a row: sustained, so the rate halves once. */
     wave(): void {
-      this.answer(429, 20, 50);
+      this.answer(429, SUSTAINED_ANSWERS, 50);
     },
     report(): Array<Record<string, unknown>> {
       slowdown.report(throttled);
@@ -59,10 +59,33 @@ describe("Slowdown", () => {
 
   it("a sustained wave halves the rate once", () => {
     const s = setup(40);
-    s.answer(429, 19, 50);
+    s.answer(429, SUSTAINED_ANSWERS - 1, 50);
     expect(s.limiter.rate).toBe(40);
     s.answer(429, 1, 50);
     expect(s.limiter.rate).toBe(20);
+  });
+
+  it("a service that answers 5% of requests with 429 at random does not slow the run", () => {
+    // A fixed pseudo-random sequence (a linear congruential generator), 200 runs of 1,000 answers.
+    let x = 12345;
+    const next = (): number => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return x / 2 ** 32;
+    };
+    let slowed = 0;
+    let throttled = 0;
+    for (let run = 0; run < 200; run += 1) {
+      const s = setup(40);
+      for (let i = 0; i < 1000; i += 1) {
+        const status = next() < 0.05 ? 429 : 200;
+        if (status === 429) throttled += 1;
+        s.answer(status, 1, 25);
+      }
+      if (s.limiter.rate < 40) slowed += 1;
+    }
+    expect(throttled / 200_000).toBeGreaterThan(0.04);
+    // The rule that took 10% of 20 answers slowed 35 of these 200 runs.
+    expect(slowed).toBe(0);
   });
 
   it("a fast run steps back up after 10 s without a 429, however many answers that took", () => {
@@ -110,10 +133,10 @@ describe("Slowdown", () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatchObject({
       level: 40,
-      throttled: 40,
+      throttled: 100,
       lowest: 10,
       requestsPerSecond: 40,
-      msg: "the service kept answering 429 (40 in all): the run slowed down to 10 requests per second at the lowest and was back at 40 by the end",
+      msg: "the service kept answering 429 (100 in all): the run slowed down to 10 requests per second at the lowest and was back at 40 by the end",
     });
   });
 
@@ -125,7 +148,7 @@ describe("Slowdown", () => {
     expect(s.report()[0]).toMatchObject({
       lowest: 10,
       requestsPerSecond: 20,
-      msg: "the service kept answering 429 (40 in all): the run slowed down to 10 requests per second at the lowest and was at 20 by the end; lower execution.requestsPerSecond to 20 to start there",
+      msg: "the service kept answering 429 (100 in all): the run slowed down to 10 requests per second at the lowest and was at 20 by the end; lower execution.requestsPerSecond to 20 to start there",
     });
   });
 
@@ -136,7 +159,7 @@ describe("Slowdown", () => {
     expect(s.report()[0]).toMatchObject({
       lowest: 20,
       requestsPerSecond: 20,
-      msg: "the service kept answering 429 (20 in all): the run slowed down to 20 requests per second and ended at that rate; lower execution.requestsPerSecond to 20 to start there",
+      msg: "the service kept answering 429 (50 in all): the run slowed down to 20 requests per second and ended at that rate; lower execution.requestsPerSecond to 20 to start there",
     });
   });
 
@@ -153,7 +176,7 @@ describe("Slowdown", () => {
     expect(s.report()[0]).toMatchObject({
       lowest: 6.25,
       requestsPerSecond: 0,
-      msg: "the service kept answering 429 (60 in all): the run slowed down to 6.25 requests per second at the lowest and was back to unlimited by the end",
+      msg: "the service kept answering 429 (150 in all): the run slowed down to 6.25 requests per second at the lowest and was back to unlimited by the end",
     });
   });
 });
