@@ -134,7 +134,7 @@ async function reportRun(
       },
       "apply ended with failures or stopped",
     );
-  io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env) }));
+  io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env), plan: options.plan }));
   io.stdout.write(credentialsNote(options.passwords));
 }
 

@@ -2,6 +2,7 @@
 export { plan, countSteps, type PlanInput } from "./planner.js";
 export {
   summarizePlan,
+  summarizeDone,
   personOfSteps,
   classifyPerson,
   type PlanSummary,

@@ -123,3 +123,14 @@ export function summarizePlan(plan: Plan): PlanSummary {
   );
   return summary;
 }
+
+/**
+ * What an apply carried out, as a summary: the people and groups all of whose steps succeeded
+ * (a person whose login was created but whose user failed is not "added").
+ */
+export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanSummary {
+  const person = personOfSteps(plan.steps);
+  const keyOf = (s: Step): string => person.get(s.id) ?? s.target;
+  const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).map(keyOf));
+  return summarizePlan({ ...plan, steps: plan.steps.filter((s) => !unfinished.has(keyOf(s))) });
+}

@@ -5,8 +5,9 @@
  */
 import { failuresByCause, notStartedCount, type ApplyResult, type Outcome } from "../apply/index.js";
 import { isStepKind } from "../plan/kinds.js";
-import { num } from "./summary-lines.js";
-import type { StepKind } from "../plan/types.js";
+import { summarizeDone } from "../plan/summary.js";
+import { donePhrase, num } from "./summary-lines.js";
+import type { Plan, StepKind } from "../plan/types.js";
 
 const COLORS: Record<Outcome, string> = {
   succeeded: "\x1b[32m",
@@ -54,6 +55,8 @@ export const stepIdsInWords = (text: string): string =>
 
 export interface SummaryOptions {
   color: boolean;
+  /** The plan that was applied: with it, a line says in people and groups what was done. */
+  plan?: Plan;
   /**
    * Steps listed per outcome (default 100): a circuit breaker in a 100,000-step run must not
    * print 100,000 lines. The JSON report always lists every step.
@@ -92,12 +95,21 @@ function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string)
   return `Apply finished: ${parts.length > 0 ? `${parts.join(", ")} (of ${of})` : `nothing done (of ${of})`}`;
 }
 
+/** "Done: 39 people (21 added, …) and 4 groups (3 added)": people and groups whose every step succeeded. */
+function doneLine(plan: Plan, result: ApplyResult): string | undefined {
+  const succeeded = new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
+  const phrase = donePhrase(summarizeDone(plan, succeeded));
+  return phrase === "" ? undefined : `Done: ${phrase}`;
+}
+
 /** Text for a person: counts, requests, retries, duration, then the steps that did not succeed. */
 export function renderApplySummary(result: ApplyResult, options: SummaryOptions): string {
   const maxListed = options.maxListed ?? 100;
   const paint = (outcome: Outcome, text: string): string =>
     options.color ? `${COLORS[outcome]}${text}${RESET}` : text;
   const lines: string[] = [headline(result, paint)];
+  const done = options.plan ? doneLine(options.plan, result) : undefined;
+  if (done) lines.push(done);
   lines.push(
     `Requests: ${num(result.requests)} sent, ${num(result.retries)} retried; duration ${formatDuration(result.durationMs)}`,
   );

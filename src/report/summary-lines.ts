@@ -56,6 +56,36 @@ export function changesPhrase(s: PlanSummary): string {
   return `changes for ${parts.join(" and ")}`;
 }
 
+/** "39 people (21 added, 17 changed, 1 revoked) and 4 groups (3 added, 1 changed)": the plan line, done. */
+export function donePhrase(s: PlanSummary): string {
+  const done = (counts: [string, number][]): string =>
+    counts
+      .filter(([, n]) => n > 0)
+      .map(([verb, n]) => `${num(n)} ${verb}`)
+      .join(", ");
+  const p = s.people;
+  const g = s.groups;
+  const parts: string[] = [];
+  if (personTotal(s) > 0)
+    parts.push(
+      `${people(personTotal(s))} (${done([
+        ["added", p.add],
+        ["changed", p.change],
+        ["revoked", p.revoke],
+        ["removed", p.remove],
+      ])})`,
+    );
+  if (groupTotal(s) > 0)
+    parts.push(
+      `${groups(groupTotal(s))} (${done([
+        ["added", g.add],
+        ["changed", g.change],
+        ["removed", g.remove],
+      ])})`,
+    );
+  return parts.join(" and ");
+}
+
 /** The last line of the text plan, and the bold line of the Markdown one. */
 export function renderPlanSummaryLine(plan: Plan): string {
   if (plan.steps.length === 0) return "No changes. The organization matches the desired state.";

@@ -87,6 +87,33 @@ describe("renderApplySummary", () => {
     expect(renderApplySummary(result, { color: true })).toContain("\x1b[31m");
   });
 
+  it("says in people and groups what was done: only those whose every step succeeded", () => {
+    // The login of bad@example.com failed and its user was skipped: nobody was added.
+    const partly = renderApplySummary(result, { color: false, plan }).split("\n");
+    expect(partly.slice(0, 2)).toEqual([
+      "Apply finished: 1 succeeded, 1 failed, 1 skipped (of 3 steps)",
+      "Done: 1 group (1 added)",
+    ]);
+    const good = aPlan([groupStep("a"), ...newUserSteps("ada@example.com", "ada", ["a"])]);
+    const all: ApplyResult = {
+      ...result,
+      outcomes: good.steps.map((s) => ({
+        stepId: s.id,
+        kind: s.kind,
+        target: s.target,
+        outcome: "succeeded" as const,
+        attempts: 1,
+        durationMs: 1,
+      })),
+      counts: { ...emptyCounts(), succeeded: 3 },
+    };
+    expect(renderApplySummary(all, { color: false, plan: good }).split("\n")[1]).toBe(
+      "Done: 1 person (1 added) and 1 group (1 added)",
+    );
+    const none: ApplyResult = { ...result, outcomes: [], counts: emptyCounts() };
+    expect(renderApplySummary(none, { color: false, plan: good })).not.toContain("Done:");
+  });
+
   it("lists at most maxListed steps per outcome and points at the report for the rest", () => {
     const many: ApplyResult = {
       ...result,
