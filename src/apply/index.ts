@@ -13,6 +13,7 @@ export {
   buildApplyReport,
   failuresByCause,
   notStartedCount,
+  succeededSteps,
   APPLY_REPORT_FORMAT_VERSION,
   type ApplyReport,
 } from "./report.js";

@@ -2,6 +2,7 @@
  * The apply report: JSON for machines (`--report report.json`); src/report/apply-summary.ts
  * renders the text a person reads from the same result. Neither carries a secret: outcomes hold ids, targets, reasons and error messages only.
  */
+import { summarizeDone } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
 import { exitCodeForApply } from "./outcomes.js";
 import type { ApplyResult, StepOutcome } from "./types.js";
@@ -25,6 +26,10 @@ export interface ApplyReport {
     notStarted: number;
     /** Failed steps grouped by cause, largest first, one example each. */
     failuresByCause: FailureCause[];
+    /** People whose every step succeeded, by what was done to them (the text summary's "Done:"). */
+    people: { added: number; changed: number; revoked: number; removed: number };
+    /** Groups whose step succeeded, by what was done to them. */
+    groups: { added: number; changed: number; removed: number };
     requests: number;
     retries: number;
     durationMs: number;
@@ -34,6 +39,7 @@ export interface ApplyReport {
 
 export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
   const deps = new Map(plan.steps.map((s) => [s.id, s.dependsOn]));
+  const done = summarizeDone(plan, succeededSteps(result));
   const report: ApplyReport = {
     formatVersion: APPLY_REPORT_FORMAT_VERSION,
     profile: plan.profile,
@@ -46,6 +52,13 @@ export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
       done: result.outcomes.length - notStartedCount(result),
       notStarted: notStartedCount(result),
       failuresByCause: failuresByCause(result),
+      people: {
+        added: done.people.add,
+        changed: done.people.change,
+        revoked: done.people.revoke,
+        removed: done.people.remove,
+      },
+      groups: { added: done.groups.add, changed: done.groups.change, removed: done.groups.remove },
       requests: result.requests,
       retries: result.retries,
       durationMs: result.durationMs,
@@ -64,6 +77,11 @@ export interface FailureCause {
   count: number;
   /** One failed step with this cause. */
   example: string;
+}
+
+/** The ids of the steps that succeeded. */
+export function succeededSteps(result: ApplyResult): Set<string> {
+  return new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
 }
 
 export function notStartedCount(result: ApplyResult): number {

@@ -3,7 +3,13 @@
  * that did not succeed. The JSON report (src/apply/report.ts) carries the same facts for
  * machines, with step ids; here a step is said as what it did ("create login jane@x.com").
  */
-import { failuresByCause, notStartedCount, type ApplyResult, type Outcome } from "../apply/index.js";
+import {
+  failuresByCause,
+  notStartedCount,
+  succeededSteps,
+  type ApplyResult,
+  type Outcome,
+} from "../apply/index.js";
 import { isStepKind } from "../plan/kinds.js";
 import { summarizeDone } from "../plan/summary.js";
 import { donePhrase, num } from "./summary-lines.js";
@@ -97,8 +103,7 @@ function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string)
 
 /** "Done: 39 people (21 added, …) and 4 groups (3 added)": people and groups whose every step succeeded. */
 function doneLine(plan: Plan, result: ApplyResult): string | undefined {
-  const succeeded = new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
-  const phrase = donePhrase(summarizeDone(plan, succeeded));
+  const phrase = donePhrase(summarizeDone(plan, succeededSteps(result)));
   return phrase === "" ? undefined : `Done: ${phrase}`;
 }
 

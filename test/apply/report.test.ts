@@ -65,6 +65,14 @@ describe("buildApplyReport", () => {
   });
 });
 
+describe("buildApplyReport people and groups", () => {
+  it("counts the people and groups whose every step succeeded, as the text summary does", () => {
+    const report = buildApplyReport(result, plan);
+    expect(report.summary.people).toEqual({ added: 0, changed: 0, revoked: 0, removed: 0 });
+    expect(report.summary.groups).toEqual({ added: 1, changed: 0, removed: 0 });
+  });
+});
+
 describe("renderApplySummary", () => {
   it("gives counts, requests, retries, duration and every step that did not succeed", () => {
     const text = renderApplySummary(result, { color: false });
