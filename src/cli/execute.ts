@@ -21,15 +21,15 @@ import type { ServiceClient } from "../service/index.js";
 import { useColor } from "./io.js";
 import { writeFileAtomic } from "../files.js";
 import { optional, type Runtime } from "./pipeline.js";
+import type { Outputs } from "./outputs.js";
 
 export interface ExecuteOptions {
   plan: Plan;
   client: ServiceClient;
   desired?: DesiredState;
   stale?: ReadonlySet<string>;
-  credentialsFile?: string;
-  reportFile?: string;
-  journalFile?: string;
+  /** The run's output files (outputs.ts); only `credentials`, `report` and `journal` are read here. */
+  outputs: Outputs;
 }
 
 /** The password source the plan really needs: none when it creates no built-in user with one. */
@@ -55,10 +55,14 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   const source = passwordSourceNeeded(options.plan);
   // Kubernetes Secrets replace the credentials file as the place generated passwords go.
   const prefix = config.output.credentialsSecretPrefix;
-  const fileNote = credentialsFileUnused(runtime, options);
-  if (fileNote !== undefined) runtime.logger.warn({ notice: "no-effect" }, fileNote);
+  const credentials = options.outputs.credentials;
+  if (credentials !== undefined && config.identity.passwords !== "generate")
+    runtime.logger.warn(
+      { notice: "no-effect" },
+      `${credentials.name} has no effect with identity.passwords: ${config.identity.passwords}: only generated passwords are written to the credentials file`,
+    );
   if (source === "generate" && prefix !== undefined) {
-    if ((options.credentialsFile ?? config.output.credentialsFile) !== undefined)
+    if (credentials !== undefined)
       runtime.logger.warn(
         "generated passwords go to Kubernetes Secrets (output.credentialsSecretPrefix); the credentials file is not written",
       );
@@ -70,27 +74,10 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   }
   return createPasswordProvider({
     source,
-    ...optional("credentialsFile", options.credentialsFile ?? config.output.credentialsFile),
+    ...optional("credentialsFile", credentials?.path),
     ...optional("passwordFile", config.identity.passwordFile),
     columnPasswords: columnPasswords(options.desired),
   });
-}
-
-/**
- * Only generated passwords are written to the credentials file: with any other password source a
- * file asked for stays unwritten, which is said once so nobody waits for it.
- */
-function credentialsFileUnused(runtime: Runtime, options: ExecuteOptions): string | undefined {
-  const passwords = runtime.config.identity.passwords;
-  if (passwords === "generate") return undefined;
-  const name =
-    options.credentialsFile !== undefined
-      ? "--credentials-file"
-      : runtime.config.output.credentialsFile !== undefined
-        ? "output.credentialsFile"
-        : undefined;
-  if (name === undefined) return undefined;
-  return `${name} has no effect with identity.passwords: ${passwords}: only generated passwords are written to the credentials file`;
 }
 
 /** Where the generated passwords went: the person needs them to hand the new logins out. */
@@ -115,9 +102,9 @@ async function reportRun(
   runtime: Runtime,
   options: ExecuteOptions & { result: ApplyResult; passwords: PasswordProvider },
 ): Promise<void> {
-  const { config, logger, io } = runtime;
+  const { logger, io } = runtime;
   const { result } = options;
-  const reportFile = options.reportFile ?? config.output.report;
+  const reportFile = options.outputs.report?.path;
   if (reportFile !== undefined) {
     await writeFileAtomic(reportFile, `${JSON.stringify(buildApplyReport(result, options.plan), null, 2)}\n`);
     logger.info({ file: reportFile }, "apply report written");
@@ -143,7 +130,7 @@ export async function executePlan(
   options: ExecuteOptions & { passwords: Awaited<ReturnType<typeof preparePasswords>> },
 ): Promise<{ result: ApplyResult; exitCode: number }> {
   const { config, logger, io } = runtime;
-  const journalFile = options.journalFile ?? config.output.journal;
+  const journalFile = options.outputs.journal?.path;
   let journal: Journal | undefined;
   // The first SIGINT/SIGTERM (Ctrl-C, a pod being stopped) lets running steps finish and writes
   // the report; a second one ends the process at once (Node's default, the listener is gone).

@@ -10,7 +10,6 @@ import { previousLastSuccess, renderMetrics } from "../report/index.js";
 import { writeFileAtomic } from "../files.js";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.js";
-import { stringOption, type ParsedCommand } from "./args.js";
 import { pushMetrics, type MetricsPush } from "./metrics-push.js";
 
 export interface MetricsTargets {
@@ -62,14 +61,14 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
   return metrics;
 }
 
-/** The textfile (`--metrics-file` or output.metricsFile) and the Pushgateway (output.metricsPush*). */
+/** The textfile (`--metrics-file` or output.metricsFile, resolved by outputs.ts) and the Pushgateway (output.metricsPush*). */
 export function metricsTargets(
-  values: ParsedCommand["values"],
+  file: string | undefined,
   runtime: { config: Config; logger: Logger },
 ): MetricsTargets {
   const { output } = runtime.config;
   return {
-    file: stringOption(values, "metrics-file") ?? output.metricsFile,
+    file,
     push:
       output.metricsPushUrl === undefined
         ? undefined

@@ -101,4 +101,18 @@ describe("output paths", () => {
       expect(emulator.requestLog().filter((q) => q.method !== "GET")).toHaveLength(0);
     });
   });
+
+  it("a path from the config is named by its key (output.report), not by a flag nobody gave", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "a-file");
+      await writeFile(file, "");
+      const report = join(file, "report.json");
+      const r = await runCli(["apply", "--desired", DESIRED, "--base-url", emulator.url, "--yes"], {
+        env: { USERSYNC_TOKEN: TOKEN, USERSYNC_OUTPUT_REPORT: report },
+      });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(`output.report ${report}: its folder ${file} cannot be created or written`);
+      expect(r.stderr).not.toContain("--report");
+    });
+  });
 });

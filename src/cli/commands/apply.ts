@@ -11,7 +11,8 @@ import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
+import { writeFileAtomic } from "../../files.js";
+import { prepareOutputs, resolveOutputs, type Outputs } from "../outputs.js";
 import { metricsTargets, runMetrics, type RunMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
@@ -79,18 +80,17 @@ async function preparePlan(
 export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(command.values, io);
   const { values } = command;
-  const { output } = runtime.config;
-  const metricsTo = metricsTargets(values, runtime);
-  await prepareOutputPaths({
-    "--metrics-file": metricsTo.file,
-    "--out": stringOption(values, "out") ?? output.plan,
-    "--report": stringOption(values, "report") ?? output.report,
-    "--journal": stringOption(values, "journal") ?? output.journal,
-    "--credentials-file": stringOption(values, "credentials-file") ?? output.credentialsFile,
-  });
-  const metrics = runMetrics("apply", metricsTo);
+  const outputs = resolveOutputs(values, runtime.config, [
+    "metrics",
+    "plan",
+    "report",
+    "journal",
+    "credentials",
+  ]);
+  await prepareOutputs(outputs);
+  const metrics = runMetrics("apply", metricsTargets(outputs.metrics?.path, runtime));
   try {
-    return await metrics.finish(await applyCommand(command, runtime, metrics));
+    return await metrics.finish(await applyCommand(command, { runtime, metrics, outputs }));
   } catch (err) {
     await metrics.finish(exitCodeFor(err));
     throw err;
@@ -99,8 +99,7 @@ export async function runApply(command: ParsedCommand, io: Io): Promise<number> 
 
 async function applyCommand(
   { values }: ParsedCommand,
-  runtime: Runtime,
-  metrics: RunMetrics,
+  { runtime, metrics, outputs }: { runtime: Runtime; metrics: RunMetrics; outputs: Outputs },
 ): Promise<number> {
   const { io } = runtime;
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
@@ -114,7 +113,7 @@ async function applyCommand(
     // A big plan shows only its summary before the question, so the two are on one screen.
     if (detail === undefined && plan.steps.length > COMPACT_OVER_STEPS) detail = "summary";
     io.stdout.write(renderPlan(plan, { format, detail, dryRun: false, color: useColor(io.stdout, io.env) }));
-    const out = stringOption(values, "out") ?? runtime.config.output.plan;
+    const out = outputs.plan?.path;
     if (out !== undefined && savedPlan === undefined) await writeFileAtomic(out, serializePlan(plan));
     if (isEmptyPlan(plan)) {
       io.stdout.write("Nothing to apply.\n");
@@ -124,7 +123,7 @@ async function applyCommand(
       plan,
       client: connection.client,
       ...optional("desired", prepared.desired),
-      ...optional("credentialsFile", stringOption(values, "credentials-file")),
+      outputs,
     });
     try {
       await confirmApply(io, values["yes"] === true, plan, connection.label);
@@ -138,8 +137,7 @@ async function applyCommand(
       passwords,
       ...optional("desired", prepared.desired),
       ...optional("stale", prepared.stale),
-      ...optional("reportFile", stringOption(values, "report")),
-      ...optional("journalFile", stringOption(values, "journal")),
+      outputs,
     });
     metrics.result = result;
     return exitCode;

@@ -53,13 +53,14 @@ export async function runDemo(_cmd: ParsedCommand, io: Io): Promise<number> {
       plan: first.plan,
       client: connection.client,
       desired,
-      credentialsFile,
+      outputs: { credentials: { path: credentialsFile, name: "the demo's credentials file" } },
     });
     const { exitCode } = await executePlan(runtime, {
       plan: first.plan,
       client: connection.client,
       desired,
       passwords,
+      outputs: {},
     });
 
     say("3/3 usersync plan again: a run after a successful one changes nothing");

@@ -8,11 +8,12 @@ import {
   type PlanFormat,
 } from "../../report/index.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
-import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
+import { choiceOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
-import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
+import { writeFileAtomic } from "../../files.js";
 import { metricsTargets, runMetrics } from "../metrics-file.js";
 import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
+import { prepareOutputs, resolveOutputs } from "../outputs.js";
 
 export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
 
@@ -30,11 +31,9 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   const detail = detailOption(values, format);
   const runtime = await loadRuntime(values, io);
-  const metricsTo = metricsTargets(values, runtime);
-  await prepareOutputPaths({
-    "--out": stringOption(values, "out") ?? runtime.config.output.plan,
-    "--metrics-file": metricsTo.file,
-  });
+  const outputs = resolveOutputs(values, runtime.config, ["plan", "metrics"]);
+  await prepareOutputs(outputs);
+  const metricsTo = metricsTargets(outputs.metrics?.path, runtime);
   const metrics = runMetrics("plan", metricsTo);
   try {
     const desired = await loadDesired(runtime);
@@ -45,7 +44,7 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
       metrics.plan = plan;
       io.stdout.write(renderPlan(plan, { format, detail, dryRun: true, color: useColor(io.stdout, io.env) }));
       if (values["log-report"] === true) logDrift(runtime.logger, plan);
-      const out = stringOption(values, "out") ?? runtime.config.output.plan;
+      const out = outputs.plan?.path;
       if (out !== undefined) {
         await writeFileAtomic(out, serializePlan(plan));
         runtime.logger.info({ file: out }, "plan saved");

@@ -1,0 +1,43 @@
+/**
+ * Where a run writes its files, each path resolved once: from its flag, else its config key, with
+ * that name kept for messages ("output.report /x: its folder …", not "--report" when no flag was
+ * given). The commands check them all before anything is sent and then write to the same paths.
+ */
+import type { Config } from "../config/index.js";
+import { prepareOutputPaths } from "../files.js";
+import { stringOption, type ParsedValues } from "./args.js";
+
+export interface OutputFile {
+  path: string;
+  /** The flag or config key the path came from. */
+  name: string;
+}
+
+const SOURCES = {
+  plan: { flag: "out", key: "plan" },
+  report: { flag: "report", key: "report" },
+  journal: { flag: "journal", key: "journal" },
+  credentials: { flag: "credentials-file", key: "credentialsFile" },
+  metrics: { flag: "metrics-file", key: "metricsFile" },
+} as const;
+
+export type OutputKind = keyof typeof SOURCES;
+export type Outputs = Partial<Record<OutputKind, OutputFile>>;
+
+/** The output files of a command that writes `kinds`. */
+export function resolveOutputs(values: ParsedValues, config: Config, kinds: readonly OutputKind[]): Outputs {
+  const outputs: Outputs = {};
+  for (const kind of kinds) {
+    const { flag, key } = SOURCES[kind];
+    const fromFlag = stringOption(values, flag);
+    const fromConfig = config.output[key];
+    if (fromFlag !== undefined) outputs[kind] = { path: fromFlag, name: `--${flag}` };
+    else if (fromConfig !== undefined) outputs[kind] = { path: fromConfig, name: `output.${key}` };
+  }
+  return outputs;
+}
+
+/** Every output file's folder made and writable, none of them a folder: else exit 4, nothing sent. */
+export async function prepareOutputs(outputs: Outputs): Promise<void> {
+  await prepareOutputPaths(Object.fromEntries(Object.values(outputs).map((f) => [f.name, f.path])));
+}
