@@ -62,6 +62,7 @@ const commandOptions = {
     seed: { type: "string" },
     data: { type: "string" },
     latency: { type: "string" },
+    faults: { type: "string" },
   },
   demo: { help: { type: "boolean", short: "h" } },
 } satisfies Record<CommandName, Options>;
@@ -272,7 +273,10 @@ Options:
       --token T       accepted bearer token (repeatable; default dev-token)
       --seed FILE     initial organization (JSON or YAML: idpUsers, mappings, groups)
       --data FILE     persist the organization to this JSON file
-      --latency MS    add this latency to every answer
+      --latency MS    add this latency to every answer (wins over the faults file's latencyMs)
+      --faults FILE   inject faults as FILE says (YAML or JSON: error500, error503,
+                      throttle429, dropConnection, loseAnswer, rateLimit, seed, ...;
+                      see docs/emulator.md and fixtures/emulator/); checked before it starts
   -h, --help          this help`,
   demo: `Usage: usersync demo
 

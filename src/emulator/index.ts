@@ -12,6 +12,7 @@ import { Store } from "./store.js";
 import type { EmulatorHandle, EmulatorOptions } from "./types.js";
 
 export { loadSeedFile } from "./persistence.js";
+export { RESET_HEADER_MODES, type ResetHeaderMode } from "./rate-headers.js";
 export type * from "./types.js";
 
 export const DEFAULT_TOKENS: Readonly<Record<string, string>> = { "dev-token": "admin" };

@@ -1,7 +1,8 @@
 /** `usersync emulator`: the local service emulator, until SIGINT or SIGTERM. */
-import { loadSeedFile, startEmulator } from "../../emulator/index.js";
+import { loadSeedFile, startEmulator, type EmulatorFaults } from "../../emulator/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
-import { choiceOption, intOption, stringOption, type ParsedCommand } from "../args.js";
+import { choiceOption, intOption, stringOption, type ParsedCommand, type ParsedValues } from "../args.js";
+import { describeFaults, loadFaultsFile } from "../emulator-faults.js";
 import type { Io } from "../io.js";
 import { optional } from "../pipeline.js";
 
@@ -10,7 +11,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
   const profile = choiceOption(values, "profile", ["v1", "legacy", "both"] as const) ?? "both";
   const tokens = (values["token"] as string[] | undefined) ?? ["dev-token"];
   const seedFile = stringOption(values, "seed");
-  const latency = intOption(values, "latency");
+  const faults = await faultsOf(values);
   let emulator;
   try {
     emulator = await startEmulator({
@@ -19,7 +20,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
       tokens: Object.fromEntries(tokens.map((t) => [t, "admin"])),
       ...(seedFile !== undefined ? { seed: await loadSeedFile(seedFile) } : {}),
       ...optional("persistPath", stringOption(values, "data")),
-      ...(latency !== undefined ? { faults: { latencyMs: latency } } : {}),
+      ...optional("faults", faults),
     });
   } catch (err) {
     // A bad seed or data file, or a port in use: the person can fix it.
@@ -29,6 +30,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
   io.stderr.write(
     `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.\n`,
   );
+  if (faults) io.stderr.write(`${describeFaults(faults)}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once("SIGINT", stop);
@@ -37,4 +39,15 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
   });
   await emulator.close();
   return ExitCode.ok;
+}
+
+/**
+ * `--faults FILE`, read and validated before anything listens (a bad file exits 4), and
+ * `--latency MS`, which wins over the file's latencyMs.
+ */
+async function faultsOf(values: ParsedValues): Promise<EmulatorFaults | undefined> {
+  const file = stringOption(values, "faults");
+  const latency = intOption(values, "latency");
+  if (file === undefined && latency === undefined) return undefined;
+  return { ...(file !== undefined ? await loadFaultsFile(file) : {}), ...optional("latencyMs", latency) };
 }
