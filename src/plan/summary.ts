@@ -90,7 +90,23 @@ function addMembership(summary: PlanSummary, s: Step): void {
 
 const GROUP_CHANGE = { create: "add", update: "change", delete: "remove" } as const;
 
+/**
+ * Summaries by plan. A plan is never changed once made, and one run renders, saves, logs and asks
+ * about the same plan up to five times: at 20,000 people one summary takes about 0.3 s.
+ */
+const summaries = new WeakMap<Plan, PlanSummary>();
+
+/** The plan's summary, computed once per plan object; callers read it and never change it. */
 export function summarizePlan(plan: Plan): PlanSummary {
+  let summary = summaries.get(plan);
+  if (summary === undefined) {
+    summary = computeSummary(plan);
+    summaries.set(plan, summary);
+  }
+  return summary;
+}
+
+function computeSummary(plan: Plan): PlanSummary {
   const summary: PlanSummary = {
     people: { add: 0, change: 0, revoke: 0, remove: 0, heldBack: 0, fields: {} },
     groups: { add: 0, change: 0, remove: 0, heldBack: 0, fields: {} },

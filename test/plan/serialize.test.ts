@@ -113,6 +113,14 @@ describe("summary", () => {
     expect(summarizePlan(p).membership["g"]).toEqual({ add: 1, remove: 0 });
   });
 
+  test("one plan is summarised once; another plan object (even an equal one) gets its own", () => {
+    const p = make();
+    expect(summarizePlan(p)).toBe(summarizePlan(p));
+    const copy = { ...p, steps: p.steps.filter((s) => !s.kind.endsWith("Group")) };
+    expect(summarizePlan(copy)).not.toBe(summarizePlan(p));
+    expect(summarizePlan(copy).people).toEqual(summarizePlan(p).people);
+  });
+
   test("a saved plan without a summary (written before it existed) is read back", () => {
     const p = make();
     const { summary: _summary, ...old } = JSON.parse(serializePlan(p)) as Record<string, unknown>;
