@@ -146,7 +146,9 @@ function computeSummary(plan: Plan): PlanSummary {
  */
 export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanSummary {
   const person = personOfSteps(plan.steps);
-  const keyOf = (s: Step): string => person.get(s.id) ?? s.target;
+  // Groups and people have separate ids: a group "sales" and a user "sales" are not one thing.
+  const keyOf = (s: Step): string =>
+    nounOf(s.kind) === "group" ? `group:${s.target}` : `person:${person.get(s.id) ?? s.target}`;
   const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).map(keyOf));
   return summarizePlan({ ...plan, steps: plan.steps.filter((s) => !unfinished.has(keyOf(s))) });
 }

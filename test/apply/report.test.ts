@@ -118,6 +118,22 @@ describe("renderApplySummary", () => {
     expect(renderApplySummary(all, { color: false, plan: good }).split("\n")[1]).toBe(
       "Done: 1 person (1 added) and 1 group (1 added)",
     );
+    // A user whose id is also a group's: the group's failure does not take the person with it.
+    const same = aPlan([groupStep("sales"), ...newUserSteps("sales@example.com", "sales")]);
+    const groupFailed: ApplyResult = {
+      ...all,
+      outcomes: same.steps.map((s) => ({
+        stepId: s.id,
+        kind: s.kind,
+        target: s.target,
+        outcome: s.kind === "createGroup" ? ("failed" as const) : ("succeeded" as const),
+        attempts: 1,
+        durationMs: 1,
+      })),
+    };
+    expect(renderApplySummary(groupFailed, { color: false, plan: same }).split("\n")[1]).toBe(
+      "Done: 1 person (1 added)",
+    );
     const none: ApplyResult = { ...result, outcomes: [], counts: emptyCounts() };
     expect(renderApplySummary(none, { color: false, plan: good })).not.toContain("Done:");
   });
