@@ -18,72 +18,62 @@ export const num = (n: number): string => n.toLocaleString("en-US");
 export const people = (n: number): string => `${num(n)} ${n === 1 ? "person" : "people"}`;
 export const groups = (n: number): string => `${num(n)} group${n === 1 ? "" : "s"}`;
 
-/** "12 to add, 7 to change": the non-zero counts, in the order given. */
-function toDo(counts: [string, number][]): string {
+/** A change said as still to do ("to add") or as done ("added"). */
+type Tense = "toDo" | "done";
+const VERBS = { add: "added", change: "changed", revoke: "revoked", remove: "removed" } as const;
+
+/** "12 to add, 7 to change" or "12 added, 7 changed": the non-zero counts, in the order given. */
+function countsText(counts: [keyof typeof VERBS, number][], tense: Tense): string {
   return counts
     .filter(([, n]) => n > 0)
-    .map(([verb, n]) => `${num(n)} to ${verb}`)
+    .map(([verb, n]) => `${num(n)} ${tense === "toDo" ? `to ${verb}` : VERBS[verb]}`)
     .join(", ");
 }
 
-function peopleToDo(s: PlanSummary): string {
+function peopleText(s: PlanSummary, tense: Tense): string {
   const p = s.people;
-  return toDo([
-    ["add", p.add],
-    ["change", p.change],
-    ["revoke", p.revoke],
-    ["remove", p.remove],
-  ]);
+  return countsText(
+    [
+      ["add", p.add],
+      ["change", p.change],
+      ["revoke", p.revoke],
+      ["remove", p.remove],
+    ],
+    tense,
+  );
 }
 
-function groupsToDo(s: PlanSummary): string {
-  return toDo([
-    ["add", s.groups.add],
-    ["change", s.groups.change],
-    ["remove", s.groups.remove],
-  ]);
+function groupsText(s: PlanSummary, tense: Tense): string {
+  return countsText(
+    [
+      ["add", s.groups.add],
+      ["change", s.groups.change],
+      ["remove", s.groups.remove],
+    ],
+    tense,
+  );
 }
 
 const personTotal = (s: PlanSummary): number =>
   s.people.add + s.people.change + s.people.revoke + s.people.remove;
 const groupTotal = (s: PlanSummary): number => s.groups.add + s.groups.change + s.groups.remove;
 
+/** "20 people (12 to add, …) and 4 groups (3 to add, 1 to change)", or the same done ("12 added"). */
+function peopleAndGroups(s: PlanSummary, tense: Tense): string {
+  const parts: string[] = [];
+  if (personTotal(s) > 0) parts.push(`${people(personTotal(s))} (${peopleText(s, tense)})`);
+  if (groupTotal(s) > 0) parts.push(`${groups(groupTotal(s))} (${groupsText(s, tense)})`);
+  return parts.join(" and ");
+}
+
 /** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)". */
 export function changesPhrase(s: PlanSummary): string {
-  const parts: string[] = [];
-  if (personTotal(s) > 0) parts.push(`${people(personTotal(s))} (${peopleToDo(s)})`);
-  if (groupTotal(s) > 0) parts.push(`${groups(groupTotal(s))} (${groupsToDo(s)})`);
-  return `changes for ${parts.join(" and ")}`;
+  return `changes for ${peopleAndGroups(s, "toDo")}`;
 }
 
 /** "39 people (21 added, 17 changed, 1 revoked) and 4 groups (3 added, 1 changed)": the plan line, done. */
 export function donePhrase(s: PlanSummary): string {
-  const done = (counts: [string, number][]): string =>
-    counts
-      .filter(([, n]) => n > 0)
-      .map(([verb, n]) => `${num(n)} ${verb}`)
-      .join(", ");
-  const p = s.people;
-  const g = s.groups;
-  const parts: string[] = [];
-  if (personTotal(s) > 0)
-    parts.push(
-      `${people(personTotal(s))} (${done([
-        ["added", p.add],
-        ["changed", p.change],
-        ["revoked", p.revoke],
-        ["removed", p.remove],
-      ])})`,
-    );
-  if (groupTotal(s) > 0)
-    parts.push(
-      `${groups(groupTotal(s))} (${done([
-        ["added", g.add],
-        ["changed", g.change],
-        ["removed", g.remove],
-      ])})`,
-    );
-  return parts.join(" and ");
+  return peopleAndGroups(s, "done");
 }
 
 /** The last line of the text plan, and the bold line of the Markdown one. */
@@ -152,9 +142,9 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   const add = (label: string, text: string): void => {
     if (text !== "") items.push({ label, text });
   };
-  add("People", peopleToDo(s));
+  add("People", peopleText(s, "toDo"));
   if (s.people.heldBack > 0) add("Held back", `${people(s.people.heldBack)} (see the deletion guard)`);
-  add("Groups", groupsToDo(s));
+  add("Groups", groupsText(s, "toDo"));
   add("Changed", fieldsText(s));
   add("Membership", membershipText(s));
   if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
