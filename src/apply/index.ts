@@ -13,7 +13,7 @@ export {
   buildApplyReport,
   failuresByCause,
   notStartedCount,
-  succeededSteps,
+  doneSummary,
   APPLY_REPORT_FORMAT_VERSION,
   type ApplyReport,
 } from "./report.js";

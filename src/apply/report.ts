@@ -2,7 +2,7 @@
  * The apply report: JSON for machines (`--report report.json`); src/report/apply-summary.ts
  * renders the text a person reads from the same result. Neither carries a secret: outcomes hold ids, targets, reasons and error messages only.
  */
-import { summarizeDone } from "../plan/summary.js";
+import { summarizeDone, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
 import { exitCodeForApply } from "./outcomes.js";
 import type { ApplyResult, StepOutcome } from "./types.js";
@@ -39,7 +39,7 @@ export interface ApplyReport {
 
 export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
   const deps = new Map(plan.steps.map((s) => [s.id, s.dependsOn]));
-  const done = summarizeDone(plan, succeededSteps(result));
+  const done = doneSummary(result, plan);
   const report: ApplyReport = {
     formatVersion: APPLY_REPORT_FORMAT_VERSION,
     profile: plan.profile,
@@ -79,9 +79,18 @@ export interface FailureCause {
   example: string;
 }
 
-/** The ids of the steps that succeeded. */
-export function succeededSteps(result: ApplyResult): Set<string> {
-  return new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
+/** Done summaries by run (a run applies one plan): the report and the text summary both read it, 0.5 s at 20,000 people. */
+const doneSummaries = new WeakMap<ApplyResult, PlanSummary>();
+
+/** What a run carried out, as a plan summary of the people and groups whose every step succeeded. */
+export function doneSummary(result: ApplyResult, plan: Plan): PlanSummary {
+  let done = doneSummaries.get(result);
+  if (done === undefined) {
+    const succeeded = new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
+    done = summarizeDone(plan, succeeded);
+    doneSummaries.set(result, done);
+  }
+  return done;
 }
 
 export function notStartedCount(result: ApplyResult): number {

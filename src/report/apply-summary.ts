@@ -6,12 +6,11 @@
 import {
   failuresByCause,
   notStartedCount,
-  succeededSteps,
+  doneSummary,
   type ApplyResult,
   type Outcome,
 } from "../apply/index.js";
 import { isStepKind } from "../plan/kinds.js";
-import { summarizeDone } from "../plan/summary.js";
 import { donePhrase, num } from "./summary-lines.js";
 import type { Plan, StepKind } from "../plan/types.js";
 
@@ -103,7 +102,7 @@ function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string)
 
 /** "Done: 39 people (21 added, …) and 4 groups (3 added)": people and groups whose every step succeeded. */
 function doneLine(plan: Plan, result: ApplyResult): string | undefined {
-  const phrase = donePhrase(summarizeDone(plan, succeededSteps(result)));
+  const phrase = donePhrase(doneSummary(result, plan));
   return phrase === "" ? undefined : `Done: ${phrase}`;
 }
 
