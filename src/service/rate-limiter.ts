@@ -40,9 +40,8 @@ export interface RateLimitHeaders {
 }
 
 export class RateLimiter {
-  /** The steady rate, requests per second (0 = unlimited), and the spacing it gives. */
+  /** The steady rate, requests per second (0 = unlimited). */
   private rps: number;
-  private interval: number;
   /** The rate the run had when sustained 429s first halved it; undefined while not slowed down. */
   private ceiling: number | undefined;
   /** Slots booked whose request has not gone yet. */
@@ -68,7 +67,6 @@ export class RateLimiter {
 
   constructor(private readonly o: RateLimiterOptions) {
     this.rps = Math.max(0, o.requestsPerSecond);
-    this.interval = this.rps > 0 ? 1000 / this.rps : 0;
     this.burst = Math.max(1, o.burst ?? Math.ceil(o.requestsPerSecond / 10));
   }
 
@@ -129,7 +127,7 @@ export class RateLimiter {
     const server = this.policy ? (this.policy.limit * 1000) / this.policy.windowMs : Infinity;
     const current = Math.min(own, server) === Infinity ? UNLIMITED_START_RPS : Math.min(own, server);
     this.ceiling ??= current;
-    this.setRate(Math.max(MIN_RPS, current / 2));
+    this.rps = Math.max(MIN_RPS, current / 2);
     return this.rps;
   }
 
@@ -144,16 +142,16 @@ export class RateLimiter {
     const next = this.rps + this.ceiling / RECOVERY_STEPS;
     if (next >= this.ceiling) {
       this.ceiling = undefined;
-      this.setRate(Math.max(0, this.o.requestsPerSecond));
+      this.rps = Math.max(0, this.o.requestsPerSecond);
     } else {
-      this.setRate(next);
+      this.rps = next;
     }
     return this.rps;
   }
 
-  private setRate(rps: number): void {
-    this.rps = rps;
-    this.interval = rps > 0 ? 1000 / rps : 0;
+  /** The spacing of requests at the steady rate, ms; 0 when unlimited. */
+  private get interval(): number {
+    return this.rps > 0 ? 1000 / this.rps : 0;
   }
 
   /**
