@@ -4,9 +4,8 @@
  * key, line and what is allowed (a ConfigError: exit 4), in the config loader's style.
  */
 import { readFile } from "node:fs/promises";
-import { isMap, isScalar, type Document } from "yaml";
 import { z } from "zod";
-import { parseYaml } from "../desired/index.js";
+import { keyLines, parseYaml } from "../desired/index.js";
 import { RESET_HEADER_MODES, type EmulatorFaults, type ResetHeaderMode } from "../emulator/index.js";
 import { ConfigError, formatProblem, type Problem } from "../errors.js";
 import { closest } from "./suggest.js";
@@ -90,7 +89,7 @@ export async function loadFaultsFile(file: string): Promise<EmulatorFaults> {
   }
   const parsed = parseYaml(text, file);
   if (parsed.problems) throw faultsError(file, parsed.problems);
-  const { doc, data, lineOf } = parsed.yaml;
+  const { data } = parsed.yaml;
   if (data === null || data === undefined) return {};
   if (typeof data !== "object" || Array.isArray(data))
     throw faultsError(file, [
@@ -101,7 +100,7 @@ export async function loadFaultsFile(file: string): Promise<EmulatorFaults> {
         message: `a faults file is a mapping of fault settings: ${KEYS[""]!.join(", ")} (see docs/emulator.md)`,
       },
     ]);
-  const at = locator(file, keyLines(doc, lineOf));
+  const at = locator(file, keyLines(parsed.yaml));
   const result = faultsSchema.safeParse(data);
   const problems = [
     ...(result.success ? [] : schemaProblems(result.error.issues, data, at)),
@@ -172,23 +171,6 @@ function bandProblems(data: Record<string, unknown>, at: Locate): Problem[] {
       message: `${set.join(" + ")} add up to ${round(total)}: one draw decides each request's fault (stacked as bands in that order), so together they may be at most 1`,
     },
   ];
-}
-
-/** Line of every key in the file, by dotted path (`rateLimit.resetHeader`). */
-function keyLines(doc: Document.Parsed, lineOf: (node: unknown) => number | undefined): Map<string, number> {
-  const lines = new Map<string, number>();
-  const walk = (node: unknown, prefix: string): void => {
-    if (!isMap(node)) return;
-    for (const pair of node.items) {
-      if (!isScalar(pair.key)) continue;
-      const path = prefix ? `${prefix}.${String(pair.key.value)}` : String(pair.key.value);
-      const line = lineOf(pair.key);
-      if (line !== undefined) lines.set(path, line);
-      walk(pair.value, path);
-    }
-  };
-  walk(doc.contents, "");
-  return lines;
 }
 
 function faultsError(file: string, unsorted: Problem[]): ConfigError {

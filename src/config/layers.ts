@@ -5,8 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { isMap, isScalar } from "yaml";
-import { parseYaml } from "../desired/yaml-text.js";
+import { keyLines, parseYaml } from "../desired/yaml-text.js";
 import type { Problem } from "../errors.js";
 import { envNameOf, LEAVES, MAX_DELETES_PATTERN, PATH_LEAVES } from "./schema.js";
 import type { LeafKind } from "./schema.js";
@@ -45,7 +44,7 @@ export async function fileLayer(file: string): Promise<Layer> {
     layer.problems.push(...parsed.problems);
     return layer;
   }
-  const { doc, data, lineOf } = parsed.yaml;
+  const { data } = parsed.yaml;
   if (data === null || data === undefined) return layer;
   if (typeof data !== "object" || Array.isArray(data)) {
     layer.problems.push({
@@ -58,17 +57,7 @@ export async function fileLayer(file: string): Promise<Layer> {
   }
   // `key:` with nothing after it (e.g. a section whose keys are all commented out) means unset.
   layer.data = dropNulls(data as Tree);
-  const walk = (node: unknown, prefix: string): void => {
-    if (!isMap(node)) return;
-    for (const pair of node.items) {
-      if (!isScalar(pair.key)) continue;
-      const path = prefix ? `${prefix}.${String(pair.key.value)}` : String(pair.key.value);
-      const line = lineOf(pair.key);
-      layer.origins.set(path, line !== undefined ? { file, line } : { file });
-      walk(pair.value, path);
-    }
-  };
-  walk(doc.contents, "");
+  for (const [path, line] of keyLines(parsed.yaml)) layer.origins.set(path, { file, line });
   return layer;
 }
 

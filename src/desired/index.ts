@@ -27,7 +27,7 @@ export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
-export { parseYaml } from "./yaml-text.js";
+export { keyLines, parseYaml } from "./yaml-text.js";
 
 export interface ReadDesiredOptions {
   file: string;

@@ -1,9 +1,9 @@
 /**
  * Parsing YAML with positions and limits, shared by the desired-state reader and the config
  * loader: syntax errors with their lines, alias expansion capped (a billion-laughs file is
- * refused, not expanded), and `lineOf` for any node.
+ * refused, not expanded), `lineOf` for any node, and `keyLines` for every key of a mapping.
  */
-import { LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import type { Document, Node } from "yaml";
 import type { Problem } from "../errors.js";
 
@@ -56,6 +56,23 @@ export function parseYaml(
     return range ? lineCounter.linePos(range[0]).line : undefined;
   };
   return { yaml: { doc, data, lineOf } };
+}
+
+/** The line of every key of the document's mappings, by dotted path (`rateLimit.resetHeader`). */
+export function keyLines(yaml: ParsedYaml): Map<string, number> {
+  const lines = new Map<string, number>();
+  const walk = (node: unknown, prefix: string): void => {
+    if (!isMap(node)) return;
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) continue;
+      const path = prefix ? `${prefix}.${String(pair.key.value)}` : String(pair.key.value);
+      const line = yaml.lineOf(pair.key);
+      if (line !== undefined) lines.set(path, line);
+      walk(pair.value, path);
+    }
+  };
+  walk(yaml.doc.contents, "");
+  return lines;
 }
 
 /** The parser's words, except where they talk to a programmer rather than to the file's author. */
