@@ -26,17 +26,20 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     // A bad seed or data file, or a port in use: the person can fix it.
     throw new ConfigError({ message: `cannot start the emulator: ${(err as Error).message}` });
   }
-  io.stdout.write(`${emulator.url}\n`);
-  io.stderr.write(
-    `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.\n`,
-  );
-  if (faults) io.stderr.write(`${describeFaults(faults)}\n`);
-  await new Promise<void>((resolve) => {
+  // Listening for the stop before saying where it listens: a SIGTERM sent the moment the URL is
+  // read must close the emulator cleanly, not find Node's default handler and kill it.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     signal?.addEventListener("abort", stop, { once: true });
   });
+  io.stdout.write(`${emulator.url}\n`);
+  io.stderr.write(
+    `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.\n`,
+  );
+  if (faults) io.stderr.write(`${describeFaults(faults)}\n`);
+  await stopped;
   await emulator.close();
   return ExitCode.ok;
 }
