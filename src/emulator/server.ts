@@ -19,6 +19,7 @@ import {
 } from "./http-util.js";
 import { handleIdp } from "./idp-routes.js";
 import { profileReply } from "./profile-route.js";
+import { PERMISSION_ROUTES } from "./access-routes.js";
 import type { Persister } from "./persistence.js";
 import type { RequestLog } from "./request-log.js";
 import type { RouteContext } from "./route-context.js";
@@ -81,6 +82,7 @@ const ROUTES: Route[] = [
     param: 2,
     handler: (m) => entity(m, "legacy"),
   },
+  ...PERMISSION_ROUTES,
 ];
 
 function entity(m: RegExpExecArray, profile: Profile): Handler {

@@ -55,11 +55,38 @@ export interface SeedGroup {
   parents?: string[];
 }
 
+/** Who holds a seeded permission: exactly one of a user (mapping id) or a user group. */
+export interface SeedAssignee {
+  user?: string;
+  userGroup?: string;
+}
+
+/** A direct grant on a workspace (permission names as the official API spells them). */
+export interface SeedWorkspaceGrant extends SeedAssignee {
+  permissions?: string[];
+  /** Permissions on the workspace and every workspace below it (`hierarchyPermissions`). */
+  hierarchy?: string[];
+}
+
+export interface SeedWorkspace {
+  id: string;
+  name?: string;
+  parent?: string;
+  permissions?: SeedWorkspaceGrant[];
+}
+
+export interface SeedOrganizationPermission extends SeedAssignee {
+  permissions: string[];
+}
+
 /** The emulator's store, as seeded, persisted and read back by tests. */
 export interface EmulatorSeed {
   idpUsers?: SeedIdpUser[];
   mappings?: SeedMapping[];
   groups?: SeedGroup[];
+  /** Workspaces (with their hierarchy and direct grants); left out of a snapshot when there are none. */
+  workspaces?: SeedWorkspace[];
+  organizationPermissions?: SeedOrganizationPermission[];
 }
 
 export interface EmulatorOptions {
@@ -121,6 +148,8 @@ export interface EmulatorState {
   idpUsers: StoredIdpUser[];
   mappings: Array<SeedMapping & { groups: string[] }>;
   groups: Array<SeedGroup & { parents: string[] }>;
+  workspaces?: SeedWorkspace[];
+  organizationPermissions?: SeedOrganizationPermission[];
 }
 
 export interface EmulatorHandle {

@@ -71,8 +71,8 @@ describe("profiles and routing", () => {
 
   it("answers unknown paths 404 and unknown methods 405 with a fresh traceId each time", async () => {
     emu = await startEmulator();
-    const a = await call(emu, "GET", "/api/v1/entities/workspaces");
-    const b = await call(emu, "GET", "/api/v1/entities/workspaces");
+    const a = await call(emu, "GET", "/api/v1/entities/dataSources");
+    const b = await call(emu, "GET", "/api/v1/entities/dataSources");
     expect(a.status).toBe(404);
     expect(a.json.traceId).not.toBe(b.json.traceId);
     expect((await call(emu, "DELETE", "/api/v1/entities/users")).status).toBe(405);
