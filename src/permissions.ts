@@ -60,6 +60,8 @@ export interface ActualPermissions {
   assignments: WorkspaceAssignment[];
   /** Organization grants, when they were read. */
   organization?: OrganizationAssignment[];
+  /** How the grants were read (for the log): one layout per workspace, or the per-assignee listings. */
+  via?: "byWorkspace" | "byAssignee";
 }
 
 export const isWorkspacePermission = (v: string): v is WorkspacePermission =>

@@ -6,8 +6,10 @@
 import { HttpError } from "../errors.js";
 import { decodeIdpUser, ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec } from "./codec.js";
 import { listAllPages } from "./paging.js";
+import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
+  PermissionsClient,
   CallOptions,
   ClientStats,
   CreateResult,
@@ -44,12 +46,17 @@ export class ProfileClient implements ServiceClient {
   readonly baseUrl: string;
   private readonly codec: ProfileCodec;
   private readonly t: Transport;
+  readonly permissions: PermissionsClient;
 
   constructor(private readonly o: ProfileClientOptions) {
     this.codec = o.codec;
     this.profile = o.codec.profile;
     this.t = o.transport;
     this.baseUrl = o.baseUrl;
+    this.permissions =
+      o.codec.profile === "v1"
+        ? new PermissionsApi({ transport: o.transport, pageSize: o.pageSize })
+        : noPermissionsApi(o.codec.profile);
   }
 
   private async send(spec: RequestSpec): Promise<{ status: number; json: unknown }> {

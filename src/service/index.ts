@@ -16,7 +16,8 @@ import { Transport } from "./transport.js";
 import type { ServiceClient } from "./types.js";
 
 export type { ActualState, ServiceClient } from "./types.js";
-export { listActualState } from "./actual.js";
+export { listActualState, type ListOptions } from "./actual.js";
+export { listingCost, type ListingWay, type PermissionListing } from "./permission-listing.js";
 export { isRetryable, parseRetryAfter } from "./retry-policy.js";
 
 export interface ClientOptions {

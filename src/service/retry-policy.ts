@@ -10,7 +10,8 @@ export interface RetryQuestion {
   method: string;
   /**
    * True when a repeated request cannot do harm because its outcome can be verified: a create
-   * whose duplicate answers 409 (or 400 "user already exists") and is then read back.
+   * whose duplicate answers 409 (or 400 "user already exists") and is then read back, or a POST
+   * that sets absolute values (managePermissions), which sent twice does what it does once.
    */
   verifiable: boolean;
   /** Attempts made so far (1 after the first failure). */

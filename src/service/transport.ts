@@ -42,6 +42,11 @@ export interface RequestSpec {
   mediaType: string;
   /** A create whose duplicate answers 409 / 400 "already exists": safe to retry, outcome verifiable. */
   isCreate?: boolean;
+  /**
+   * A POST whose body sets absolute values (a managePermissions): sent twice it does what it does
+   * once, so it is retried like a PUT.
+   */
+  repeatable?: boolean;
   /** Statuses returned to the caller instead of thrown (e.g. 404 on GET of one object). */
   accept?: number[];
   /** Values in the body that must never appear in an error (passwords). */
@@ -104,7 +109,7 @@ export class Transport {
       isRetryable({
         error,
         method: spec.method,
-        verifiable: spec.isCreate === true,
+        verifiable: spec.isCreate === true || spec.repeatable === true,
         attempt,
         retries: this.o.retries,
       });

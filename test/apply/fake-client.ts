@@ -5,6 +5,7 @@
  * the emulator.
  */
 import { HttpError } from "../../src/errors.js";
+import { noPermissionsApi } from "../../src/service/permissions-api.js";
 import type {
   CallOptions,
   ClientStats,
@@ -145,6 +146,8 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
       }),
     deleteGroup: (id, opts) =>
       write("deleteGroup", id, opts, () => (fake.groups.delete(id) ? "deleted" : "notFound")),
+    // Permission steps are tested against the emulator.
+    permissions: noPermissionsApi("fake"),
     stats: () => ({ ...stats }),
     close: async () => {},
   };
