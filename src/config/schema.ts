@@ -56,6 +56,12 @@ const ldapGroupRule = z
     name: template.optional(),
     lowerCase: z.boolean().default(true),
     parents: z.union([z.literal("directory"), list]).default("directory"),
+    /**
+     * Workspace permissions of every group the rule picks, as in the desired state (the keys may
+     * be templates, e.g. "{cn}"); checked when the directory is read (docs/permissions.md).
+     */
+    workspaces: z.record(z.string(), z.unknown()).optional(),
+    organization: z.array(z.string()).optional(),
   })
   .refine((r) => r.dn !== undefined || r.cn !== undefined, {
     error: "a group rule needs dn or cn (a pattern)",

@@ -3,7 +3,8 @@
  * model, checking every per-record rule of DESIGN section 2. Cross-record rules (duplicates,
  * cycles, undeclared groups) live in `checks.ts`.
  */
-import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
+import type { DesiredAccess, DesiredGroup, DesiredUser, Identity } from "./types.js";
+import { readOrganization, readWorkspaces } from "./access.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
 
@@ -18,9 +19,11 @@ export const USER_FIELDS = [
   "authenticationId",
   "password",
   "state",
+  "workspaces",
+  "organization",
 ] as const;
 export type UserField = (typeof USER_FIELDS)[number];
-export const GROUP_FIELDS = ["id", "name", "parents"] as const;
+export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
 
 /**
@@ -41,6 +44,8 @@ export interface RawRecord<F extends string> {
   line: number;
   text: Partial<Record<F, string>>;
   lists: Partial<Record<F, string[]>>;
+  /** Values of structured fields as read (YAML `workspaces`, `organization`); CSV gives text and lists. */
+  values?: Partial<Record<F, unknown>>;
   /** Where a field is, for messages (CSV: the column; YAML: the path and the key's line). */
   where(field: F): Where;
 }
@@ -122,8 +127,16 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkLength(raw, "authenticationId", authenticationId, ctx);
   const groups = listOf(raw, "groups");
   checkGroupIds(raw, "groups", groups, ctx);
+  const access = readAccess(raw, ctx);
+  if (access === undefined) ok = false;
+  else if (state === "absent" && (access.workspaces !== undefined || access.organization !== undefined))
+    fail(
+      access.workspaces !== undefined ? "workspaces" : "organization",
+      "contradiction",
+      "a user marked absent carries no permissions: remove them, or the state: absent",
+    );
 
-  if (!ok || email === undefined) return undefined;
+  if (!ok || email === undefined || access === undefined) return undefined;
   const user: DesiredUser = {
     email,
     id: explicitId ?? deriveUserId(email),
@@ -138,8 +151,31 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   if (groups !== undefined) user.groups = groups;
   if (authenticationId !== undefined) user.authenticationId = authenticationId;
   if (password !== undefined) user.password = password;
+  Object.assign(user, access);
   locations.set(user, raw.where as (field: string) => Where);
   return user;
+}
+
+/** `workspaces` and `organization` (access.ts); undefined when either has a problem (reported). */
+function readAccess(
+  raw: RawRecord<"workspaces" | "organization">,
+  ctx: RecordContext,
+): DesiredAccess | undefined {
+  const workspaces = readWorkspaces(
+    raw.values?.workspaces ?? raw.text.workspaces,
+    raw.where("workspaces"),
+    ctx.problems,
+  );
+  const organization = readOrganization(
+    raw.values?.organization ?? raw.lists.organization,
+    raw.where("organization"),
+    ctx.problems,
+  );
+  if (workspaces === null || organization === null) return undefined;
+  return {
+    ...(workspaces !== undefined ? { workspaces } : {}),
+    ...(organization !== undefined ? { organization } : {}),
+  };
 }
 
 /** The email, when present and valid. */
@@ -243,7 +279,9 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
   checkLength(raw, "name", name, ctx);
   const parents = listOf(raw, "parents");
   checkGroupIds(raw, "parents", parents, ctx);
-  const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line } };
+  const access = readAccess(raw, ctx);
+  if (access === undefined) return undefined;
+  const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line }, ...access };
   if (name !== undefined) group.name = name;
   if (parents !== undefined) group.parents = parents;
   locations.set(group, raw.where as (field: string) => Where);

@@ -146,7 +146,7 @@ describe("changing permissions", () => {
         "/api/v1/actions/workspaces/finance/managePermissions",
         "/api/v1/actions/organization/managePermissions",
       ]);
-      const [ws, org] = writes as [{ body: unknown[] }, { body: unknown[] }];
+      const [ws, org] = writes as unknown as [{ body: unknown[] }, { body: unknown[] }];
       expect(ws.body.flatMap((i) => validateAgainst("metadata", "WorkspacePermissionAssignment", i))).toEqual(
         [],
       );
