@@ -161,10 +161,7 @@ export function readWorkspaces(
 ): DesiredWorkspaceGrant[] | undefined | null {
   if (value === undefined || value === null) return undefined;
   const r: Reader = { problems, ok: true };
-  let grants: DesiredWorkspaceGrant[] = [];
-  if (typeof value === "string") grants = fromCell(r, value, where);
-  else if (isRecord(value)) grants = fromMapping(r, value, where);
-  else {
+  if (typeof value !== "string" && !isRecord(value)) {
     problems.error(
       where,
       "bad-type",
@@ -172,6 +169,7 @@ export function readWorkspaces(
     );
     return null;
   }
+  const grants = typeof value === "string" ? fromCell(r, value, where) : fromMapping(r, value, where);
   if (!r.ok) return null;
   return grants.sort((a, b) => (a.workspace < b.workspace ? -1 : a.workspace > b.workspace ? 1 : 0));
 }
