@@ -156,6 +156,24 @@ const policy = z.strictObject({
     .prefault({}),
 });
 
+/** `permissions` (issue 23): which workspace and organization permissions usersync may change; docs/permissions.md. */
+const MAX_REMOVALS_HELP =
+  'must be a count (e.g. 25) or a percentage of the managed permission assignments (e.g. "10%")';
+const permissions = z.strictObject({
+  /** `all` (or `*`), one glob, or a list of workspace ids and globs. Unset: no workspace permission is managed. */
+  workspaces: z.union([z.string().min(1), list]).optional(),
+  maxRemovals: z
+    .union(
+      [
+        z.number().int(MAX_REMOVALS_HELP).min(0, MAX_REMOVALS_HELP),
+        z.string().regex(MAX_DELETES_PATTERN, MAX_REMOVALS_HELP),
+      ],
+      { error: MAX_REMOVALS_HELP },
+    )
+    .default("10%"),
+  organization: z.strictObject({ allowManage: z.boolean().default(false) }).prefault({}),
+});
+
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),
   requestsPerSecond: z.number().positive().max(10_000).default(50),
@@ -196,6 +214,7 @@ export const configSchema = z.strictObject({
   source: source.prefault({}),
   identity: identity.prefault({}),
   policy: policy.prefault({}),
+  permissions: permissions.prefault({}),
   execution: execution.prefault({}),
   output: output.prefault({}),
   logging: logging.prefault({}),
@@ -238,6 +257,9 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "policy.groups.update": "boolean",
   "policy.groups.prune": "boolean",
   "policy.groups.createReferenced": "boolean",
+  "permissions.workspaces": "list",
+  "permissions.maxRemovals": "countOrPercent",
+  "permissions.organization.allowManage": "boolean",
   "execution.concurrency": "number",
   "execution.requestsPerSecond": "number",
   "execution.retries": "number",

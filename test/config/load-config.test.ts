@@ -306,7 +306,28 @@ describe("loadConfig", () => {
       protect: ["ceo@example.com"],
       groups: { create: true, update: true, prune: true, createReferenced: false },
       passwords: "none",
+      permissions: { workspaces: [], maxRemovals: { percent: 10 }, allowOrganizationManage: false },
     });
+  });
+
+  test("toPolicy maps permissions: a list of globs, all, one glob, counts; env as a list", async () => {
+    await configFile(
+      "permissions:\n  workspaces: [sales-*, finance]\n  maxRemovals: 3\n  organization:\n    allowManage: true\n",
+    );
+    const c = await loadConfig({ cwd: dir, env: {} });
+    expect(toPolicy(c, { allowPermissionRemovals: 9 }).permissions).toEqual({
+      workspaces: ["sales-*", "finance"],
+      maxRemovals: { count: 3 },
+      allowRemovals: 9,
+      allowOrganizationManage: true,
+    });
+    const all = await loadConfig({ cwd: dir, env: { USERSYNC_PERMISSIONS_WORKSPACES: "finance,all" } });
+    expect(toPolicy(all).permissions.workspaces).toEqual(["*"]);
+    await configFile("permissions:\n  workspaces: sales-*\n  maxRemovals: 5%\n");
+    const one = toPolicy(await loadConfig({ cwd: dir, env: {} })).permissions;
+    expect(one).toMatchObject({ workspaces: ["sales-*"], maxRemovals: { percent: 5 } });
+    await configFile("permissions:\n  maxRemovals: lots\n");
+    await expect(loadConfig({ cwd: dir, env: {} })).rejects.toThrow(/permissions\.maxRemovals/);
   });
 });
 
