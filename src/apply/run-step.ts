@@ -6,6 +6,7 @@
 import { HttpError } from "../errors.js";
 import type { CallOptions, Mapping, ServiceClient, UserGroup } from "../service/types.js";
 import type { PlannedMapping, Step } from "../plan/types.js";
+import { runOrganizationPermissions, runWorkspacePermissions } from "./run-permissions.js";
 import type { PasswordProvider } from "./types.js";
 
 export interface StepContext {
@@ -17,7 +18,8 @@ export interface StepContext {
 }
 
 export interface StepSuccess {
-  recovered?: "exists" | "notFound";
+  /** `verified`: the answer was lost, and a read-back showed the change had landed. */
+  recovered?: "exists" | "notFound" | "verified";
   /** For createCredentials: the IdP's authenticationId, for the mapping steps that depend on it. */
   authenticationId?: string;
 }
@@ -77,6 +79,19 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     }
     case "deleteMapping":
       return deleted(await client.deleteMapping(step.target, opts));
+    case "grantWorkspacePermissions":
+    case "revokeWorkspacePermissions": {
+      let done: StepSuccess = {};
+      await whenPresent(
+        step.target,
+        "workspace",
+        async () => (done = await runWorkspacePermissions(step, ctx)),
+      );
+      return done;
+    }
+    case "grantOrganizationPermissions":
+    case "revokeOrganizationPermissions":
+      return runOrganizationPermissions(step, ctx);
   }
 }
 

@@ -31,8 +31,11 @@ export interface StepOutcome {
   reason?: string;
   /** Only for `skipped`: the root cause, so exit codes can tell a failure from a safety guard. */
   cause?: SkipCause;
-  /** The create met "exists" and the read-back matched, or the delete met 404. */
-  recovered?: "exists" | "notFound";
+  /**
+   * The create met "exists" and the read-back matched, the delete met 404, or (`verified`) a
+   * permission change's answer was lost and a read-back showed it had landed.
+   */
+  recovered?: "exists" | "notFound" | "verified";
 }
 
 export type OutcomeCounts = Record<Outcome, number>;

@@ -4,6 +4,7 @@
  * the three in step.
  */
 import { z } from "zod";
+import { permissionsSection } from "./permissions-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
@@ -156,23 +157,8 @@ const policy = z.strictObject({
     .prefault({}),
 });
 
-/** `permissions` (issue 23): which workspace and organization permissions usersync may change; docs/permissions.md. */
-const MAX_REMOVALS_HELP =
-  'must be a count (e.g. 25) or a percentage of the managed permission assignments (e.g. "10%")';
-const permissions = z.strictObject({
-  /** `all` (or `*`), one glob, or a list of workspace ids and globs. Unset: no workspace permission is managed. */
-  workspaces: z.union([z.string().min(1), list]).optional(),
-  maxRemovals: z
-    .union(
-      [
-        z.number().int(MAX_REMOVALS_HELP).min(0, MAX_REMOVALS_HELP),
-        z.string().regex(MAX_DELETES_PATTERN, MAX_REMOVALS_HELP),
-      ],
-      { error: MAX_REMOVALS_HELP },
-    )
-    .default("10%"),
-  organization: z.strictObject({ allowManage: z.boolean().default(false) }).prefault({}),
-});
+/** `permissions` (issue 23): permissions-schema.ts. */
+const permissions = permissionsSection(MAX_DELETES_PATTERN);
 
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),

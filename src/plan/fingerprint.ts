@@ -6,6 +6,13 @@
  */
 import { createHash, hash as digest } from "node:crypto";
 import type { DesiredState } from "../desired/types.js";
+import {
+  assigneeKey,
+  type ActualPermissions,
+  type Assignee,
+  type OrganizationPermission,
+  type WorkspaceGrant,
+} from "../permissions.js";
 import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../service/types.js";
 import { objectKey } from "./kinds.js";
 import type { Policy } from "./policy.js";
@@ -15,6 +22,12 @@ export const ABSENT = "absent";
 export const idpKey = (email: string): string => objectKey({ kind: "idp", id: email.toLowerCase() });
 export const mappingKey = (id: string): string => objectKey({ kind: "mapping", id });
 export const groupKey = (id: string): string => objectKey({ kind: "group", id });
+/** One assignee's grant on one workspace: `permission:sales-emea/userGroup/sales`. */
+export const permissionKey = (workspace: string, a: Assignee): string =>
+  objectKey({ kind: "permission", id: `${workspace}/${assigneeKey(a)}` });
+/** One assignee's organization permissions: `orgPermission:userGroup/admins`. */
+export const orgPermissionKey = (a: Assignee): string =>
+  objectKey({ kind: "orgPermission", id: assigneeKey(a) });
 
 /** JSON with object keys sorted, so equal values hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -62,12 +75,29 @@ export function fingerprintGroup(g: UserGroup): string {
   return hash({ ...g, parents: [...g.parents].sort() });
 }
 
+/** A grant as the plan saw it; a pair holding nothing is not an object (`absent`). */
+export const fingerprintGrant = (g: WorkspaceGrant): string =>
+  hash({ permissions: [...g.permissions].sort(), hierarchy: [...g.hierarchy].sort() });
+export const fingerprintOrganization = (p: readonly OrganizationPermission[]): string => hash([...p].sort());
+
+/** Every listed grant by key, fingerprinted (a pair not listed holds nothing: `absent`). */
+export function fingerprintPermissions(permissions: ActualPermissions | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of permissions?.assignments ?? [])
+    out.set(permissionKey(a.workspace, a.assignee), fingerprintGrant(a));
+  for (const o of permissions?.organization ?? [])
+    if (o.permissions.length > 0)
+      out.set(orgPermissionKey(o.assignee), fingerprintOrganization(o.permissions));
+  return out;
+}
+
 /** Every actual object by key, fingerprinted. */
 export function fingerprintActual(actual: ActualState): Map<string, string> {
   const out = new Map<string, string>();
   for (const u of actual.idpUsers) out.set(idpKey(u.email), fingerprintIdpUser(u));
   for (const m of actual.mappings) out.set(mappingKey(m.id), fingerprintMapping(m));
   for (const g of actual.groups) out.set(groupKey(g.id), fingerprintGroup(g));
+  for (const [key, fp] of fingerprintPermissions(actual.permissions)) out.set(key, fp);
   return out;
 }
 
@@ -106,10 +136,20 @@ export function fingerprintInput(input: FingerprintInput): string {
     h = text(h, u.authenticationId);
     h = tag(h, u.password !== undefined ? 5 : 6);
     h = text(h, u.state);
+    if (u.workspaces !== undefined || u.organization !== undefined)
+      h = text(h, JSON.stringify([u.workspaces ?? null, u.organization ?? null]));
     sumA = (sumA + h) >>> 0;
     sumB = (sumB + mix(h)) >>> 0;
   }
-  const groups = input.desired.groups.map((g) => JSON.stringify([g.id, g.name, g.parents]));
+  const groups = input.desired.groups.map((g) =>
+    JSON.stringify([
+      g.id,
+      g.name,
+      g.parents,
+      // Only when present, so a desired state without permissions hashes as it always did.
+      ...(g.workspaces !== undefined || g.organization !== undefined ? [g.workspaces, g.organization] : []),
+    ]),
+  );
   groups.sort();
   return createHash("sha256")
     .update(canonicalJson({ policy: input.policy, profile: input.profile }))

@@ -8,8 +8,13 @@ import type { StepKind } from "./types.js";
 
 export type Verb = "create" | "update" | "delete";
 
-/** The objects a plan keys: IdP users (by lower-cased email), mappings and groups (by id). */
-export type ObjectKind = "idp" | "mapping" | "group";
+/**
+ * The objects a plan keys: IdP users (by lower-cased email), mappings and groups (by id), one
+ * assignee's grant on one workspace (`permission:<workspace>/<type>/<id>`) and one assignee's
+ * organization permissions (`orgPermission:<type>/<id>`).
+ */
+export type ObjectKind = "idp" | "mapping" | "group" | "permission" | "orgPermission";
+const OBJECT_KINDS: readonly string[] = ["idp", "mapping", "group", "permission", "orgPermission"];
 
 export interface ObjectRef {
   kind: ObjectKind;
@@ -19,7 +24,7 @@ export interface ObjectRef {
 export interface StepKindInfo {
   verb: Verb;
   /** The type of object the step changes, as a person calls it. */
-  noun: "group" | "credentials" | "mapping";
+  noun: "group" | "credentials" | "mapping" | "permissions";
 }
 
 export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
@@ -32,6 +37,11 @@ export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
   createMapping: { verb: "create", noun: "mapping" },
   updateMapping: { verb: "update", noun: "mapping" },
   deleteMapping: { verb: "delete", noun: "mapping" },
+  // A grant adds permissions (counted as a create), a revoke takes them away (a delete).
+  grantWorkspacePermissions: { verb: "create", noun: "permissions" },
+  revokeWorkspacePermissions: { verb: "delete", noun: "permissions" },
+  grantOrganizationPermissions: { verb: "create", noun: "permissions" },
+  revokeOrganizationPermissions: { verb: "delete", noun: "permissions" },
 };
 
 export const isStepKind = (v: string): v is StepKind => Object.hasOwn(STEP_KINDS, v);
@@ -45,8 +55,8 @@ export const objectKey = (ref: ObjectRef): string => `${ref.kind}:${ref.id}`;
 export function parseObjectKey(key: string): ObjectRef | undefined {
   const sep = key.indexOf(":");
   const kind = key.slice(0, sep);
-  if (kind !== "idp" && kind !== "mapping" && kind !== "group") return undefined;
-  return { kind, id: key.slice(sep + 1) };
+  if (!OBJECT_KINDS.includes(kind)) return undefined;
+  return { kind: kind as ObjectKind, id: key.slice(sep + 1) };
 }
 
 /** The kind of a step id (`<kind>:<target>`, see `stepId`), or undefined for another shape. */

@@ -16,6 +16,12 @@ const PHASE: Record<StepKind, number> = {
   deleteCredentials: 3,
   deleteMapping: 4,
   deleteGroup: 5,
+  // After the groups and people they name (their steps are also in dependsOn); a workspace's
+  // removals after its grants, both setting absolute values.
+  grantWorkspacePermissions: 2.5,
+  revokeWorkspacePermissions: 2.6,
+  grantOrganizationPermissions: 2.7,
+  revokeOrganizationPermissions: 2.8,
 };
 
 /** Depth of each group in the hierarchy after the plan (roots 0); cycles are cut, not followed. */

@@ -14,11 +14,13 @@ import {
   fingerprintIdpUser,
   fingerprintInput,
   fingerprintMapping,
+  fingerprintPermissions,
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
 import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
+import { planPermissions } from "./permissions.js";
 import type { Policy } from "./policy.js";
 import { mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
@@ -43,6 +45,7 @@ export function plan(input: PlanInput): Plan {
   const managedUsers = planUnlisted(ctx);
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
+  const permissionGuard = planPermissions(ctx);
   const steps = orderSteps(ctx);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -56,6 +59,7 @@ export function plan(input: PlanInput): Plan {
     notices: ctx.notices.sort(compareNotices),
     counts: countSteps(steps),
     deleteGuard,
+    ...(permissionGuard !== undefined ? { permissionGuard } : {}),
     estimate: estimate(steps, input.limits ?? defaultLimits),
   };
 }
@@ -93,6 +97,7 @@ export function countSteps(steps: readonly Step[]): PlanCounts {
 function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string, string> {
   const out = new Map<string, string>();
   const { idpByEmail, mappingById, groupById } = ctx.idx;
+  const grants = ctx.actual.permissions ? fingerprintPermissions(ctx.actual.permissions) : undefined;
   for (const s of steps)
     for (const key of s.touches) {
       if (out.has(key)) continue;
@@ -100,6 +105,12 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
       const idp = ref?.kind === "idp" ? idpByEmail.get(ref.id) : undefined;
       const mapping = ref?.kind === "mapping" ? mappingById.get(ref.id) : undefined;
       const group = ref?.kind === "group" ? groupById.get(ref.id) : undefined;
+      const grant =
+        ref?.kind === "permission" || ref?.kind === "orgPermission" ? grants?.get(key) : undefined;
+      if (grant !== undefined) {
+        out.set(key, grant);
+        continue;
+      }
       out.set(
         key,
         idp

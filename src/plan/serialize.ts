@@ -3,9 +3,9 @@
  * `formatVersion` or of the wrong shape is rejected with an InputError naming the file.
  */
 import { InputError, type Problem } from "../errors.js";
-import { isStepKind } from "./kinds.js";
+import { isStepKind, nounOf } from "./kinds.js";
 import { summarizePlan } from "./summary.js";
-import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
+import { PLAN_FORMAT_VERSION, READABLE_FORMAT_VERSIONS, type Plan } from "./types.js";
 
 /** `summary` right after `formatVersion`, so a person opening the file reads it first. */
 export function serializePlan(plan: Plan): string {
@@ -44,11 +44,33 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
       return { field: `${field}.status`, message: "must be planned or heldBack" };
     if (!isStringArray(s["dependsOn"]) || !isStringArray(s["touches"]))
       return { field, message: "dependsOn and touches must be lists of strings" };
+    if (nounOf(s["kind"]) === "permissions" && !validChanges(s["changes"]))
+      return {
+        field: `${field}.changes`,
+        message: "must be a list of {assignee: {type, id}, before, after}",
+      };
   }
   for (const [i, s] of steps.entries())
     for (const d of (s as { dependsOn: string[] }).dependsOn)
       if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
   return undefined;
+}
+
+/** The changes of a permission step: each names an assignee and carries what it holds before and after. */
+function validChanges(v: unknown): boolean {
+  return (
+    Array.isArray(v) &&
+    v.every((c) => {
+      if (!isRecord(c) || !isRecord(c["assignee"])) return false;
+      const a = c["assignee"];
+      return (
+        (a["type"] === "user" || a["type"] === "userGroup") &&
+        typeof a["id"] === "string" &&
+        "before" in c &&
+        "after" in c
+      );
+    })
+  );
 }
 
 export function parsePlan(text: string, file: string): Plan {
@@ -68,11 +90,12 @@ export function parsePlan(text: string, file: string): Plan {
     });
   }
   if (!isRecord(value)) return fail({ rule: "plan-shape", message: "not a JSON object" });
-  if (value["formatVersion"] !== PLAN_FORMAT_VERSION)
+  const version = value["formatVersion"];
+  if (typeof version !== "number" || !READABLE_FORMAT_VERSIONS.includes(version))
     return fail({
       rule: "plan-format-version",
       field: "formatVersion",
-      message: `formatVersion is ${JSON.stringify(value["formatVersion"])}, this usersync reads ${PLAN_FORMAT_VERSION}; make the plan again with this version`,
+      message: `formatVersion is ${JSON.stringify(version)}, this usersync reads ${READABLE_FORMAT_VERSIONS.join(" and ")} (it writes ${PLAN_FORMAT_VERSION}); make the plan again with this version`,
     });
   const problem = shapeProblem(value);
   if (problem)

@@ -5,6 +5,7 @@
  * carries it as `summary` (derived data: a reader recomputes it and ignores the saved one).
  */
 import { kindOfStepId, nounOf, parseObjectKey, verbOf } from "./kinds.js";
+import { addPermissions, type PermissionSummary } from "./permission-summary.js";
 import type { Plan, Step } from "./types.js";
 
 const isNounStep = (id: string, noun: ReturnType<typeof nounOf>): boolean => {
@@ -24,6 +25,9 @@ export interface PlanSummary {
   /** Planned membership changes per group id: people joining (`add`) and leaving (`remove`). */
   membership: Record<string, { add: number; remove: number }>;
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
+  /** Only for plans that manage permissions (permission-summary.ts). */
+  permissions?: PermissionSummary;
+  permissionGuard?: NonNullable<Plan["permissionGuard"]> & { heldBack: boolean };
   estimate: Plan["estimate"];
 }
 
@@ -111,12 +115,22 @@ function computeSummary(plan: Plan): PlanSummary {
     people: { add: 0, change: 0, revoke: 0, remove: 0, heldBack: 0, fields: {} },
     groups: { add: 0, change: 0, remove: 0, heldBack: 0, fields: {} },
     membership: {},
-    deleteGuard: { ...plan.deleteGuard, heldBack: plan.steps.some((s) => s.status === "heldBack") },
+    deleteGuard: {
+      ...plan.deleteGuard,
+      heldBack: plan.steps.some((s) => s.status === "heldBack" && nounOf(s.kind) !== "permissions"),
+    },
     estimate: { ...plan.estimate },
   };
+  const perms = plan.steps.filter((s) => nounOf(s.kind) === "permissions");
+  if (plan.permissionGuard !== undefined || perms.length > 0) {
+    summary.permissions = addPermissions(perms);
+    if (plan.permissionGuard)
+      summary.permissionGuard = { ...plan.permissionGuard, heldBack: summary.permissions.heldBack > 0 };
+  }
   const person = personOfSteps(plan.steps);
   const byPerson = new Map<string, Step[]>();
   for (const s of plan.steps) {
+    if (nounOf(s.kind) === "permissions") continue;
     if (nounOf(s.kind) === "group") {
       const kind = GROUP_CHANGE[verbOf(s.kind)];
       summary.groups[kind] += 1;
@@ -148,7 +162,11 @@ export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanS
   const person = personOfSteps(plan.steps);
   // Groups and people have separate ids: a group "sales" and a user "sales" are not one thing.
   const keyOf = (s: Step): string =>
-    nounOf(s.kind) === "group" ? `group:${s.target}` : `person:${person.get(s.id) ?? s.target}`;
+    nounOf(s.kind) === "group"
+      ? `group:${s.target}`
+      : nounOf(s.kind) === "permissions"
+        ? `permissions:${s.id}`
+        : `person:${person.get(s.id) ?? s.target}`;
   const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).map(keyOf));
   return summarizePlan({ ...plan, steps: plan.steps.filter((s) => !unfinished.has(keyOf(s))) });
 }

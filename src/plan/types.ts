@@ -3,10 +3,14 @@
  * left alone. Serialised as JSON with `formatVersion`; see docs/plan-format.md.
  * A plan contains no secret: passwords appear only as their source.
  */
+import type { Assignee, OrganizationPermission, WorkspaceGrant } from "../permissions.js";
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
 
-export const PLAN_FORMAT_VERSION = 1;
+/** 2 adds step kinds (permissions; bulk membership); every version-1 plan is a valid version-2 plan. */
+export const PLAN_FORMAT_VERSION = 2;
+/** The versions `parsePlan` reads. */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 
 /** A reference to an `authenticationId` produced by an earlier createCredentials step. */
 export interface FromStep {
@@ -21,7 +25,7 @@ interface StepBase {
   reason: string;
   /** Object keys (see `objectKey`) whose fingerprints this step relies on. */
   touches: string[];
-  /** `heldBack`: a deletion over `maxDeletes`, reported, not carried out. */
+  /** `heldBack`: a deletion over `maxDeletes` (or a permission removal over `maxRemovals`), reported, not carried out. */
   status: "planned" | "heldBack";
 }
 
@@ -77,6 +81,44 @@ export interface DeleteMappingStep extends StepBase {
   before: Mapping;
 }
 
+/** One assignee's grant on the step's workspace: what it holds, and what it holds once the step is done. */
+export interface PermissionChange {
+  assignee: Assignee;
+  before: WorkspaceGrant;
+  after: WorkspaceGrant;
+}
+export interface OrganizationChange {
+  assignee: Assignee;
+  before: OrganizationPermission[];
+  after: OrganizationPermission[];
+}
+/** Adds permissions on a workspace (`target`), one `managePermissions` for every assignee listed. */
+export interface GrantWorkspacePermissionsStep extends StepBase {
+  kind: "grantWorkspacePermissions";
+  target: string;
+  changes: PermissionChange[];
+}
+/** Takes permissions away on a workspace; held back, like deletions, over `permissions.maxRemovals`. */
+export interface RevokeWorkspacePermissionsStep extends StepBase {
+  kind: "revokeWorkspacePermissions";
+  target: string;
+  changes: PermissionChange[];
+}
+export interface GrantOrganizationPermissionsStep extends StepBase {
+  kind: "grantOrganizationPermissions";
+  /** Always `organization`. */
+  target: string;
+  changes: OrganizationChange[];
+}
+export interface RevokeOrganizationPermissionsStep extends StepBase {
+  kind: "revokeOrganizationPermissions";
+  target: string;
+  changes: OrganizationChange[];
+}
+export type WorkspacePermissionsStep = GrantWorkspacePermissionsStep | RevokeWorkspacePermissionsStep;
+export type OrganizationPermissionsStep =
+  GrantOrganizationPermissionsStep | RevokeOrganizationPermissionsStep;
+
 export type Step =
   | CreateGroupStep
   | UpdateGroupStep
@@ -86,7 +128,9 @@ export type Step =
   | DeleteCredentialsStep
   | CreateMappingStep
   | UpdateMappingStep
-  | DeleteMappingStep;
+  | DeleteMappingStep
+  | WorkspacePermissionsStep
+  | OrganizationPermissionsStep;
 
 export type StepKind = Step["kind"];
 
@@ -107,7 +151,8 @@ export interface PlanCounts {
 }
 
 export interface Plan {
-  formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** 2 when made by this version; a version-1 plan read from a file keeps its 1. */
+  formatVersion: number;
   profile: ApiProfile;
   mode: Mode;
   membership: Membership;
@@ -121,5 +166,11 @@ export interface Plan {
   counts: PlanCounts;
   /** Deletions allowed by `maxDeletes` (or `--allow-deletes`) and how many the plan wanted. */
   deleteGuard: { limit: number; wanted: number; managedUsers: number };
+  /**
+   * Permission removals (assignee × workspace, or × organization) allowed by `permissions.maxRemovals`
+   * (or `--allow-permission-removals`), how many the plan wanted, and the managed assignments a
+   * percentage is taken of. Only in plans that manage permissions.
+   */
+  permissionGuard?: { limit: number; wanted: number; managedAssignments: number };
   estimate: { requests: number; seconds: number };
 }

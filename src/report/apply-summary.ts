@@ -44,6 +44,10 @@ const STEP_WORDS: Record<StepKind, string> = {
   createGroup: "create group",
   updateGroup: "update group",
   deleteGroup: "delete group",
+  grantWorkspacePermissions: "grant permissions on",
+  revokeWorkspacePermissions: "revoke permissions on",
+  grantOrganizationPermissions: "grant permissions of the",
+  revokeOrganizationPermissions: "revoke permissions of the",
 };
 
 /** `createCredentials:jane@x.com` → `create login jane@x.com`; any other text is kept. */

@@ -5,6 +5,7 @@
 import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
 import { fieldWord, noticeSections } from "./describe.js";
+import { permissionChangesPhrase, permissionGuardText, permissionsText } from "./permission-lines.js";
 
 export interface SummaryItem {
   label: string;
@@ -63,7 +64,10 @@ function peopleAndGroups(s: PlanSummary, tense: Tense): string {
   const parts: string[] = [];
   if (personTotal(s) > 0) parts.push(`${people(personTotal(s))} (${peopleText(s, tense)})`);
   if (groupTotal(s) > 0) parts.push(`${groups(groupTotal(s))} (${groupsText(s, tense)})`);
-  return parts.join(" and ");
+  const perms = permissionChangesPhrase(s.permissions, tense);
+  if (perms !== "") parts.push(perms);
+  const last = parts.pop();
+  return parts.length > 0 ? `${parts.join(", ")} and ${last}` : (last ?? "");
 }
 
 /** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)". */
@@ -81,7 +85,10 @@ export function renderPlanSummaryLine(plan: Plan): string {
   if (plan.steps.length === 0) return "No changes. The organization matches the desired state.";
   const s = summarizePlan(plan);
   const held = s.people.heldBack > 0 ? ` ${people(s.people.heldBack)} held back.` : "";
-  return `Plan: ${changesPhrase(s)}.${held}`;
+  const removals = s.permissions?.heldBack ?? 0;
+  const heldRemovals =
+    removals > 0 ? ` ${num(removals)} permission removal${removals === 1 ? "" : "s"} held back.` : "";
+  return `Plan: ${changesPhrase(s)}.${held}${heldRemovals}`;
 }
 
 export function confirmQuestion(plan: Plan, label: string): string {
@@ -147,7 +154,9 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   add("Groups", groupsText(s, "toDo"));
   add("Changed", fieldsText(s));
   add("Membership", membershipText(s));
+  add("Permissions", permissionsText(s.permissions));
   if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
+  add("Permission guard", permissionGuardText(s));
   add(
     "Notices",
     noticeSections(plan)

@@ -17,6 +17,13 @@ import {
 } from "./describe.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 
+const workspaces = (n: number): string => `${num(n)} workspace${n === 1 ? "" : "s"}`;
+const UNITS: Record<ObjectView["kind"], (n: number) => string> = {
+  person: people,
+  group: groups,
+  permissions: workspaces,
+};
+
 export const DETAIL_LEVELS = ["full", "compact", "summary"] as const;
 export type Detail = (typeof DETAIL_LEVELS)[number];
 
@@ -68,7 +75,7 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
   for (const list of kinds.values()) {
     const first = list[0];
     if (!first) continue;
-    const unit = first.kind === "person" ? people : groups;
+    const unit = UNITS[first.kind];
     out.push(paint("bold", `${unit(list.length)} to ${first.change}:`), "");
     for (const o of list.slice(0, COMPACT_SAMPLE)) out.push(...objectLines(o, paint));
     const more = list.length - COMPACT_SAMPLE;

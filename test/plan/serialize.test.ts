@@ -48,7 +48,7 @@ test("byte-identical JSON for shuffled inputs, 2-space indent and a trailing new
   );
   expect(two).toBe(one);
   expect(one.endsWith("}\n")).toBe(true);
-  expect(one.split("\n")[1]).toBe('  "formatVersion": 1,');
+  expect(one.split("\n")[1]).toBe('  "formatVersion": 2,');
 });
 
 test("round trip: parsePlan(serializePlan(p)) equals p", () => {
@@ -58,14 +58,38 @@ test("round trip: parsePlan(serializePlan(p)) equals p", () => {
   expect(isEmptyPlan({ ...p, steps: [] })).toBe(true);
 });
 
+test("a version-1 plan is read as it is (every version-1 plan is a valid version-2 plan)", () => {
+  const p = make();
+  const v1 = JSON.stringify({ ...(JSON.parse(serializePlan(p)) as object), formatVersion: 1 });
+  expect(parsePlan(v1, "old.json")).toEqual({ ...p, formatVersion: 1 });
+});
+
 describe("parsePlan rejects", () => {
   const good = JSON.parse(serializePlan(make())) as Record<string, unknown>;
   const cases: Array<[string, string, RegExp]> = [
     ["not JSON", "{", /saved\/plan\.json is not a usable plan: not valid JSON/],
     [
       "another formatVersion",
-      JSON.stringify({ ...good, formatVersion: 2 }),
-      /formatVersion is 2, this usersync reads 1/,
+      JSON.stringify({ ...good, formatVersion: 3 }),
+      /formatVersion is 3, this usersync reads 1 and 2 \(it writes 2\)/,
+    ],
+    [
+      "a permission step without its changes",
+      JSON.stringify({
+        ...good,
+        steps: [
+          {
+            id: "grantWorkspacePermissions:w",
+            kind: "grantWorkspacePermissions",
+            target: "w",
+            status: "planned",
+            dependsOn: [],
+            touches: [],
+            changes: [{ assignee: { type: "group", id: "g" }, before: {}, after: {} }],
+          },
+        ],
+      }),
+      /steps\[0\]\.changes must be a list of \{assignee/,
     ],
     ["steps missing", JSON.stringify({ ...good, steps: undefined }), /steps must be an array/],
     [

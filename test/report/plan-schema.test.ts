@@ -14,7 +14,7 @@ import {
   anActualState,
   anIdpUser,
 } from "../plan/builders.js";
-import { samplePlan } from "./sample-plan.js";
+import { permissionPlan, samplePlan } from "./sample-plan.js";
 
 /** Group updates and deletions, an email change (mapping re-pointed at new credentials), a legacy profile. */
 function groupsAndEmailChange(profile: "v1" | "legacy") {
@@ -46,6 +46,8 @@ test.each([
   ["a plan with held-back deletions", samplePlan({ maxDeletes: 0 })],
   ["group update and prune, email change (v1)", groupsAndEmailChange("v1")],
   ["group update and prune, email change (legacy)", groupsAndEmailChange("legacy")],
+  ["a plan that changes permissions", permissionPlan()],
+  ["a plan whose permission removals are held back", permissionPlan({ maxRemovals: 0 })],
 ])("%s validates", (_name, plan) => {
   expect(plan.steps.length).toBeGreaterThan(0);
   const json = JSON.parse(renderPlan(plan, { format: "json", dryRun: true, color: false })) as unknown;
@@ -57,7 +59,8 @@ test("the schema rejects what a plan must not contain", () => {
     steps: Array<Record<string, unknown>>;
     formatVersion: number;
   };
-  expect(validate({ ...json, formatVersion: 2 })).toBe(false);
+  expect(validate({ ...json, formatVersion: 1 })).toBe(true);
+  expect(validate({ ...json, formatVersion: 3 })).toBe(false);
   const withPassword = structuredClone(json);
   const create = withPassword.steps.find((s) => s["kind"] === "createCredentials") as {
     after: Record<string, unknown>;
