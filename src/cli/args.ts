@@ -32,6 +32,7 @@ const planOptions = {
   detail: { type: "string" },
   "detailed-exitcode": { type: "boolean" },
   "allow-deletes": { type: "string" },
+  "allow-permission-removals": { type: "string" },
   "metrics-file": { type: "string" },
 } satisfies Options;
 
@@ -211,6 +212,9 @@ Options:
                           line, so kubectl logs of a batch job shows it
       --mode M            incremental|full for this run (config: policy.mode)
       --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
+      --allow-permission-removals N
+                          allow up to N permission removals in this run, over
+                          permissions.maxRemovals (docs/permissions.md)
       --metrics-file FILE write Prometheus metrics (textfile collector format) at the end
 
 ${GLOBAL_HELP}
@@ -224,8 +228,9 @@ needs --yes.
 Options:
   -y, --yes                 do not ask for confirmation (required without a terminal)
       --plan FILE           apply a saved plan exactly; steps whose objects changed since are
-                            reported as stale (exit 3) and not carried out (--mode and
-                            --allow-deletes are refused with it: they shape a new plan)
+                            reported as stale (exit 3) and not carried out (--mode,
+                            --allow-deletes and --allow-permission-removals are refused with
+                            it: they shape a new plan)
       --credentials-file F  where generated passwords are written (mode 0600, appended to);
                             in Kubernetes, output.credentialsSecretPrefix writes Secrets instead
       --report FILE         write the apply report (JSON): every step's outcome
@@ -235,6 +240,9 @@ Options:
       --detail D            text: full|compact|summary (default summary over 200 steps, else full)
       --mode M              incremental|full for this run (config: policy.mode)
       --allow-deletes N     allow up to N user deletions in this run, over policy.maxDeletes
+      --allow-permission-removals N
+                            allow up to N permission removals in this run, over
+                            permissions.maxRemovals (docs/permissions.md)
       --metrics-file FILE   write Prometheus metrics (textfile collector format) at the end
 
 ${GLOBAL_HELP}
@@ -254,7 +262,7 @@ Exit codes: 0 valid, 4 invalid.`,
   export: `Usage: usersync export [options]
 
 Writes the organization's users and groups as a desired-state file: the first step of adopting
-usersync.
+usersync. With permissions.workspaces set, their permissions on those workspaces too.
 
 Options:
   -f, --format FMT   yaml|csv (default yaml)
@@ -271,7 +279,8 @@ Options:
   -p, --port N        port (default 8080; 0 picks a free one)
       --profile P     v1|legacy|both (default both)
       --token T       accepted bearer token (repeatable; default dev-token)
-      --seed FILE     initial organization (JSON or YAML: idpUsers, mappings, groups)
+      --seed FILE     initial organization (JSON or YAML: idpUsers, mappings, groups,
+                      workspaces with their grants, organizationPermissions)
       --data FILE     persist the organization to this JSON file
       --latency MS    add this latency to every answer (wins over the faults file's latencyMs)
       --faults FILE   inject faults as FILE says (YAML or JSON: error500, error503,

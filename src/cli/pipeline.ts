@@ -24,6 +24,9 @@ import {
   plan as makePlan,
   checkBuiltinIdentity,
   checkGroupReferences,
+  checkPermissionPolicy,
+  checkWorkspaceReferences,
+  permissionListing,
   type Plan,
   type Policy,
 } from "../plan/index.js";
@@ -150,36 +153,20 @@ export async function planAgainstService(
   },
 ): Promise<Planned> {
   const { config, logger } = runtime;
-  const allowDeletes = intOption(options.values, "allow-deletes");
-  const policy: Policy = toPolicy(config, optional("allowDeletes", allowDeletes));
+  const policy: Policy = toPolicy(config, {
+    ...optional("allowDeletes", intOption(options.values, "allow-deletes")),
+    ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
+  });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
+  // What the config allows of permissions needs no service: refused before connecting.
+  reportProblems(checkPermissionPolicy(options.desired, policy), logger);
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
   try {
     const profile = connection.client.profile;
     reportProblems(validateForProfile(options.desired, profile), logger);
-    const started = performance.now();
-    const actual = await listActualState(connection.client);
-    logger.info(
-      {
-        idpUsers: actual.idpUsers.length,
-        mappings: actual.mappings.length,
-        groups: actual.groups.length,
-        profile,
-        durationMs: Math.round(performance.now() - started),
-      },
-      `listed ${connection.label}`,
-    );
-    if (actual.builtinIdp === false)
-      logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-    reportProblems(
-      [
-        ...checkBuiltinIdentity(options.desired, actual),
-        ...checkGroupReferences(options.desired, actual, policy),
-      ],
-      logger,
-    );
+    const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
     const plan = makePlan({
       desired: options.desired,
       actual,
@@ -197,4 +184,49 @@ export async function planAgainstService(
     if (!options.connection) await connection.close();
     throw err;
   }
+}
+
+/** Lists the service (and the permissions the desired state needs) and checks the desired state against it. */
+async function listChecked(
+  runtime: Runtime,
+  o: { connection: Connection; desired: DesiredState; policy: Policy },
+): Promise<ActualState> {
+  const { config, logger } = runtime;
+  const { connection, desired, policy } = o;
+  const started = performance.now();
+  const permissions = permissionListing(desired, policy, config.execution.pageSize);
+  const actual = await listActualState(connection.client, { permissions });
+  logger.info(
+    {
+      idpUsers: actual.idpUsers.length,
+      mappings: actual.mappings.length,
+      groups: actual.groups.length,
+      ...permissionCounts(actual),
+      profile: connection.client.profile,
+      durationMs: Math.round(performance.now() - started),
+    },
+    `listed ${connection.label}`,
+  );
+  if (actual.builtinIdp === false)
+    logger.warn("this service has no built-in identity provider (its user listing answered 404)");
+  reportProblems(
+    [
+      ...checkBuiltinIdentity(desired, actual),
+      ...checkGroupReferences(desired, actual, policy),
+      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces) : []),
+    ],
+    logger,
+  );
+  return actual;
+}
+
+/** For the listing's log line: workspaces, grants read, and how (one layout per workspace, or per assignee). */
+function permissionCounts(actual: ActualState): Record<string, number | string> {
+  const p = actual.permissions;
+  if (!p) return {};
+  return {
+    workspaces: p.workspaces.length,
+    grants: p.assignments.length,
+    ...(p.via !== undefined ? { permissionsListed: p.via } : {}),
+  };
 }

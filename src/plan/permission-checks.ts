@@ -112,3 +112,17 @@ export function permissionListing(
     pageSize,
   };
 }
+
+/**
+ * What `export` lists: every user's and group's grants on the workspaces the config manages (a
+ * file naming others would be refused), and the organization's; nothing when none are managed.
+ */
+export function exportListing(policy: Policy, pageSize: number): PermissionListing | undefined {
+  if (policy.permissions.workspaces.length === 0) return undefined;
+  return {
+    inScope: workspaceMatcher(policy.permissions.workspaces),
+    users: "all",
+    organization: true,
+    pageSize,
+  };
+}

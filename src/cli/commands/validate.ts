@@ -4,7 +4,8 @@ import { isError, readDesiredState, validateForProfile } from "../../desired/ind
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { loadRuntime, readLdap } from "../pipeline.js";
-import { desiredReadOptions } from "../../config/index.js";
+import { desiredReadOptions, toPolicy } from "../../config/index.js";
+import { checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
@@ -21,10 +22,15 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
     });
   }
   const { state, problems } = fromLdap ? await readLdap(runtime) : await readDesiredState(options!);
-  const all =
-    profile !== undefined && !problems.some(isError)
-      ? [...problems, ...validateForProfile(state, profile)]
-      : problems;
+  const clean = !problems.some(isError);
+  // With the config: permissions need permissions.workspaces covering them, MANAGE allowed.
+  const all = clean
+    ? [
+        ...problems,
+        ...(profile !== undefined ? validateForProfile(state, profile) : []),
+        ...checkPermissionPolicy(state, toPolicy(config)),
+      ]
+    : problems;
   for (const p of all) io.stdout.write(`${isError(p) ? "error" : "warning"}: ${formatProblem(p)}\n`);
   const errors = all.filter(isError).length;
   const warnings = all.length - errors;
