@@ -158,14 +158,16 @@ export async function planAgainstService(
     ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
   });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
-  // What the config allows of permissions needs no service: refused before connecting.
-  reportProblems(checkPermissionPolicy(options.desired, policy), logger);
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
   try {
     const profile = connection.client.profile;
-    reportProblems(validateForProfile(options.desired, profile), logger);
+    // What the profile and the config allow (permissions: scope, MANAGE), before any listing.
+    reportProblems(
+      [...validateForProfile(options.desired, profile), ...checkPermissionPolicy(options.desired, policy)],
+      logger,
+    );
     const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
     const plan = makePlan({
       desired: options.desired,
@@ -213,7 +215,7 @@ async function listChecked(
     [
       ...checkBuiltinIdentity(desired, actual),
       ...checkGroupReferences(desired, actual, policy),
-      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces) : []),
+      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
     ],
     logger,
   );

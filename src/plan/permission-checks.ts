@@ -21,7 +21,7 @@ const holders = (desired: DesiredState): Holder[] => [
 
 const noun = (r: Holder): string => ("email" in r ? `user "${r.id}"` : `group "${r.id}"`);
 
-function problem(r: Holder, field: string, rule: string, message: string): Problem {
+function problem(r: Holder, field: string, rule: string, message: string, warning = false): Problem {
   const where = whereOf(r, field);
   return {
     file: where.file,
@@ -29,10 +29,16 @@ function problem(r: Holder, field: string, rule: string, message: string): Probl
     field: where.field ?? field,
     rule,
     message,
+    ...(warning ? { severity: "warning" as const } : {}),
   };
 }
 
-/** What the config must allow: `permissions.workspaces` set and covering every workspace named; MANAGE allowed. */
+/**
+ * What the config allows: every workspace named within `permissions.workspaces`, organization
+ * MANAGE only when allowed (errors). With `permissions.workspaces` unset, workspace permissions
+ * are not managed at all: one warning says so (like a setting that has no effect), and the run
+ * goes on without them.
+ */
 export function checkPermissionPolicy(desired: DesiredState, policy: Policy): Problem[] {
   const out: Problem[] = [];
   const { workspaces, allowOrganizationManage } = policy.permissions;
@@ -46,7 +52,8 @@ export function checkPermissionPolicy(desired: DesiredState, policy: Policy): Pr
         first,
         "workspaces",
         "permissions-not-configured",
-        `${noun(first)}${more} carries workspace permissions, but permissions.workspaces is not set: set it to the workspaces usersync may change (a list, a pattern, or all), see docs/permissions.md`,
+        `${noun(first)}${more} carries workspace permissions, but permissions.workspaces is not set: they are left alone. Set it to the workspaces usersync may change (a list, a pattern, or all), see docs/permissions.md`,
+        true,
       ),
     );
   } else
@@ -75,13 +82,18 @@ export function checkPermissionPolicy(desired: DesiredState, policy: Policy): Pr
   return out;
 }
 
-/** Every workspace the desired state names must exist in the organization (rule `unknown-workspace`). */
-export function checkWorkspaceReferences(desired: DesiredState, workspaces: readonly Workspace[]): Problem[] {
+/** Every workspace in scope the desired state names must exist in the organization (rule `unknown-workspace`). */
+export function checkWorkspaceReferences(
+  desired: DesiredState,
+  workspaces: readonly Workspace[],
+  policy: Policy,
+): Problem[] {
   const known = new Set(workspaces.map((w) => w.id));
+  const inScope = workspaceMatcher(policy.permissions.workspaces);
   const out: Problem[] = [];
   for (const r of holders(desired))
     for (const w of r.workspaces ?? [])
-      if (!known.has(w.workspace))
+      if (inScope(w.workspace) && !known.has(w.workspace))
         out.push(
           problem(
             r,
@@ -94,9 +106,9 @@ export function checkWorkspaceReferences(desired: DesiredState, workspaces: read
 }
 
 /**
- * What a run lists to plan permissions (service/permission-listing.ts), or undefined when the
- * desired state carries none: the workspaces of `permissions.workspaces`, every group, the users
- * whose grants are managed, and the organization's grants when any user or group names them.
+ * What a run lists to plan permissions (service/permission-listing.ts), or undefined when none
+ * are managed: the workspaces of `permissions.workspaces`, every group, the users whose grants
+ * are managed, and the organization's grants when any user or group names them.
  */
 export function permissionListing(
   desired: DesiredState,
@@ -104,11 +116,15 @@ export function permissionListing(
   pageSize: number,
 ): PermissionListing | undefined {
   const all = holders(desired);
-  if (!all.some((r) => r.workspaces !== undefined || r.organization !== undefined)) return undefined;
+  const workspaces = policy.permissions.workspaces.length > 0 && all.some((r) => r.workspaces !== undefined);
+  const organization = all.some((r) => r.organization !== undefined);
+  if (!workspaces && !organization) return undefined;
   return {
     inScope: workspaceMatcher(policy.permissions.workspaces),
-    users: desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id),
-    organization: all.some((r) => r.organization !== undefined),
+    users: workspaces
+      ? desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id)
+      : [],
+    organization,
     pageSize,
   };
 }

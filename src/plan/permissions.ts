@@ -38,9 +38,16 @@ interface Holder extends DesiredAccess {
 
 const hasAccess = (r: DesiredAccess): boolean => r.workspaces !== undefined || r.organization !== undefined;
 
-/** Whether the desired state carries any permission (only then are they listed and planned). */
-export const managesPermissions = (ctx: Pick<PlanContext, "desired">): boolean =>
-  ctx.desired.groups.some(hasAccess) || ctx.desired.users.some((u) => u.state === "present" && hasAccess(u));
+/**
+ * Whether this plan manages any permission: workspace permissions in the desired state with
+ * `permissions.workspaces` set (unset, they are left alone: permission-checks.ts warns), or
+ * organization permissions. Only then are they listed and planned.
+ */
+export function managesPermissions(ctx: Pick<PlanContext, "desired" | "policy">): boolean {
+  const present = [...ctx.desired.groups, ...ctx.desired.users.filter((u) => u.state === "present")];
+  const scoped = ctx.policy.permissions.workspaces.length > 0;
+  return present.some((r) => r.organization !== undefined || (scoped && r.workspaces !== undefined));
+}
 
 function groupHolders(ctx: PlanContext): Holder[] {
   const out: Holder[] = [];

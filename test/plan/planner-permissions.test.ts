@@ -113,41 +113,10 @@ describe("workspace permissions", () => {
       revoke: 1,
       heldBack: 0,
       changes: [
-        {
-          on: "finance",
-          hierarchy: false,
-          permission: "ANALYZE",
-          gain: { groups: 1, users: 0 },
-          lose: { groups: 0, users: 0 },
-        },
-        {
-          on: "finance",
-          hierarchy: false,
-          permission: "EXPORT",
-          gain: { groups: 0, users: 0 },
-          lose: { groups: 1, users: 0 },
-        },
-        {
-          on: "finance",
-          hierarchy: true,
-          permission: "VIEW",
-          gain: { groups: 1, users: 0 },
-          lose: { groups: 0, users: 0 },
-        },
-        {
-          on: "sales-emea",
-          hierarchy: false,
-          permission: "EXPORT",
-          gain: { groups: 1, users: 0 },
-          lose: { groups: 0, users: 0 },
-        },
-        {
-          on: "sales-emea",
-          hierarchy: false,
-          permission: "VIEW",
-          gain: { groups: 1, users: 0 },
-          lose: { groups: 0, users: 0 },
-        },
+        { on: "finance", change: "gain", permissions: ["ANALYZE"], hierarchy: ["VIEW"], groups: 1, users: 0 },
+        { on: "finance", change: "lose", permissions: ["EXPORT"], hierarchy: [], groups: 1, users: 0 },
+        { on: "sales-emea", change: "gain", permissions: ["EXPORT"], hierarchy: [], groups: 1, users: 0 },
+        { on: "sales-emea", change: "gain", permissions: ["VIEW"], hierarchy: [], groups: 1, users: 0 },
       ],
     });
   });
@@ -277,7 +246,7 @@ describe("checks", () => {
     [aDesiredGroup({ id: "sales", workspaces: [ws("sales-emea", ["VIEW"]), ws("hr", ["VIEW"])] })],
   );
 
-  test("permissions need permissions.workspaces, workspaces in it, and MANAGE allowed", () => {
+  test("workspaces within permissions.workspaces, MANAGE allowed; unset, a warning that they are left alone", () => {
     const unset = checkPermissionPolicy(desired, aPolicy());
     expect(unset.map((p) => p.rule)).toEqual([
       "permissions-not-configured",
@@ -294,13 +263,20 @@ describe("checks", () => {
   });
 
   test("a workspace the organization does not have is unknown-workspace", () => {
-    const problems = checkWorkspaceReferences(desired, [{ id: "sales-emea" }]);
+    const problems = checkWorkspaceReferences(
+      desired,
+      [{ id: "sales-emea" }],
+      aPolicy(scoped({ workspaces: ["*"] })),
+    );
     expect(problems.map((p) => [p.rule, p.field])).toEqual([["unknown-workspace", "workspaces"]]);
     expect(problems[0]!.message).toMatch(/^workspace "hr" does not exist/);
   });
 
   test("what to list: nothing without permissions; the managed users, the organization when named", () => {
     expect(permissionListing(aDesiredState([aUser({ email: "a@x.com" })]), aPolicy(), 500)).toBeUndefined();
+    // Workspace permissions with permissions.workspaces unset are not managed: nothing to list for them.
+    const onlyWorkspaces = aDesiredState([], [aDesiredGroup({ id: "g", workspaces: [] })]);
+    expect(permissionListing(onlyWorkspaces, aPolicy(), 500)).toBeUndefined();
     const listing = permissionListing(desired, aPolicy(scoped()), 500)!;
     expect(listing).toMatchObject({ users: [], organization: true, pageSize: 500 });
     expect(["sales-emea", "finance", "hr"].map(listing.inScope)).toEqual([true, true, false]);

@@ -23,11 +23,11 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   }
   const { state, problems } = fromLdap ? await readLdap(runtime) : await readDesiredState(options!);
   const clean = !problems.some(isError);
-  // With the config: permissions need permissions.workspaces covering them, MANAGE allowed.
   const all = clean
     ? [
         ...problems,
         ...(profile !== undefined ? validateForProfile(state, profile) : []),
+        // With the config: permissions within permissions.workspaces, MANAGE only when allowed.
         ...checkPermissionPolicy(state, toPolicy(config)),
       ]
     : problems;
