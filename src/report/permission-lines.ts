@@ -6,44 +6,35 @@
 import type { PermissionSummary, PermissionSummaryEntry } from "../plan/permission-summary.js";
 import type { PlanSummary } from "../plan/summary.js";
 
-/** Phrases shown in the summary before "… and N more". */
+/** Phrases shown in the summary before "… and N more" (one per place, direction and change). */
 export const PERMISSION_PHRASES = 10;
 
 const num = (n: number): string => n.toLocaleString("en-US");
 const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? "" : "s"}`;
 
-function place(e: PermissionSummaryEntry): string {
-  if (e.on === null) return "the organization";
-  return e.hierarchy ? `${e.on} and below` : e.on;
-}
+const list = (names: readonly string[]): string =>
+  names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : (names[0] ?? "");
 
-/**
- * "3 groups gain VIEW on sales-emea", "1 group loses ANALYZE and EXPORT on finance": one phrase
- * per place, direction, kind of assignee and count, naming every permission that shares them.
- */
-function phrases(entries: readonly PermissionSummaryEntry[]): string[] {
-  const by = new Map<string, { n: number; who: string; dir: "gain" | "lose"; at: string; names: string[] }>();
-  for (const e of entries)
-    for (const dir of ["gain", "lose"] as const)
-      for (const who of ["groups", "users"] as const) {
-        const n = e[dir][who];
-        if (n === 0) continue;
-        const key = `${place(e)}\u0000${dir}\u0000${who}\u0000${n}`;
-        const phrase = by.get(key) ?? { n, who: who.slice(0, -1), dir, at: place(e), names: [] };
-        phrase.names.push(e.permission);
-        by.set(key, phrase);
-      }
-  return [...by.values()].map(({ n, who, dir, at, names }) => {
-    const verb = dir === "gain" ? (n === 1 ? "gains" : "gain") : n === 1 ? "loses" : "lose";
-    const list =
-      names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0];
-    return `${plural(n, who)} ${verb} ${list} on ${at}`;
-  });
+/** "2 groups and 1 user gain VIEW and EXPORT on sales-emea", "1 group gains VIEW on sales and below". */
+function phrase(e: PermissionSummaryEntry): string {
+  const who = [e.groups > 0 ? plural(e.groups, "group") : "", e.users > 0 ? plural(e.users, "user") : ""]
+    .filter(Boolean)
+    .join(" and ");
+  const one = e.groups + e.users === 1;
+  const verb = e.change === "gain" ? (one ? "gains" : "gain") : one ? "loses" : "lose";
+  const at = e.on === null ? "the organization" : e.on;
+  const what = [
+    e.permissions.length > 0 ? `${list(e.permissions)} on ${at}` : "",
+    e.hierarchy.length > 0 ? `${list(e.hierarchy)} on ${at} and below` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+  return `${who} ${verb} ${what}`;
 }
 
 export function permissionsText(p: PermissionSummary | undefined): string {
   if (p === undefined) return "";
-  const all = phrases(p.changes);
+  const all = p.changes.map(phrase);
   const shown = all.slice(0, PERMISSION_PHRASES);
   const more = all.length - shown.length;
   return more > 0 ? `${shown.join(", ")}, … and ${num(more)} more` : shown.join(", ");

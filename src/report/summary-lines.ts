@@ -70,9 +70,10 @@ function peopleAndGroups(s: PlanSummary, tense: Tense): string {
   return parts.length > 0 ? `${parts.join(", ")} and ${last}` : (last ?? "");
 }
 
-/** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)". */
+/** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)"; permissions alone: "1 permission change (1 to revoke)". */
 export function changesPhrase(s: PlanSummary): string {
-  return `changes for ${peopleAndGroups(s, "toDo")}`;
+  const phrase = peopleAndGroups(s, "toDo");
+  return personTotal(s) + groupTotal(s) > 0 ? `changes for ${phrase}` : phrase;
 }
 
 /** "39 people (21 added, 17 changed, 1 revoked) and 4 groups (3 added, 1 changed)": the plan line, done. */

@@ -17,7 +17,7 @@ describe("a plan that changes permissions", () => {
   test("its text summary says who gains and loses what, where", () => {
     const out = text();
     expect(out).toContain(
-      "  Permissions       1 group gains SELF_CREATE_TOKEN on the organization, 1 group loses ANALYZE and EXPORT on finance, 1 group gains EXPORT on sales-emea, 1 user gains EXPORT on sales-emea, 1 group gains VIEW on sales-emea and below\n",
+      "  Permissions       1 group gains SELF_CREATE_TOKEN on the organization, 1 group loses ANALYZE and EXPORT on finance, 1 user gains EXPORT on sales-emea, 1 group gains EXPORT on sales-emea and VIEW on sales-emea and below\n",
     );
     expect(out).toContain(
       "  Permission guard  1 removal, 5 allowed (2 assignments managed): within the limit\n",
