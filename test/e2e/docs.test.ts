@@ -78,6 +78,7 @@ describe("documentation examples", () => {
         .filter((l) => l.startsWith("node dist/cli.js ") && !l.includes(" emulator "));
       expect(lines.length).toBeGreaterThanOrEqual(5);
       expect(readme).toContain("export USERSYNC_TOKEN=dev-token");
+      expect(readme).toContain("export USERSYNC_PERMISSIONS_WORKSPACES=all");
       await withTempDir(async (dir) => {
         for (const line of lines) {
           const [command, redirect] = line.split(" > ");
@@ -86,7 +87,9 @@ describe("documentation examples", () => {
             .replaceAll("http://127.0.0.1:8080", emulator.url)
             .replace("./credentials.csv", join(dir, "credentials.csv"))
             .split(/\s+/);
-          const r = await runCli(args, { env: { USERSYNC_TOKEN: "dev-token" } });
+          const r = await runCli(args, {
+            env: { USERSYNC_TOKEN: "dev-token", USERSYNC_PERMISSIONS_WORKSPACES: "all" },
+          });
           expect(r.code, `${line}\n${r.stderr}`).toBe(0);
           if (redirect) await writeFile(join(dir, redirect), r.stdout);
         }
@@ -145,7 +148,7 @@ describe("documentation examples", () => {
         const machine = await runCli(json!.args, { cwd: dir, env: { USERSYNC_TOKEN: "audit-token" } });
         expect(machine.code).toBe(0);
         const saved = JSON.parse(await readFile(join(dir, "plan.json"), "utf8")) as { formatVersion: number };
-        expect(saved.formatVersion).toBe(1);
+        expect(saved.formatVersion).toBe(2);
       });
       expect(emulator.requestLog().every((r) => r.method === "GET")).toBe(true);
     } finally {
