@@ -75,19 +75,28 @@ export function fingerprintGroup(g: UserGroup): string {
   return hash({ ...g, parents: [...g.parents].sort() });
 }
 
-/** A grant as the plan saw it; a pair holding nothing is not an object (`absent`). */
-export const fingerprintGrant = (g: WorkspaceGrant): string =>
-  hash({ permissions: [...g.permissions].sort(), hierarchy: [...g.hierarchy].sort() });
-export const fingerprintOrganization = (p: readonly OrganizationPermission[]): string => hash([...p].sort());
+/**
+ * A grant as the plan saw it: the canonical JSON of `{hierarchy, permissions}` (or of the
+ * organization list), written by hand as above (thousands per plan). A pair holding nothing is
+ * not an object (`absent`).
+ */
+export function fingerprintGrant(g: WorkspaceGrant | readonly OrganizationPermission[]): string {
+  if (isPermissionList(g)) return hashText(JSON.stringify([...g].sort()));
+  return hashText(
+    `{"hierarchy":${JSON.stringify([...g.hierarchy].sort())},"permissions":${JSON.stringify([...g.permissions].sort())}}`,
+  );
+}
 
-/** Every listed grant by key, fingerprinted (a pair not listed holds nothing: `absent`). */
-export function fingerprintPermissions(permissions: ActualPermissions | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const a of permissions?.assignments ?? [])
-    out.set(permissionKey(a.workspace, a.assignee), fingerprintGrant(a));
+const isPermissionList = (g: unknown): g is readonly OrganizationPermission[] => Array.isArray(g);
+
+/** Every listed grant by key, not yet fingerprinted (a pair not listed holds nothing: `absent`). */
+export function grantsByKey(
+  permissions: ActualPermissions | undefined,
+): Map<string, WorkspaceGrant | readonly OrganizationPermission[]> {
+  const out = new Map<string, WorkspaceGrant | readonly OrganizationPermission[]>();
+  for (const a of permissions?.assignments ?? []) out.set(permissionKey(a.workspace, a.assignee), a);
   for (const o of permissions?.organization ?? [])
-    if (o.permissions.length > 0)
-      out.set(orgPermissionKey(o.assignee), fingerprintOrganization(o.permissions));
+    if (o.permissions.length > 0) out.set(orgPermissionKey(o.assignee), o.permissions);
   return out;
 }
 
@@ -97,7 +106,7 @@ export function fingerprintActual(actual: ActualState): Map<string, string> {
   for (const u of actual.idpUsers) out.set(idpKey(u.email), fingerprintIdpUser(u));
   for (const m of actual.mappings) out.set(mappingKey(m.id), fingerprintMapping(m));
   for (const g of actual.groups) out.set(groupKey(g.id), fingerprintGroup(g));
-  for (const [key, fp] of fingerprintPermissions(actual.permissions)) out.set(key, fp);
+  for (const [key, grant] of grantsByKey(actual.permissions)) out.set(key, fingerprintGrant(grant));
   return out;
 }
 

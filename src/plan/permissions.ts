@@ -114,7 +114,9 @@ class Changes<C extends PermissionChange | OrganizationChange> {
   readonly revokes = new Map<string, C[]>();
   add(target: string, into: "grants" | "revokes", change: C): void {
     const map = this[into];
-    map.set(target, [...(map.get(target) ?? []), change]);
+    const list = map.get(target);
+    if (list) list.push(change);
+    else map.set(target, [change]);
   }
 }
 
@@ -123,9 +125,9 @@ function workspaceChanges(
   ctx: PlanContext,
   h: Holder,
   have: ReadonlyMap<string, WorkspaceGrant>,
-  into: Changes<PermissionChange>,
+  o: { into: Changes<PermissionChange>; inScope: (workspace: string) => boolean },
 ): void {
-  const inScope = workspaceMatcher(ctx.policy.permissions.workspaces);
+  const { into, inScope } = o;
   const wanted = new Map((h.workspaces ?? []).map((w) => [w.workspace, grantOf(w)] as const));
   const pairs = new Map<string, [WorkspaceGrant, WorkspaceGrant]>();
   for (const [ws, want] of wanted) if (inScope(ws)) pairs.set(ws, [have.get(ws) ?? EMPTY_GRANT, want]);
@@ -184,6 +186,7 @@ export function planPermissions(ctx: PlanContext): Plan["permissionGuard"] {
   }
   const org = new Map((actual?.organization ?? []).map((o) => [assigneeKey(o.assignee), o.permissions]));
   const ws = new Changes<PermissionChange>();
+  const inScope = workspaceMatcher(ctx.policy.permissions.workspaces);
   const orgChanges = new Changes<OrganizationChange>();
   let managed = 0;
   for (const h of holders) {
@@ -191,7 +194,7 @@ export function planPermissions(ctx: PlanContext): Plan["permissionGuard"] {
     const have = byAssignee.get(key) ?? new Map<string, WorkspaceGrant>();
     if (h.workspaces !== undefined) {
       managed += have.size;
-      workspaceChanges(ctx, h, have, ws);
+      workspaceChanges(ctx, h, have, { into: ws, inScope });
     }
     if (h.organization !== undefined && (org.get(key)?.length ?? 0) > 0) managed += 1;
     organizationChange(ctx, h, org.get(key) ?? [], orgChanges);

@@ -14,7 +14,8 @@ import {
   fingerprintIdpUser,
   fingerprintInput,
   fingerprintMapping,
-  fingerprintPermissions,
+  fingerprintGrant,
+  grantsByKey,
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
 import { applyDeleteGuard } from "./guard.js";
@@ -97,7 +98,7 @@ export function countSteps(steps: readonly Step[]): PlanCounts {
 function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string, string> {
   const out = new Map<string, string>();
   const { idpByEmail, mappingById, groupById } = ctx.idx;
-  const grants = ctx.actual.permissions ? fingerprintPermissions(ctx.actual.permissions) : undefined;
+  const grants = ctx.actual.permissions ? grantsByKey(ctx.actual.permissions) : undefined;
   for (const s of steps)
     for (const key of s.touches) {
       if (out.has(key)) continue;
@@ -108,7 +109,7 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
       const grant =
         ref?.kind === "permission" || ref?.kind === "orgPermission" ? grants?.get(key) : undefined;
       if (grant !== undefined) {
-        out.set(key, grant);
+        out.set(key, fingerprintGrant(grant));
         continue;
       }
       out.set(
