@@ -207,6 +207,64 @@ describe("permissions over the built CLI", () => {
     });
   });
 
+  it("apply --plan carries a saved plan's permission steps out, and reports one stale when its grant changed", async () => {
+    const own = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, seed });
+    try {
+      await withTempDir(async (dir) => {
+        const config = join(dir, "usersync.yaml");
+        const file = join(dir, "users.yaml");
+        const saved = join(dir, "plan.json");
+        await writeFile(config, CONFIG);
+        await writeFile(file, desired());
+        const base = ["--config", config, "--base-url", own.url];
+        // Groups and people first (permissions.workspaces unset: access left alone), so the saved plan has only permission steps.
+        const bare = join(dir, "bare.yaml");
+        await writeFile(bare, "identity:\n  passwords: none\n");
+        const people = await runCli(
+          ["apply", "--yes", "--desired", file, "--config", bare, "--base-url", own.url],
+          { env },
+        );
+        expect(people.code, people.stderr).toBe(0);
+        const made = await runCli(["plan", "--desired", file, "--out", saved, ...base], { env });
+        expect(made.code, made.stderr).toBe(0);
+        const steps = (JSON.parse(await readFile(saved, "utf8")) as { steps: Array<{ id: string }> }).steps;
+        expect(steps.map((x) => x.id)).toEqual([
+          "grantWorkspacePermissions:finance",
+          "grantWorkspacePermissions:sales",
+          "grantWorkspacePermissions:sales-emea",
+        ]);
+        // Someone gives the finance group a grant on finance meanwhile: that step is stale.
+        await fetch(`${own.url}/api/v1/actions/workspaces/finance/managePermissions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify([
+            { assigneeIdentifier: { id: "finance", type: "userGroup" }, permissions: ["VIEW"] },
+          ]),
+        });
+        const report = join(dir, "report.json");
+        const applied = await runCli(["apply", "--yes", "--plan", saved, "--report", report, ...base], {
+          env,
+        });
+        expect(applied.code).toBe(3);
+        const r = JSON.parse(await readFile(report, "utf8")) as {
+          summary: { permissions: { granted: number; revoked: number } };
+          steps: Array<{ stepId: string; outcome: string }>;
+        };
+        expect(r.steps.map((x) => [x.stepId, x.outcome])).toEqual([
+          ["grantWorkspacePermissions:finance", "stale"],
+          ["grantWorkspacePermissions:sales", "succeeded"],
+          ["grantWorkspacePermissions:sales-emea", "succeeded"],
+        ]);
+        expect(r.summary.permissions).toEqual({ granted: 2, revoked: 0 });
+        expect(grantsOf(own, "finance")).toEqual([
+          { userGroup: "finance", permissions: ["VIEW"], hierarchy: [] },
+        ]);
+      });
+    } finally {
+      await own.close();
+    }
+  });
+
   it("the README's 'Changing a team's access' excerpt is what the demo prints", async () => {
     const demo = await startEmulator({
       port: 0,
