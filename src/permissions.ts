@@ -79,11 +79,12 @@ export function parseAssigneeKey(key: string): Assignee | undefined {
   return { type, id: key.slice(sep + 1) };
 }
 
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Code-unit order of ids: the same on every machine. */
+export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Sorted, without repeats. */
 export function permissionSet<P extends string>(list: Iterable<P>): P[] {
-  return [...new Set(list)].sort(cmp);
+  return [...new Set(list)].sort(compareIds);
 }
 
 export const EMPTY_GRANT: Readonly<WorkspaceGrant> = Object.freeze({ permissions: [], hierarchy: [] });

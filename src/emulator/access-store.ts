@@ -5,6 +5,7 @@
  * grant is never stored: a pair with nothing is simply absent, as in the service's answers.
  */
 import {
+  compareIds as cmp,
   assigneeKey,
   grantOf,
   isEmptyGrant,
@@ -25,8 +26,6 @@ export interface WorkspaceRec {
   name?: string;
   parent?: string;
 }
-
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export class AccessStore {
   readonly workspaces = new Map<string, WorkspaceRec>();

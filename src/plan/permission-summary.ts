@@ -4,6 +4,7 @@
  * sales-emea, 1 group loses EXPORT on finance"), and how many assignee × place changes are to
  * grant, to revoke and held back.
  */
+import { compareStrings as cmp } from "./context.js";
 import type { OrganizationChange, PermissionChange, Step } from "./types.js";
 
 export interface PermissionSummaryEntry {
@@ -29,7 +30,6 @@ export interface PermissionSummary {
 }
 
 const minus = (a: readonly string[], b: readonly string[]): string[] => a.filter((x) => !b.includes(x));
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What one change adds (or, `lose`, removes): own permissions and hierarchy permissions. */
 function moved(c: PermissionChange | OrganizationChange, lose: boolean): { own: string[]; below: string[] } {

@@ -11,7 +11,12 @@
  * Both give the same `ActualPermissions`: the grants of every group and of the users asked for,
  * on the workspaces in scope (a test compares them).
  */
-import type { ActualPermissions, Workspace, WorkspaceAssignment } from "../permissions.js";
+import {
+  compareIds as cmp,
+  type ActualPermissions,
+  type Workspace,
+  type WorkspaceAssignment,
+} from "../permissions.js";
 import type { PermissionsClient } from "./types.js";
 
 export interface PermissionListing {
@@ -86,8 +91,6 @@ async function byAssignee(
   ]);
   return [...groups, ...users].filter((a) => workspaces.has(a.workspace));
 }
-
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function sortAssignments(list: WorkspaceAssignment[]): WorkspaceAssignment[] {
   return list.sort(

@@ -188,15 +188,7 @@ export class PermissionsApi implements PermissionsClient {
       permissions: [...g.permissions],
       hierarchyPermissions: [...g.hierarchy],
     }));
-    const path = PERMISSION_PATHS.manageWorkspace(workspace);
-    await this.o.transport.request({
-      method: "POST",
-      path,
-      mediaType: JSON_MEDIA,
-      body,
-      repeatable: true,
-      call,
-    });
+    await this.manage(PERMISSION_PATHS.manageWorkspace(workspace), body, call);
   }
 
   async getOrganizationPermissions(): Promise<OrganizationAssignment[]> {
@@ -214,7 +206,11 @@ export class PermissionsApi implements PermissionsClient {
       assigneeIdentifier: { id: g.assignee.id, type: g.assignee.type },
       permissions: [...g.permissions],
     }));
-    const path = PERMISSION_PATHS.manageOrganization;
+    await this.manage(PERMISSION_PATHS.manageOrganization, body, call);
+  }
+
+  /** A managePermissions: its body sets absolute values, so it is repeatable (retried like a PUT). */
+  private async manage(path: string, body: unknown, call: CallOptions | undefined): Promise<void> {
     await this.o.transport.request({
       method: "POST",
       path,
