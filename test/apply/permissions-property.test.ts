@@ -31,7 +31,7 @@ const caseArb = fc.record({
   /** Per group: does its entry carry `workspaces` (managed)? */
   managed: fc.array(fc.boolean(), { minLength: GROUPS.length, maxLength: GROUPS.length }),
   mode: fc.constantFrom<"incremental" | "full">("incremental", "full"),
-  scope: fc.constantFrom(["*"], ["w1", "w2"]),
+  scope: fc.constantFrom<string[]>(["*"], ["w1", "w2"]),
 });
 
 const at = (g: number, w: number) => g * WORKSPACES.length + w;
