@@ -3,7 +3,7 @@
  * (validated, all problems at once, before any request) → the service (actual state) → plan.
  */
 import type { Logger } from "pino";
-import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
+import { ConfigError, InputError, SourceUnavailableError, formatProblem, type Problem } from "../errors.js";
 import {
   readDesiredState,
   readLdapDesired,
@@ -90,12 +90,34 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
     });
   }
   const { state, problems } = await readDesiredState(options);
+  if (sourceUnreadable(problems)) throw unreadableSource(problems);
   reportProblems(problems, runtime.logger);
   checkMinUsersCount(state, runtime.config);
   return state;
 }
 
-/** The directory as a desired state (`source.type: ldap`); a connection or bind failure is an InputError. */
+/**
+ * A desired-state or groups file that is missing, not a file, or cannot be read: the source is not
+ * there now (a share not mounted, a ConfigMap key missing), not wrong. Exit 5, every problem
+ * listed; it wins over the other problems, which a partial read may have caused.
+ */
+const UNREADABLE_RULES: ReadonlySet<string> = new Set(["file-not-found", "file-unreadable"]);
+
+export const sourceUnreadable = (problems: readonly Problem[]): boolean =>
+  problems.some((p) => isError(p) && UNREADABLE_RULES.has(p.rule));
+
+function unreadableSource(problems: readonly Problem[]): SourceUnavailableError {
+  const errors = problems.filter(isError);
+  return new SourceUnavailableError({
+    message: `the desired state could not be read (${errors.length} problem${errors.length === 1 ? "" : "s"})`,
+    problems: errors,
+  });
+}
+
+/**
+ * The directory as a desired state (`source.type: ldap`): a directory down or unreachable is a
+ * SourceUnavailableError (exit 5), wrong settings an InputError (exit 4).
+ */
 export async function readLdap(runtime: Runtime): ReturnType<typeof readLdapDesired> {
   const ldap = runtime.config.source.ldap;
   if (ldap === undefined)
