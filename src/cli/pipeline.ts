@@ -32,6 +32,7 @@ import type { Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
+import { loadGrace } from "./run-state.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -175,6 +176,7 @@ export async function planAgainstService(
   const allowDeletes = intOption(options.values, "allow-deletes");
   const policy: Policy = toPolicy(config, optional("allowDeletes", allowDeletes));
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
+  const grace = await loadGrace(runtime, policy);
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
@@ -211,6 +213,7 @@ export async function planAgainstService(
         concurrency: config.execution.concurrency,
         requestsPerSecond: config.execution.requestsPerSecond,
       },
+      ...optional("grace", grace),
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, plan.deleteGuard.managedUsers);

@@ -24,7 +24,19 @@ export function toPolicy(config: Config, options: { allowDeletes?: number } = {}
     passwords: config.identity.passwords,
   };
   if (options.allowDeletes !== undefined) policy.allowDeletes = options.allowDeletes;
+  const revokeAfter = durationSeconds(p.revokeAfter);
+  if (revokeAfter > 0) policy.revokeAfter = { text: String(p.revokeAfter), seconds: revokeAfter };
   return policy;
+}
+
+const UNIT_SECONDS: Record<string, number> = { w: 604_800, d: 86_400, h: 3600, m: 60, s: 1 };
+
+/** `"1d12h"` → 129600; `0`, `"0"` or unset → 0. The schema has checked the shape (DURATION_PATTERN). */
+export function durationSeconds(value: string | number | undefined): number {
+  let seconds = 0;
+  for (const [, n, unit] of String(value ?? "0").matchAll(/(\d+)([wdhms])/g))
+    seconds += Number(n) * UNIT_SECONDS[unit!]!;
+  return seconds;
 }
 
 /**

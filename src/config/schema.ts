@@ -11,6 +11,9 @@ const int = (min: number, max: number, dflt: number) =>
 const list = z.array(z.string().min(1));
 
 export const MAX_DELETES_PATTERN = /^\d+(\.\d+)?%$/;
+export const DURATION_PATTERN = /^(0|(\d+[wdhms])+)$/; // "72h", "3d", "1d12h", "90m", "30s" or "0"
+const REVOKE_AFTER_HELP =
+  'must be a duration such as "72h", "3d", "1d12h" or "90m" (units w, d, h, m, s), or 0 for none; a number of runs is not supported (docs/configuration.md)';
 const MAX_DELETES_HELP = 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")';
 
 const target = z.strictObject({
@@ -117,7 +120,8 @@ const identity = z.strictObject({
 });
 
 const policy = z.strictObject({
-  mode: z.enum(["incremental", "full"]).default("incremental"),
+  /** No default here: `full` for `source.type: ldap`, else `incremental` (see configSchema). */
+  mode: z.enum(["incremental", "full"]).optional(),
   membership: z.enum(["exact", "additive"]).default("exact"),
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
   unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
@@ -132,6 +136,11 @@ const policy = z.strictObject({
       },
     )
     .default("10%"),
+  revokeAfter: z // the grace period for leavers (docs/configuration.md)
+    .union([z.string().regex(DURATION_PATTERN, REVOKE_AFTER_HELP), z.literal(0)], {
+      error: REVOKE_AFTER_HELP,
+    })
+    .optional(),
   scope: z
     .strictObject({
       emailDomains: list.optional(),
@@ -180,20 +189,29 @@ const output = z.strictObject({
     .default([]),
 });
 
+const state = z.strictObject({ file: path.optional() }); // what a run remembers for the next one
+
 const logging = z.strictObject({
   level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   format: z.enum(["auto", "json", "pretty"]).default("auto"),
 });
 
-export const configSchema = z.strictObject({
-  target: target.prefault({}),
-  source: source.prefault({}),
-  identity: identity.prefault({}),
-  policy: policy.prefault({}),
-  execution: execution.prefault({}),
-  output: output.prefault({}),
-  logging: logging.prefault({}),
-});
+export const configSchema = z
+  .strictObject({
+    target: target.prefault({}),
+    source: source.prefault({}),
+    identity: identity.prefault({}),
+    policy: policy.prefault({}),
+    execution: execution.prefault({}),
+    output: output.prefault({}),
+    state: state.prefault({}),
+    logging: logging.prefault({}),
+  })
+  // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
+  .transform((c) => ({
+    ...c,
+    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type === "ldap" ? "full" : "incremental") },
+  }));
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -224,6 +242,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "policy.deletions": "string",
   "policy.unlinkedCredentials": "string",
   "policy.maxDeletes": "countOrPercent",
+  "policy.revokeAfter": "string",
   "policy.scope.emailDomains": "list",
   "policy.scope.idPatterns": "list",
   "policy.scope.groups": "list",
@@ -247,6 +266,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.metricsPushUrl": "string",
   "output.metricsPushJob": "string",
   "output.metricsPushGrouping": "list",
+  "state.file": "string",
   "logging.level": "string",
   "logging.format": "string",
 };
@@ -267,6 +287,7 @@ export const PATH_LEAVES: readonly string[] = [
   "output.credentialsFile",
   "output.metricsFile",
   "output.kubernetesServiceAccountDir",
+  "state.file",
 ];
 
 /** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */

@@ -25,6 +25,10 @@ export interface PlanSummary {
   membership: Record<string, { add: number; remove: number }>;
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
   estimate: Plan["estimate"];
+  /** With `policy.revokeAfter`: people missing from the source who wait, and when the first goes. */
+  pending?: { people: number; firstUntil: string };
+  /** `plan.keptByMode`, when not zero. */
+  keptByMode?: number;
 }
 
 /**
@@ -137,6 +141,9 @@ function computeSummary(plan: Plan): PlanSummary {
   summary.membership = Object.fromEntries(
     Object.entries(summary.membership).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
+  const first = plan.grace?.pending[0];
+  if (first) summary.pending = { people: plan.grace!.pending.length, firstUntil: first.until };
+  if (plan.keptByMode) summary.keptByMode = plan.keptByMode;
   return summary;
 }
 
