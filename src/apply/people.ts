@@ -71,6 +71,15 @@ export function admit(people: People, person: number, step: number): boolean {
 }
 
 /**
+ * People with fewer steps first (in plan order among equals), for the people ready when the run
+ * starts: a person a killed run left half-created (a login without its user) has one step left,
+ * and is made whole before anyone new is started.
+ */
+export function fewestStepsFirst(people: People): void {
+  people.waiting.sort((a, b) => people.remaining[a]! - people.remaining[b]!);
+}
+
+/**
  * Opens the next waiting person and returns their parked steps, or undefined when nobody waits.
  * The caller decides whether one more person may be opened.
  */

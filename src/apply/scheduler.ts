@@ -8,7 +8,7 @@
 import { InternalError } from "../errors.js";
 import type { Step } from "../plan/types.js";
 import { notRun, rootOf, skippedBecause, type Root } from "./outcomes.js";
-import { admit, indexPeople, NOBODY, openNext, settledFor, type People } from "./people.js";
+import { admit, fewestStepsFirst, indexPeople, NOBODY, openNext, settledFor, type People } from "./people.js";
 import {
   emptyCounts,
   type ApplyResult,
@@ -94,6 +94,7 @@ export function createSchedule(options: ScheduleOptions): Schedule {
   };
   for (const [n, o] of presets) record(s, n, o);
   for (const n of nodes) if (!n.outcome && n.waiting === 0) makeReady(s, n);
+  fewestStepsFirst(s.people);
   return s;
 }
 

@@ -160,6 +160,18 @@ describe("scheduler", () => {
       expect(order).toEqual([credA.id, credB.id, mapB.id, mapA.id]);
     });
 
+    it("a person a killed run left half-created (one step left) is made whole before anyone new", () => {
+      const [, leftover] = newUserSteps("left@example.com", "left");
+      const repair: Step = {
+        ...leftover,
+        dependsOn: [],
+        after: { id: "left", authenticationId: "auth-left", groups: [] },
+      };
+      const { s } = aSchedule([...users(2), repair], { concurrency: 1 });
+      const [first] = startAll(s);
+      expect(first?.step.id).toBe("createMapping:left");
+    });
+
     it("a step of nobody (a group) starts before any new person, wherever the plan puts it", () => {
       const { s } = aSchedule([...users(2), groupStep("g")], { concurrency: 1 });
       const order: string[] = [];
