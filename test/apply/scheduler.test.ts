@@ -13,7 +13,7 @@ import {
   type Schedule,
 } from "../../src/apply/scheduler.js";
 import type { StepOutcome } from "../../src/apply/types.js";
-import type { Step } from "../../src/plan/types.js";
+import type { CreateMappingStep, Step } from "../../src/plan/types.js";
 import { groupStep, newUserSteps } from "./builders.js";
 
 function aSchedule(steps: Step[], extra: { concurrency?: number; circuitBreaker?: number } = {}) {
@@ -163,7 +163,7 @@ describe("scheduler", () => {
     it("a person a killed run left half-created (one step left) is made whole before anyone new", () => {
       const [, leftover] = newUserSteps("left@example.com", "left");
       const repair: Step = {
-        ...leftover,
+        ...(leftover as CreateMappingStep),
         dependsOn: [],
         after: { id: "left", authenticationId: "auth-left", groups: [] },
       };
