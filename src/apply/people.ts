@@ -7,7 +7,7 @@
  * rather than hundreds of logins without a user. Plan order alone would not: every credentials
  * creation comes before every mapping creation.
  */
-import { personOfSteps } from "../plan/summary.js";
+import { STEP_KINDS } from "../plan/kinds.js";
 import type { Step } from "../plan/types.js";
 
 /** No person: a step of a group, or of a kind that is not about one user. */
@@ -27,20 +27,41 @@ export interface People {
   open: number;
 }
 
-/** The person index of every step (NOBODY for steps of no one), and the empty bookkeeping. */
-export function indexPeople(steps: readonly Step[]): { personOf: number[]; people: People } {
-  const names = personOfSteps(steps);
-  const index = new Map<string, number>();
+/** Kinds whose steps are about one user: their credentials or their mapping (not groups). */
+const isUserStep = (step: Step): boolean => {
+  const noun = STEP_KINDS[step.kind]?.noun;
+  return noun === "credentials" || noun === "mapping";
+};
+
+/**
+ * The person index of every step (NOBODY for steps of no one), and the empty bookkeeping. A
+ * person is a set of user steps joined by their dependencies (a login and the user that points at
+ * it; an email change's new login, re-pointed user and old login deleted): union-find over the
+ * graph's edges, integers only, because this runs over 100,000-step plans.
+ */
+export function indexPeople(nodes: ReadonlyArray<{ step: Step; dependents: readonly number[] }>): {
+  personOf: number[];
+  people: People;
+} {
+  const parent = nodes.map((_, i) => i);
+  const root = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  const user = nodes.map((n) => isUserStep(n.step));
+  nodes.forEach((n, i) => {
+    if (user[i]) for (const d of n.dependents) if (user[d]) parent[root(d)] = root(i);
+  });
+  const numberOf = new Int32Array(nodes.length).fill(NOBODY);
   const remaining: number[] = [];
-  const personOf = steps.map((s) => {
-    const name = names.get(s.id);
-    if (name === undefined) return NOBODY;
-    let p = index.get(name);
-    if (p === undefined) {
-      p = remaining.length;
-      index.set(name, p);
+  const personOf = nodes.map((_, i) => {
+    if (!user[i]) return NOBODY;
+    const r = root(i);
+    if (numberOf[r] === NOBODY) {
+      numberOf[r] = remaining.length;
       remaining.push(0);
     }
+    const p = numberOf[r]!;
     remaining[p]! += 1;
     return p;
   });

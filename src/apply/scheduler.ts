@@ -67,7 +67,7 @@ export interface ScheduleOptions {
 /** Builds the graph and settles the preset steps, so their dependents never start. */
 export function createSchedule(options: ScheduleOptions): Schedule {
   const nodes = buildGraph(options.steps);
-  const { personOf, people } = indexPeople(options.steps);
+  const { personOf, people } = indexPeople(nodes);
   for (const n of nodes) n.person = personOf[n.index]!;
   const presets = new Map<Node, StepOutcome>();
   for (const n of nodes) {
