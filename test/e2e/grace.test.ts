@@ -6,6 +6,7 @@
  * passed (the guards still apply). A source that loses people for one run revokes nobody; a
  * corrupt state file revokes nobody early; an unwritable one stops apply before any request.
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,7 +98,11 @@ describe("onboarding and the hourly sync share one truth", () => {
       state,
     });
 
-    const onboard = await runCli(["apply", "--config", onboarding, "--yes"], { env });
+    // The careful way: a saved plan, reviewed, then applied exactly; it records the new hire too.
+    const saved = join(dir, "onboarding-one.json");
+    expect((await runCli(["plan", "--config", onboarding, "--out", saved], { env })).code).toBe(0);
+    expect(existsSync(state), "a dry run writes no state").toBe(false);
+    const onboard = await runCli(["apply", "--config", onboarding, "--plan", saved, "--yes"], { env });
     expect(onboard.code, onboard.stderr).toBe(0);
     expect(onboard.stdout).toContain("Done: 1 person (1 added)");
     expect(hasLogin(hire.email) && mapped(hire.id)).toBe(true);
