@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { parse } from "csv-parse";
 import { ByteChecker } from "./byte-check.js";
 import type { ByteFinding } from "./byte-check.js";
+import { visible } from "./characters.js";
 import { unneutraliseCell } from "./csv-cell.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { RawRecord } from "./records.js";
@@ -193,7 +194,7 @@ function readHeader<F extends string>(options: {
     const field = known.get(name.toLowerCase());
     if (field === undefined) {
       problems.error(
-        { file, line, field: name || `column ${i + 1}` },
+        { file, line, field: visible(name) || `column ${i + 1}` },
         "unknown-column",
         `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`,
       );
