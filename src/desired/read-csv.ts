@@ -83,6 +83,9 @@ export async function readCsv<F extends string>(options: {
     // The field count is checked here, row by row, so one bad row does not stop the file.
     relax_column_count: true,
     max_record_size: MAX_RECORD_CHARS,
+    // Any mix of CRLF, LF and CR line ends (a file edited on two systems, rows appended by a
+    // script): csv-parse would otherwise take the first line's end as the only one.
+    record_delimiter: ["\r\n", "\n", "\r"],
   });
   const failure = await parseFile({ file, parser, onRow });
   // A bad header destroys the parser, which fails the pipeline: not a problem (see `stopped`).
