@@ -7,6 +7,7 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Problem } from "../errors.js";
 import { ConfigError, formatProblem } from "../errors.js";
+import { characterProblems } from "./characters.js";
 import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./layers.js";
 import type { Layer, Origin, Tree } from "./layers.js";
 import { configSchema } from "./schema.js";
@@ -104,7 +105,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const merged = layers.reduce<Tree>((acc, l) => merge(acc, l.data), {});
   const originOf = originFinder(layers, configFile);
 
-  const problems: Problem[] = [...fileProblems, ...env.problems];
+  const problems: Problem[] = [...fileProblems, ...env.problems, ...characterProblems(merged, originOf)];
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) problems.push(...schemaProblems(parsed.error.issues, originOf));
   if (problems.length > 0 || !parsed.success) throw configError(problems, configFile);

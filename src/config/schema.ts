@@ -10,8 +10,36 @@ const int = (min: number, max: number, dflt: number) =>
   z.number().int("must be a whole number").min(min).max(max).default(dflt);
 const list = z.array(z.string().min(1));
 
-export const MAX_DELETES_PATTERN = /^\d+(\.\d+)?%$/;
-const MAX_DELETES_HELP = 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")';
+export const PERCENT_PATTERN = /^\d+(\.\d+)?%$/;
+
+/**
+ * A count or a percentage of managed users (`policy.maxDeletes`, `source.minUsers`). A
+ * percentage over 100% (a typo such as "150%") would switch a guard off without a word, and so
+ * would "0%" for a minimum: both are refused, like a negative count.
+ */
+function countOrPercent(o: { minCount: 0 | 1; help: string; key: string }) {
+  return z.union([z.number(), z.string()], { error: o.help }).superRefine((value, ctx) => {
+    const why = countOrPercentProblem(value, o);
+    if (why !== undefined) ctx.addIssue({ code: "custom", message: why });
+  });
+}
+
+function countOrPercentProblem(
+  value: number | string,
+  o: { minCount: 0 | 1; help: string; key: string },
+): string | undefined {
+  if (typeof value === "number")
+    return Number.isSafeInteger(value) && value >= o.minCount
+      ? undefined
+      : `must be a whole number of users, ${o.minCount} or more (or a percentage such as "10%")`;
+  if (!PERCENT_PATTERN.test(value)) return o.help;
+  const percent = Number(value.slice(0, -1));
+  if (percent > 100)
+    return `"${value}" is more than 100% of the managed users: write at most "100%", or a count`;
+  if (o.minCount > 0 && percent === 0)
+    return `"0%" would turn this guard off: write more than "0%", or remove ${o.key} if you mean no minimum`;
+  return undefined;
+}
 
 const target = z.strictObject({
   /** A URL or `embedded`; no default: a run without one stops (exit 4) and says how to set it. */
@@ -96,17 +124,11 @@ const source = z.strictObject({
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
-  minUsers: z
-    .union([
-      z.number().int().min(1, "must be at least 1"),
-      z
-        .string()
-        .regex(
-          MAX_DELETES_PATTERN,
-          'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
-        ),
-    ])
-    .optional(),
+  minUsers: countOrPercent({
+    minCount: 1,
+    help: 'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
+    key: "source.minUsers",
+  }).optional(),
   ldap: ldap.optional(),
 });
 
@@ -121,17 +143,11 @@ const policy = z.strictObject({
   membership: z.enum(["exact", "additive"]).default("exact"),
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
   unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
-  maxDeletes: z
-    .union(
-      [
-        z.number().int(MAX_DELETES_HELP).min(0, MAX_DELETES_HELP),
-        z.string().regex(MAX_DELETES_PATTERN, MAX_DELETES_HELP),
-      ],
-      {
-        error: MAX_DELETES_HELP,
-      },
-    )
-    .default("10%"),
+  maxDeletes: countOrPercent({
+    minCount: 0,
+    help: 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")',
+    key: "policy.maxDeletes",
+  }).default("10%"),
   scope: z
     .strictObject({
       emailDomains: list.optional(),
