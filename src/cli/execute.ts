@@ -5,14 +5,12 @@
 import {
   applyPlan,
   buildApplyReport,
-  createPasswordProvider,
   createProgressReporter,
-  openKubeSecrets,
   exitCodeForApply,
   failuresByCause,
   notStartedCount,
-  openJournal,
 } from "../apply/index.js";
+import { createPasswordProvider, openJournal, openKubeSecrets } from "../outputs/index.js";
 import { renderApplySummary } from "../report/index.js";
 import type { ApplyResult, Journal, PasswordProvider } from "../apply/index.js";
 import type { DesiredState } from "../desired/index.js";

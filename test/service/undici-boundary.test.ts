@@ -21,8 +21,8 @@ describe("undici boundary", () => {
       ),
     );
     expect(importers.sort()).toEqual([
-      join("src", "apply", "kube-secrets.ts"),
-      join("src", "cli", "metrics-push.ts"),
+      join("src", "outputs", "kube-secrets.ts"),
+      join("src", "outputs", "pushgateway.ts"),
       join("src", "service", "transport.ts"),
     ]);
   });

@@ -13,7 +13,7 @@ import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
 import { prepareOutputs, resolveOutputs, type Outputs } from "../outputs.js";
-import { metricsTargets, runMetrics, type RunMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics, type RunMetrics } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";

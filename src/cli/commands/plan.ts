@@ -11,7 +11,7 @@ import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
 import { writeFileAtomic } from "../../files.js";
-import { metricsTargets, runMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
 import { prepareOutputs, resolveOutputs } from "../outputs.js";
 

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { Agent, request } from "undici";
 import { ConfigError, SafetyRefusal } from "../errors.js";
 import { generatePassword, REUSE_WINDOW_MS } from "./passwords.js";
-import type { PasswordProvider } from "./types.js";
+import type { PasswordProvider } from "../apply/index.js";
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 export const SECRET_LABEL = "usersync.io/initial-password";
