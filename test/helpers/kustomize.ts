@@ -64,7 +64,7 @@ export function jobSpecOf(obj: K8sObject): K8sObject {
   return obj["kind"] === "CronJob" ? obj["spec"]["jobTemplate"]["spec"] : obj["spec"];
 }
 
-/** The ConfigMap behind a name a pod refers to (kustomize appended a hash to it). */
+/** The data of the ConfigMap a pod refers to, by its rendered name (with a hash suffix where kustomize gave one). */
 function configMap(objects: K8sObject[], name: string): Record<string, string> {
   return find(objects, "ConfigMap", name)["data"] as Record<string, string>;
 }
@@ -123,7 +123,8 @@ export async function podRun(
   }
   const args = (container["args"] as string[]).map((a) => (under(a) ? at(a) : a));
   const env = containerEnv(objects, workload);
-  const configArg = args[args.indexOf("--config") + 1];
+  const configAt = args.indexOf("--config");
+  const configArg = configAt < 0 ? undefined : args[configAt + 1];
   if (configArg !== undefined) {
     const walk = (node: unknown, path: string[]): void => {
       if (typeof node === "string" && under(node)) env[envNameOf(path.join("."))] = at(node);
