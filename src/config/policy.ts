@@ -1,6 +1,7 @@
 /** The `policy` section (plus the password source) as the planner's `Policy`. */
 import type { Policy } from "../plan/policy.js";
 import type { Config } from "./schema.js";
+import { durationSeconds } from "./values.js";
 
 export function toPolicy(config: Config, options: { allowDeletes?: number } = {}): Policy {
   const p = config.policy;
@@ -27,16 +28,6 @@ export function toPolicy(config: Config, options: { allowDeletes?: number } = {}
   const revokeAfter = durationSeconds(p.revokeAfter);
   if (revokeAfter > 0) policy.revokeAfter = { text: String(p.revokeAfter), seconds: revokeAfter };
   return policy;
-}
-
-const UNIT_SECONDS: Record<string, number> = { w: 604_800, d: 86_400, h: 3600, m: 60, s: 1 };
-
-/** `"1d12h"` → 129600; `0`, `"0"` or unset → 0. The schema has checked the shape (DURATION_PATTERN). */
-export function durationSeconds(value: string | number | undefined): number {
-  let seconds = 0;
-  for (const [, n, unit] of String(value ?? "0").matchAll(/(\d+)([wdhms])/g))
-    seconds += Number(n) * UNIT_SECONDS[unit!]!;
-  return seconds;
 }
 
 /**

@@ -4,17 +4,14 @@
  * the three in step.
  */
 import { z } from "zod";
+import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
   z.number().int("must be a whole number").min(min).max(max).default(dflt);
 const list = z.array(z.string().min(1));
 
-export const MAX_DELETES_PATTERN = /^\d+(\.\d+)?%$/;
-export const DURATION_PATTERN = /^(0|(\d+[wdhms])+)$/; // "72h", "3d", "1d12h", "90m", "30s" or "0"
-const REVOKE_AFTER_HELP =
-  'must be a duration such as "72h", "3d", "1d12h" or "90m" (units w, d, h, m, s), or 0 for none; a number of runs is not supported (docs/configuration.md)';
-const MAX_DELETES_HELP = 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")';
+export { PERCENT_PATTERN } from "./values.js";
 
 const target = z.strictObject({
   /** A URL or `embedded`; no default: a run without one stops (exit 4) and says how to set it. */
@@ -99,17 +96,11 @@ const source = z.strictObject({
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
-  minUsers: z
-    .union([
-      z.number().int().min(1, "must be at least 1"),
-      z
-        .string()
-        .regex(
-          MAX_DELETES_PATTERN,
-          'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
-        ),
-    ])
-    .optional(),
+  minUsers: countOrPercent({
+    minCount: 1,
+    help: 'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
+    key: "source.minUsers",
+  }).optional(),
   ldap: ldap.optional(),
 });
 
@@ -125,22 +116,12 @@ const policy = z.strictObject({
   membership: z.enum(["exact", "additive"]).default("exact"),
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
   unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
-  maxDeletes: z
-    .union(
-      [
-        z.number().int(MAX_DELETES_HELP).min(0, MAX_DELETES_HELP),
-        z.string().regex(MAX_DELETES_PATTERN, MAX_DELETES_HELP),
-      ],
-      {
-        error: MAX_DELETES_HELP,
-      },
-    )
-    .default("10%"),
-  revokeAfter: z // the grace period for leavers (docs/configuration.md)
-    .union([z.string().regex(DURATION_PATTERN, REVOKE_AFTER_HELP), z.literal(0)], {
-      error: REVOKE_AFTER_HELP,
-    })
-    .optional(),
+  maxDeletes: countOrPercent({
+    minCount: 0,
+    help: 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")',
+    key: "policy.maxDeletes",
+  }).default("10%"),
+  revokeAfter: revokeAfter.optional(), // the grace period for leavers (docs/configuration.md)
   scope: z
     .strictObject({
       emailDomains: list.optional(),

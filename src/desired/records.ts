@@ -4,6 +4,7 @@
  * cycles, undeclared groups) live in `checks.ts`.
  */
 import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
+import { screenRecord, visible, type CharacterKind } from "./characters.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
 
@@ -22,6 +23,17 @@ export const USER_FIELDS = [
 export type UserField = (typeof USER_FIELDS)[number];
 export const GROUP_FIELDS = ["id", "name", "parents"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
+
+/** The characters each free-text field may hold (characters.ts); ids and choices have their own rules. */
+const USER_CHARACTERS: Partial<Record<UserField, CharacterKind>> = {
+  email: "key",
+  authenticationId: "key",
+  displayName: "name",
+  firstname: "name",
+  lastname: "name",
+  password: "secret",
+};
+const GROUP_CHARACTERS: Partial<Record<GroupField, CharacterKind>> = { name: "name" };
 
 /**
  * Where each normalised record's fields are (CSV column or YAML path and key line), so the
@@ -89,7 +101,7 @@ function checkGroupIds<F extends string>(
       ctx.problems.error(
         raw.where(field),
         "bad-group-id",
-        `"${g}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
+        `"${visible(g)}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
       );
 }
 
@@ -102,13 +114,15 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
     ctx.problems.error(raw.where(field), rule, message);
     ok = false;
   };
-  const email = readEmail(raw, fail);
+  const refused = screenRecord({ ...raw, kinds: USER_CHARACTERS, problems: ctx.problems });
+  if (refused.size > 0) ok = false;
+  const email = refused.has("email") ? undefined : readEmail(raw, fail);
   const explicitId = textOf(raw, "id");
   if (explicitId !== undefined && !isValidId(explicitId))
     fail(
       "id",
       "bad-id",
-      `"${explicitId}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`,
+      `"${visible(explicitId)}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`,
     );
   const { identity, state } = readChoices(raw, ctx, fail);
   const authenticationId = readAuthenticationId(raw, { identity, state }, fail);
@@ -151,7 +165,7 @@ function readEmail(raw: RawRecord<UserField>, fail: Fail): string | undefined {
   }
   const why = emailProblem(email);
   if (!why) return email;
-  fail("email", "bad-email", `"${email}" is not a valid email: it ${why}`);
+  fail("email", "bad-email", `"${visible(email)}" is not a valid email: it ${why}`);
   return undefined;
 }
 
@@ -165,13 +179,18 @@ function readChoices(
   let identity: Identity = ctx.defaultIdentity;
   if (identityText !== undefined) {
     if (identityText === "builtin" || identityText === "external") identity = identityText;
-    else fail("identity", "bad-identity", `"${identityText}" is not an identity: use builtin or external`);
+    else
+      fail(
+        "identity",
+        "bad-identity",
+        `"${visible(identityText)}" is not an identity: use builtin or external`,
+      );
   }
   const stateText = textOf(raw, "state");
   let state: DesiredUser["state"] = "present";
   if (stateText !== undefined) {
     if (stateText === "present" || stateText === "absent") state = stateText;
-    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
+    else fail("state", "bad-state", `"${visible(stateText)}" is not a state: use present or absent`);
   }
   return { identity, state };
 }
@@ -226,6 +245,7 @@ function readPassword(
 }
 
 export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): DesiredGroup | undefined {
+  screenRecord({ ...raw, kinds: GROUP_CHARACTERS, problems: ctx.problems });
   const id = textOf(raw, "id");
   if (id === undefined) {
     ctx.problems.error(raw.where("id"), "required", "is required: every group needs an id");
@@ -235,7 +255,7 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
     ctx.problems.error(
       raw.where("id"),
       "bad-group-id",
-      `"${id}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
+      `"${visible(id)}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
     );
     return undefined;
   }

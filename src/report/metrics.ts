@@ -40,24 +40,39 @@ function metric(name: string, type: "gauge" | "counter", help: string, samples: 
   return lines.join("\n");
 }
 
+function stepsBlock(result: ApplyResult): string {
+  const byKey = new Map<string, Sample>();
+  for (const o of result.outcomes) {
+    const key = `${o.kind}\u0000${o.outcome}`;
+    const s = byKey.get(key) ?? { labels: { kind: o.kind, outcome: o.outcome }, value: 0 };
+    s.value += 1;
+    byKey.set(key, s);
+  }
+  const samples = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s);
+  return metric("usersync_steps", "gauge", "Steps of the last run by kind and outcome.", samples);
+}
+
+/** The people whose deletion the guard held back: all the plan wanted, or none (the guard is all or nothing). */
+function heldBackDeletions(plan: Plan | undefined): number {
+  if (plan === undefined) return 0;
+  const { wanted, limit } = plan.deleteGuard;
+  return wanted > limit ? wanted : 0;
+}
+
 export function renderMetrics(input: MetricsInput): string {
   const success = input.exitCode === 0 || (input.command === "plan" && input.exitCode === 2);
   const blocks: string[] = [];
   const command = { command: input.command };
 
-  if (input.result) {
-    const byKey = new Map<string, Sample>();
-    for (const o of input.result.outcomes) {
-      const key = `${o.kind}\u0000${o.outcome}`;
-      const s = byKey.get(key) ?? { labels: { kind: o.kind, outcome: o.outcome }, value: 0 };
-      s.value += 1;
-      byKey.set(key, s);
-    }
-    const samples = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s);
-    blocks.push(metric("usersync_steps", "gauge", "Steps of the last run by kind and outcome.", samples));
-  }
+  if (input.result) blocks.push(stepsBlock(input.result));
   if (input.plan) blocks.push(...planMetrics(input.plan));
   blocks.push(
+    metric(
+      "usersync_deletions_held_back",
+      "gauge",
+      "User deletions the deletion guard (policy.maxDeletes) held back in the last run; 0 when it held none back or the run did not plan.",
+      [{ labels: command, value: heldBackDeletions(input.plan) }],
+    ),
     metric("usersync_requests", "gauge", "HTTP requests the last run sent, retries included.", [
       { labels: command, value: input.requests },
     ]),

@@ -6,14 +6,13 @@ import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import { checkPlanProfile, findStaleSteps } from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
-import { isEmptyPlan, parsePlan, serializePlan, type Plan } from "../../plan/index.js";
+import { isEmptyPlan, parsePlan, type Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
 import { prepareOutputs, resolveOutputs, type Outputs } from "../outputs.js";
-import { metricsTargets, runMetrics, type RunMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
@@ -116,7 +115,7 @@ async function applyCommand(
     if (detail === undefined && plan.steps.length > COMPACT_OVER_STEPS) detail = "summary";
     io.stdout.write(renderPlan(plan, { format, detail, dryRun: false, color: useColor(io.stdout, io.env) }));
     const out = outputs.plan?.path;
-    if (out !== undefined && savedPlan === undefined) await writeFileAtomic(out, serializePlan(plan));
+    if (out !== undefined && savedPlan === undefined) await writePlanFile(out, plan);
     if (isEmptyPlan(plan)) {
       await recordRunState(runtime, plan);
       io.stdout.write("Nothing to apply.\n");

@@ -7,6 +7,7 @@
  * Ranged values (AD groups past MaxValRange) are read in full: see ranged.ts.
  */
 import type { DesiredGroup } from "../types.js";
+import { visible } from "../characters.js";
 import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { firstRange, remainingRange } from "./ranged.js";
@@ -146,7 +147,7 @@ function toDesiredGroup(
     text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
     lists: Array.isArray(rule.parents) ? { parents: rule.parents } : {},
     where: (field) => ({
-      file: group.dn,
+      file: visible(group.dn),
       field: field === "id" ? rule.id : field === "name" ? (rule.name ?? "{cn}") : "parents",
     }),
   };

@@ -4,12 +4,12 @@
  * new lines queue up and go out together in the next one. Every line is durable shortly after
  * its step finished, and syncing never holds up the steps. Measured on the dev box (ext4):
  * 5,000 lines with a datasync each take ~1.3 s serialised; with group commit the test in
- * test/apply/journal.test.ts needs a handful of syncs and ~80 ms. On slow volumes (network
+ * test/outputs/journal.test.ts needs a handful of syncs and ~80 ms. On slow volumes (network
  * disks at 5-10 ms a sync) per-line syncing would dominate a run, hence the batching.
  * A line carries outcome fields only: never a password (steps have none; errors carry none).
  */
 import { constants, promises as fs } from "node:fs";
-import type { Journal, StepOutcome } from "./types.js";
+import type { Journal, StepOutcome } from "../apply/index.js";
 
 export interface JournalLine {
   time: string;

@@ -17,7 +17,7 @@ import { randomInt } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { ConfigError, SafetyRefusal } from "../errors.js";
-import type { PasswordProvider } from "./types.js";
+import type { PasswordProvider } from "../apply/index.js";
 
 export interface PasswordProviderOptions {
   source: "generate" | "column" | "file" | "none";

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile, chmod } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CREDENTIALS_HEADER, createPasswordProvider, generatePassword } from "../../src/apply/index.js";
+import { CREDENTIALS_HEADER, createPasswordProvider, generatePassword } from "../../src/outputs/index.js";
 import { ConfigError, SafetyRefusal, exitCodeFor } from "../../src/errors.js";
 
 let dir: string;

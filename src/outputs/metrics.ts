@@ -10,7 +10,7 @@ import { previousLastSuccess, renderMetrics } from "../report/index.js";
 import { writeFileAtomic } from "../files.js";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.js";
-import { pushMetrics, type MetricsPush } from "./metrics-push.js";
+import { pushMetrics, type MetricsPush } from "./pushgateway.js";
 
 export interface MetricsTargets {
   /** The textfile (node_exporter's textfile collector). */
@@ -61,7 +61,7 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
   return metrics;
 }
 
-/** The textfile (`--metrics-file` or output.metricsFile, resolved by outputs.ts) and the Pushgateway (output.metricsPush*). */
+/** The textfile (`--metrics-file` or output.metricsFile, resolved by cli/outputs.ts) and the Pushgateway (output.metricsPush*). */
 export function metricsTargets(
   file: string | undefined,
   runtime: { config: Config; logger: Logger },

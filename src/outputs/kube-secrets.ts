@@ -13,10 +13,10 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { Agent, request } from "undici";
 import { ConfigError, SafetyRefusal } from "../errors.js";
+import { httpDestination, type HttpDestination, type HttpRequest } from "./http.js";
 import { generatePassword, REUSE_WINDOW_MS } from "./passwords.js";
-import type { PasswordProvider } from "./types.js";
+import type { PasswordProvider } from "../apply/index.js";
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 export const SECRET_LABEL = "usersync.io/initial-password";
@@ -34,7 +34,7 @@ interface Kube {
   base: string;
   token: string;
   namespace: string;
-  dispatcher: Agent;
+  http: HttpDestination;
 }
 
 export function secretName(prefix: string, email: string): string {
@@ -66,24 +66,22 @@ async function readKube(options: KubeSecretOptions): Promise<Kube> {
     base: `https://${hostPart}:${port}`,
     token,
     namespace,
-    dispatcher: new Agent({ connect: { ca } }),
+    http: httpDestination({ ca }),
   };
 }
 
-async function call(kube: Kube, method: string, path: string, body?: unknown) {
+async function call(kube: Kube, method: HttpRequest["method"], path: string, body?: unknown) {
   let res;
   try {
-    res = await request(`${kube.base}${path}`, {
-      method: method as "GET",
-      dispatcher: kube.dispatcher,
+    res = await kube.http.send(`${kube.base}${path}`, {
+      method,
       headers: {
         authorization: `Bearer ${kube.token}`,
         "content-type": "application/json",
         accept: "application/json",
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
+      timeoutMs: 30_000,
     });
   } catch (err) {
     throw new SafetyRefusal({
@@ -91,7 +89,7 @@ async function call(kube: Kube, method: string, path: string, body?: unknown) {
     });
   }
   const json = (await res.body.json().catch(() => ({}))) as Record<string, unknown>;
-  return { status: res.statusCode, json };
+  return { status: res.status, json };
 }
 
 function refusal(status: number, json: Record<string, unknown>, what: string): SafetyRefusal {
@@ -159,7 +157,7 @@ export async function openKubeSecrets(options: KubeSecretOptions): Promise<Passw
     source: "generate",
     passwordFor: (email) => deliver(email),
     close: async () => {
-      await kube.dispatcher.close();
+      await kube.http.close();
     },
   };
 }

@@ -7,7 +7,7 @@
  * A push that fails is a warning, never a change of the run's exit code: the users are synced
  * either way, and the Pushgateway's own `push_failure_time_seconds` shows the gap.
  */
-import { request } from "undici";
+import { httpDestination } from "./http.js";
 import type { Logger } from "pino";
 
 export interface MetricsPush {
@@ -47,17 +47,16 @@ export async function pushMetrics(push: MetricsPush, body: string, logger: Logge
     return;
   }
   try {
-    const res = await request(target, {
+    const res = await httpDestination().send(target, {
       method: "POST",
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
       body,
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
+      timeoutMs: 10_000,
     });
     const text = await res.body.text();
-    if (res.statusCode >= 300) {
+    if (res.status >= 300) {
       logger.warn(
-        { url: target, status: res.statusCode, body: text.slice(0, 200) },
+        { url: target, status: res.status, body: text.slice(0, 200) },
         "metrics push rejected by the Pushgateway; the run's exit code is unchanged",
       );
       return;

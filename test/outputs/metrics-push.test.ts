@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { Writable } from "node:stream";
-import { runMetrics } from "../../src/cli/metrics-file.js";
-import { pushPath } from "../../src/cli/metrics-push.js";
+import { pushPath, runMetrics } from "../../src/outputs/index.js";
 import { startFakePushgateway } from "../helpers/fake-pushgateway.js";
 
 function captureLogger(): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {

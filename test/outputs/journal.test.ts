@@ -3,9 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { applyPlan, openJournal } from "../../src/apply/index.js";
-import { aPlan, groupStep, noPasswords } from "./builders.js";
-import { createFakeClient } from "./fake-client.js";
+import { applyPlan } from "../../src/apply/index.js";
+import { openJournal } from "../../src/outputs/index.js";
+import { aPlan, groupStep, noPasswords } from "../apply/builders.js";
+import { createFakeClient } from "../apply/fake-client.js";
 import type { StepOutcome } from "../../src/apply/index.js";
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openKubeSecrets, secretName, SECRET_LABEL } from "../../src/apply/kube-secrets.js";
+import { openKubeSecrets, secretName, SECRET_LABEL } from "../../src/outputs/index.js";
 import { SafetyRefusal } from "../../src/errors.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 
