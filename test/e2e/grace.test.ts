@@ -64,6 +64,12 @@ async function config(
   return file;
 }
 
+/** The jobs of one test: its domain and state file, a config per desired file (full mode unless said). */
+const jobsOf =
+  (domain: string, state: string) =>
+  (name: string, desired: string, mode: "full" | "incremental" = "full") =>
+    config(name, { desired: join(dir, desired), mode, domain, state });
+
 interface StateFile {
   fullRunAt?: string;
   people: Record<string, { since: string; reason: string }>;
@@ -77,6 +83,7 @@ const mapped = (id: string): boolean => emulator.state().mappings.some((m) => m.
 describe("onboarding and the hourly sync share one truth", () => {
   it("the sync keeps the new hire pending, says until when, and revokes them once 72h have passed", async () => {
     const state = join(dir, "one", "state.json");
+    const job = jobsOf("one.example", state);
     await writeDesired(join(dir, "hr-one.yaml"), one);
     const hire: TestUser = {
       email: "new.hire@one.example",
@@ -85,18 +92,8 @@ describe("onboarding and the hourly sync share one truth", () => {
       groups: ["g1"],
     };
     await writeDesired(join(dir, "batch-one.yaml"), [hire]);
-    const onboarding = await config("onboarding-one", {
-      desired: join(dir, "batch-one.yaml"),
-      mode: "incremental",
-      domain: "one.example",
-      state,
-    });
-    const sync = await config("sync-one", {
-      desired: join(dir, "hr-one.yaml"),
-      mode: "full",
-      domain: "one.example",
-      state,
-    });
+    const onboarding = await job("onboarding-one", "batch-one.yaml", "incremental");
+    const sync = await job("sync-one", "hr-one.yaml");
 
     // The careful way: a saved plan, reviewed, then applied exactly; it records the new hire too.
     const saved = join(dir, "onboarding-one.json");
@@ -157,20 +154,11 @@ describe("onboarding and the hourly sync share one truth", () => {
 
   it("a source that loses people for one run revokes nobody; once they are back they are forgotten", async () => {
     const state = join(dir, "two", "state.json");
+    const job = jobsOf("two.example", state);
     await writeDesired(join(dir, "hr-two-short.yaml"), two.slice(5));
     await writeDesired(join(dir, "hr-two.yaml"), two);
-    const short = await config("sync-two-short", {
-      desired: join(dir, "hr-two-short.yaml"),
-      mode: "full",
-      domain: "two.example",
-      state,
-    });
-    const whole = await config("sync-two", {
-      desired: join(dir, "hr-two.yaml"),
-      mode: "full",
-      domain: "two.example",
-      state,
-    });
+    const short = await job("sync-two-short", "hr-two-short.yaml");
+    const whole = await job("sync-two", "hr-two.yaml");
     const lost = await runCli(["apply", "--config", short, "--yes", "--format", "markdown"], { env });
     expect(lost.code, lost.stderr).toBe(0);
     expect(lost.stdout).toContain("### Pending (policy.revokeAfter 72h) (5)");
@@ -184,13 +172,9 @@ describe("onboarding and the hourly sync share one truth", () => {
 
   it("a corrupt state file revokes nobody early: everyone missing starts again, the file is kept aside", async () => {
     const state = join(dir, "three", "state.json");
+    const job = jobsOf("three.example", state);
     await writeDesired(join(dir, "hr-three.yaml"), three.slice(1));
-    const sync = await config("sync-three", {
-      desired: join(dir, "hr-three.yaml"),
-      mode: "full",
-      domain: "three.example",
-      state,
-    });
+    const sync = await job("sync-three", "hr-three.yaml");
     // First run: c0001 pending; then the file is damaged (half-written by hand, a bad restore).
     expect((await runCli(["apply", "--config", sync, "--yes"], { env })).code).toBe(0);
     await writeFile(state, '{"formatVersion": 1, "people": {"mapping:c0001": {"since": "2020-01-');

@@ -13,7 +13,7 @@ import { parse, stringify } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { findSlapd, moduleDir, SKIP_MESSAGE, startSlapd, type Slapd } from "../helpers/slapd.js";
+import { moduleDir, slapdAvailable, startSlapd, type Slapd } from "../helpers/slapd.js";
 import { ROOT, runCli, withTempDir } from "./run-cli.js";
 
 const DOC = readFileSync(join(ROOT, "docs/ldap.md"), "utf8");
@@ -26,8 +26,7 @@ function block(file: string): string {
 
 const TOKEN = "ldap-recipes-token-41c";
 const env = { USERSYNC_TOKEN: TOKEN, USERSYNC_LDAP_PASSWORD: "usersync-secret" };
-const available = findSlapd() !== undefined;
-if (!available) console.warn(SKIP_MESSAGE);
+const available = slapdAvailable();
 
 let slapd: Slapd;
 let emulator: EmulatorHandle;

@@ -14,12 +14,11 @@ import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { directoryLdif, groupDn, GROUPS, PEOPLE, personDn, teamOf } from "../helpers/directory-ldif.js";
 import {
-  findSlapd,
   READER_DN,
   READER_PASSWORD,
   ROOT_DN,
   ROOT_PASSWORD,
-  SKIP_MESSAGE,
+  slapdAvailable,
   startSlapd,
   type Slapd,
 } from "../helpers/slapd.js";
@@ -27,8 +26,7 @@ import { runCli, withTempDir } from "./run-cli.js";
 
 const COUNT = 1500;
 const TOKEN = "ldap-e2e-token-8c2";
-const available = findSlapd() !== undefined;
-if (!available) console.warn(SKIP_MESSAGE);
+const available = slapdAvailable();
 
 let slapd: Slapd;
 let emulator: EmulatorHandle;

@@ -33,6 +33,13 @@ export function findSlapd(): { slapd: string; slapadd: string } | undefined {
 export const SKIP_MESSAGE =
   "slapd not found: install the Debian packages slapd and ldap-utils (.ci/run does) to run the LDAP tests";
 
+/** Whether slapd is installed here; says once why the LDAP tests of a file are skipped when not. */
+export function slapdAvailable(): boolean {
+  const available = findSlapd() !== undefined;
+  if (!available) console.warn(SKIP_MESSAGE);
+  return available;
+}
+
 export interface Slapd {
   url: string;
   port: number;
