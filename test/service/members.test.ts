@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { HttpError, NetworkError } from "../../src/errors.js";
-import type { EmulatorOptions } from "../../src/emulator/types.js";
+import type { EmulatorOptions, EmulatorSeed } from "../../src/emulator/types.js";
 import { requestBodyProblems } from "../helpers/openapi.js";
 import { withEmulatorClient } from "../helpers/env.js";
 
 const RETRIES = 2;
-const seed: EmulatorOptions["seed"] = {
+const seed: EmulatorSeed = {
   groups: [{ id: "eng" }, { id: "ops" }],
   mappings: [
     { id: "ann", groups: ["eng"] },
