@@ -92,7 +92,8 @@ function membersSteps(
   for (let b = 0; b < batches; b++) {
     const batch = people.slice(b * MEMBERS_PER_REQUEST, (b + 1) * MEMBERS_PER_REQUEST);
     const n = batch.length;
-    const who = `${n} ${n === 1 ? "person" : "people"} ${op === "add" ? "join" : "leave"} ${group}`;
+    const verb = op === "add" ? "join" : "leave";
+    const who = n === 1 ? `1 person ${verb}s ${group}` : `${n} people ${verb} ${group}`;
     const part = batches > 1 ? `request ${b + 1} of ${batches}: ` : "";
     steps.push({
       id: `${stepId(kind, group)}${b > 0 ? `#${b + 1}` : ""}`,
