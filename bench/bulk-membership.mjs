@@ -8,7 +8,7 @@
 //   node bench/bulk-membership.mjs [people=10000] [groups=50] [rate=10]
 //
 // At the full size the per-person side sends 10,000 requests: about 17 minutes at 10/s.
-import { dist, fromDist, printTable, round, startEmulatorWorker, writeResult } from "./lib.mjs";
+import { applyInProcess, dist, printTable, round, startEmulatorWorker, writeResult } from "./lib.mjs";
 
 const [PEOPLE, GROUPS, RATE] = [10_000, 50, 10].map((fallback, i) => {
   const arg = process.argv[2 + i];
@@ -45,74 +45,36 @@ function seed() {
   };
 }
 
-const desired = {
-  files: ["users.csv"],
-  groups: [],
-  users: Array.from({ length: PEOPLE }, (_, i) => ({
-    email: `${id(i)}@bench.example`,
-    id: id(i),
-    idDerived: false,
-    displayName: id(i),
-    groups: [group(i + 1)],
-    identity: "builtin",
-    state: "present",
-    source: { file: "users.csv", line: i + 2 },
-  })),
-};
+const users = Array.from({ length: PEOPLE }, (_, i) => ({
+  email: `${id(i)}@bench.example`,
+  id: id(i),
+  idDerived: false,
+  displayName: id(i),
+  groups: [group(i + 1)],
+  identity: "builtin",
+  state: "present",
+  source: { file: "users.csv", line: i + 2 },
+}));
 
-/** List, plan (per person: as against a service without the bulk endpoints), apply; then check it converged. */
+/** One apply on a fresh emulator; per person: planned as against a service without the bulk endpoints. */
 async function once(side) {
-  const [{ createClient, listActualState }, { applyPlan }, { plan, defaultPolicy }, { createLogger }] =
-    await Promise.all([
-      fromDist("service/index.js"),
-      fromDist("apply/index.js"),
-      fromDist("plan/index.js"),
-      fromDist("logging.js"),
-    ]);
   const emulator = await startEmulatorWorker({
     seed: seed(),
     faults: { rateLimit: { limit: RATE, windowSeconds: 1 } },
   });
-  const client = await createClient({
-    baseUrl: emulator.url,
-    token: "dev-token",
-    profile: "v1",
-    concurrency: CONCURRENCY,
-    // The client's own limit off: the emulator's X-RateLimit-* headers pace the run.
-    requestsPerSecond: 0,
-    logger: createLogger({ level: "silent" }),
-  });
   try {
-    const policy = { ...defaultPolicy, passwords: "none" };
-    const planFor = (actual) =>
-      plan({
-        desired,
-        actual,
-        policy,
-        profile: "v1",
-        limits: { concurrency: CONCURRENCY, requestsPerSecond: RATE },
-      });
-    const listed = await listActualState(client);
-    const p = planFor(side === "per person" ? { ...listed, bulkMembership: false } : listed);
-    const none = { source: "none", passwordFor: async () => undefined, close: async () => {} };
-    const before = client.stats();
-    const started = performance.now();
-    const result = await applyPlan({ plan: p, client, concurrency: CONCURRENCY, passwords: none });
-    const seconds = (performance.now() - started) / 1000;
-    const after = client.stats();
-    const left = planFor(await listActualState(client)).steps.length;
-    if (result.counts.failed > 0 || left > 0)
-      throw new Error(`${side}: ${result.counts.failed} steps failed, ${left} left to do after the apply`);
-    return {
-      side,
-      steps: p.steps.length,
-      requests: after.requests - before.requests,
-      throttled: after.throttled - before.throttled,
-      seconds,
-      estimate: p.estimate,
-    };
+    const res = await applyInProcess({
+      url: emulator.url,
+      users,
+      concurrency: CONCURRENCY,
+      // The client's own limit off: the emulator's X-RateLimit-* headers pace the run.
+      requestsPerSecond: 0,
+      planRate: RATE,
+      actualFor: (listed) => (side === "per person" ? { ...listed, bulkMembership: false } : listed),
+      verify: true,
+    });
+    return { side, ...res };
   } finally {
-    await client.close();
     await emulator.close();
   }
 }

@@ -4,7 +4,7 @@
  * (the member changes are idempotent, so a lost answer or a 503 is sent again like a PUT).
  */
 import { describe, expect, it } from "vitest";
-import { HttpError, NetworkError } from "../../src/errors.js";
+import { NetworkError, type HttpError } from "../../src/errors.js";
 import type { EmulatorOptions, EmulatorSeed } from "../../src/emulator/types.js";
 import { requestBodyProblems } from "../helpers/openapi.js";
 import { withEmulatorClient } from "../helpers/env.js";
