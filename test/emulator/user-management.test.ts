@@ -145,17 +145,18 @@ describe("removeUsersUserGroups", () => {
 describe("a service without these endpoints, and the other profile", () => {
   it.each([404, 405] as const)("userManagement: %i answers it on every one of them", async (status) => {
     const e = await start({ userManagement: status });
-    for (const [method, path] of [
-      ["POST", add("ops")],
-      ["POST", remove("ops")],
-      ["GET", members("ops")],
-      ["POST", `${UM}/removeUsersUserGroups`],
+    for (const [method, path, payload] of [
+      ["POST", add("ops"), body("ann")],
+      ["POST", remove("ops"), body("ann")],
+      ["GET", members("ops"), undefined],
+      ["POST", `${UM}/removeUsersUserGroups`, [{ id: "cy", type: "user" }]],
     ] as const) {
+      expect(requestBodyProblems(method, path, payload)).toEqual([]);
       const res = await call(
         e,
         method,
         path,
-        method === "POST" ? { body: [], contentType: "application/json" } : {},
+        payload === undefined ? {} : { body: payload, contentType: "application/json" },
       );
       expect({ path, status: res.status }).toEqual({ path, status });
       expect(res.json.status).toBe(status);
