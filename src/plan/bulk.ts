@@ -1,8 +1,9 @@
 /**
  * Bulk membership: a person whose only change is membership is moved by the groups'
  * `addMembers` / `removeMembers` (one request per group and direction, for up to
- * MEMBERS_PER_REQUEST people) instead of one PUT of their mapping. A person with any other
- * change keeps the one PUT, which carries their final groups: never both for one person.
+ * MEMBERS_PER_REQUEST people) instead of one PUT of their mapping, unless their own PUT is no
+ * dearer (see cheaperAlone). A person with any other change keeps the one PUT, which carries
+ * their final groups: never both for one person.
  * Runs last, on the committed steps, so scope, protection and the deletion guard have already
  * decided who is planned at all. See docs/plan-format.md, "Bulk membership".
  */
@@ -54,9 +55,11 @@ function moverOf(s: UpdateMappingStep): Mover {
 
 export function planBulkMembership(ctx: PlanContext): void {
   if (ctx.profile !== "v1" || ctx.actual.bulkMembership === false) return;
-  const movers: Mover[] = [];
+  const candidates: Mover[] = [];
   for (const s of ctx.steps.values())
-    if (s.kind === "updateMapping" && onlyGroupsDiffer(ctx, s)) movers.push(moverOf(s));
+    if (s.kind === "updateMapping" && onlyGroupsDiffer(ctx, s)) candidates.push(moverOf(s));
+  const ownPut = cheaperAlone(candidates);
+  const movers = candidates.filter((m) => !ownPut.has(m.id));
   if (movers.length === 0) return;
   const byGroup = { add: new Map<string, Mover[]>(), remove: new Map<string, Mover[]>() };
   for (const m of movers) {
@@ -76,6 +79,41 @@ export function planBulkMembership(ctx: PlanContext): void {
   for (const s of ctx.steps.values())
     if (s.dependsOn.some((d) => bulkIds.has(d)))
       s.dependsOn = s.dependsOn.flatMap((d) => bulkIds.get(d) ?? [d]);
+}
+
+/**
+ * The people whose own PUT costs no more than their part in bulk requests: those who would be
+ * the only one in a request (alone joining or leaving a group). Taking one out of bulk costs one
+ * PUT and saves a request per group they were alone in, so a tie goes to the PUT too (one request
+ * that moves a person at once). Each one taken out may leave another alone in a request, so this
+ * runs until nothing changes; people are only ever taken out, so the result does not depend on
+ * the order they are looked at. A reorganisation keeps everyone in bulk; a lone mover gets a PUT.
+ */
+function cheaperAlone(movers: readonly Mover[]): Set<string> {
+  const requests = new Map<string, Set<string>>();
+  const requestsOf = new Map<string, string[]>();
+  for (const m of movers) {
+    const keys = [...m.join.map((g) => `add\u0000${g}`), ...m.leave.map((g) => `remove\u0000${g}`)];
+    requestsOf.set(m.id, keys);
+    for (const k of keys) {
+      const people = requests.get(k);
+      if (people) people.add(m.id);
+      else requests.set(k, new Set([m.id]));
+    }
+  }
+  const alone = new Set<string>();
+  const queue = movers.map((m) => m.id);
+  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
+    const keys = requestsOf.get(id)!;
+    if (alone.has(id) || !keys.some((k) => requests.get(k)!.size === 1)) continue;
+    alone.add(id);
+    for (const k of keys) {
+      const people = requests.get(k)!;
+      people.delete(id);
+      if (people.size === 1) queue.push(...people);
+    }
+  }
+  return alone;
 }
 
 /** The requests moving `people` into (`add`) or out of (`remove`) `group`, split at MEMBERS_PER_REQUEST. */

@@ -242,8 +242,8 @@ describe("usersync CLI", () => {
         },
       );
       expect(made.code).toBe(0);
-      // Someone changes a user the plan moves (grace.hopper's groups drifted in the seed): the
-      // bulk steps that move her rely on her mapping, so they are stale, with everyone they move.
+      // Someone changes a user the plan updates (grace.hopper's groups drifted in the seed; she
+      // alone joins finance, so her own PUT moves her, not a bulk request).
       const res = await fetch(`${emulator.url}/api/v1/entities/users/grace.hopper`, {
         method: "PATCH",
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/vnd.gooddata.api+json" },
@@ -272,7 +272,7 @@ describe("usersync CLI", () => {
         steps: Array<{ stepId: string; outcome: string }>;
       };
       const stale = report.steps.filter((s) => s.outcome === "stale").map((s) => s.stepId);
-      expect(stale).toEqual(["addMembers:finance", "removeMembers:sales"]);
+      expect(stale).toEqual(["updateMapping:grace.hopper"]);
       expect(report.steps.filter((s) => s.outcome === "succeeded").length).toBeGreaterThan(20);
       // A saved plan is applied exactly: options that would change it are refused.
       const reshaped = await runCli(

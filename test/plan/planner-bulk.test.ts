@@ -45,7 +45,7 @@ describe("who is moved in bulk", () => {
   });
 
   test("a person with another change keeps one PUT carrying the final groups, and is in no bulk step", () => {
-    const { users, actual } = reorg(2, "a", "b");
+    const { users, actual } = reorg(3, "a", "b");
     users[1] = { ...users[1]!, firstname: "Renamed" };
     const p = planOf({ users, actual });
     expect(stepIds(p)).toEqual(["updateMapping:p0001", "removeMembers:a", "addMembers:b"]);
@@ -53,8 +53,8 @@ describe("who is moved in bulk", () => {
       before: { groups: ["a"] },
       after: { groups: ["b"], firstname: "Renamed" },
     });
-    expect(members(p, "addMembers:b")).toEqual(["p0000"]);
-    expect(members(p, "removeMembers:a")).toEqual(["p0000"]);
+    expect(members(p, "addMembers:b")).toEqual(["p0000", "p0002"]);
+    expect(members(p, "removeMembers:a")).toEqual(["p0000", "p0002"]);
   });
 
   test("a new login (authenticationId changes) or a new mapping is never moved in bulk", () => {
@@ -76,12 +76,12 @@ describe("who is moved in bulk", () => {
   });
 
   test("a display-name change stays its own step and belongs to the same person", () => {
-    const { users, actual } = reorg(1, "a", "b");
+    const { users, actual } = reorg(2, "a", "b");
     users[0] = { ...users[0]!, displayName: "New Name" };
     const p = planOf({ users, actual });
     expect(stepIds(p)).toEqual(["updateCredentials:p0000@x.com", "removeMembers:a", "addMembers:b"]);
     expect(step(p, "updateCredentials:p0000@x.com").touches).toEqual(["idp:p0000@x.com", "mapping:p0000"]);
-    expect(summarizePlan(p).people).toMatchObject({ change: 1, fields: { displayName: 1, groups: 1 } });
+    expect(summarizePlan(p).people).toMatchObject({ change: 2, fields: { displayName: 1, groups: 2 } });
   });
 
   test(`batches split at ${MEMBERS_PER_REQUEST} people, in id order`, () => {
@@ -169,15 +169,17 @@ describe("who is moved in bulk", () => {
 describe("a saved plan's bulk steps", () => {
   test("rely on every member's mapping: one changed member makes the steps moving them stale, not the others", () => {
     const { users, actual } = reorg(2, "a", "b");
-    const extra = aSyncedUser("z@x.com", { groups: ["b"] });
+    // Two more people leave b (and nobody else is in those requests).
+    const extra = ["y@x.com", "z@x.com"].map((e) => aSyncedUser(e, { groups: ["b"] }));
     const p = planOf({
-      users: [...users, { ...extra.user, groups: [] }],
+      users: [...users, ...extra.map((x) => ({ ...x.user, groups: [] }))],
       actual: {
         ...actual,
-        idpUsers: [...actual.idpUsers, extra.idp],
-        mappings: [...actual.mappings, extra.mapping],
+        idpUsers: [...actual.idpUsers, ...extra.map((x) => x.idp)],
+        mappings: [...actual.mappings, ...extra.map((x) => x.mapping)],
       },
     });
+    expect(stepIds(p)).toEqual(["removeMembers:a", "addMembers:b", "removeMembers:b"]);
     expect(step(p, "addMembers:b").touches).toEqual([
       "mapping:p0000",
       "idp:p0000@x.com",
@@ -187,15 +189,49 @@ describe("a saved plan's bulk steps", () => {
     expect(p.objects["mapping:p0001"]).toMatch(/^[0-9a-f]{16}$/);
     const later = anActualState({
       ...actual,
-      idpUsers: [...actual.idpUsers, extra.idp],
+      idpUsers: [...actual.idpUsers, ...extra.map((x) => x.idp)],
       mappings: [
         actual.mappings[0]!,
         aMapping({ ...actual.mappings[1]!, groups: ["a", "c"] }),
-        extra.mapping,
+        ...extra.map((x) => x.mapping),
       ],
     });
-    expect(stepIds(p)).toContain("removeMembers:b");
     expect([...findStaleSteps(p, later)].sort()).toEqual(["addMembers:b", "removeMembers:a"]);
+  });
+});
+
+describe("the cheapest form: bulk unless a person's own PUT costs no more", () => {
+  test("a lone mover gets one PUT (one request, not one per group)", () => {
+    const { users, actual } = reorg(1, "a", "b");
+    expect(stepIds(planOf({ users, actual }))).toEqual(["updateMapping:p0000"]);
+  });
+
+  test("someone alone in one of their requests goes to a PUT; the others stay in bulk", () => {
+    // p0000..p0002 move a -> b; p0000 also joins c alone: a PUT costs 1, the add to c 1: a tie.
+    const { users, actual } = reorg(3, "a", "b");
+    users[0] = { ...users[0]!, groups: ["b", "c"] };
+    const p = planOf({ users, actual: { ...actual, groups: [...actual.groups!, aGroup({ id: "c" })] } });
+    expect(stepIds(p)).toEqual(["updateMapping:p0000", "removeMembers:a", "addMembers:b"]);
+    expect(members(p, "addMembers:b")).toEqual(["p0001", "p0002"]);
+  });
+
+  test("taking one person out can leave another alone: repeated until nothing changes", () => {
+    // x joins g1 and g2, y joins g2 and g3: x is alone in g1, goes to a PUT; then y is alone in
+    // g2 and g3: a PUT too. Two PUTs instead of three bulk requests.
+    const x = aSyncedUser("x@x.com", { groups: [] });
+    const y = aSyncedUser("y@x.com", { groups: [] });
+    const p = planOf({
+      users: [
+        { ...x.user, groups: ["g1", "g2"] },
+        { ...y.user, groups: ["g2", "g3"] },
+      ],
+      actual: {
+        idpUsers: [x.idp, y.idp],
+        mappings: [x.mapping, y.mapping],
+        groups: ["g1", "g2", "g3"].map((id) => aGroup({ id })),
+      },
+    });
+    expect(stepIds(p)).toEqual(["updateMapping:x", "updateMapping:y"]);
   });
 });
 
