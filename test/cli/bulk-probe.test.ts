@@ -46,7 +46,7 @@ async function probe(desiredGroups: Record<string, string[]>, emulator: Emulator
 
 describe("probeBulkMembership", () => {
   it("asks about the smallest group the plan moves people in or out of, once; a yes changes nothing", async () => {
-    const r = await probe({ b0: ["small"], s1: ["big"] });
+    const r = await probe({ b0: ["small"], b1: ["small"] });
     expect(r.requests).toEqual(["GET /api/v1/actions/userManagement/userGroups/small/members"]);
     expect(r.answer).toBeUndefined();
     expect(r.warnings).toEqual([]);
@@ -60,7 +60,7 @@ describe("probeBulkMembership", () => {
   it.each([404, 405] as const)(
     "%i: one warning, and the actual state says no bulk membership",
     async (status) => {
-      const r = await probe({ b0: ["small"] }, { userManagement: status });
+      const r = await probe({ b0: ["small"], b1: ["small"] }, { userManagement: status });
       expect(r.answer?.bulkMembership).toBe(false);
       expect(r.warnings).toHaveLength(1);
       expect(r.warnings[0]).toContain(`userGroups/small/members answered ${status}`);
