@@ -19,6 +19,7 @@ export {
   isStepKind,
   verbOf,
   nounOf,
+  isMembersStep,
   objectKey,
   parseObjectKey,
   kindOfStepId,

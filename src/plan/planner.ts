@@ -16,6 +16,7 @@ import {
   fingerprintMapping,
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
+import { planBulkMembership } from "./bulk.js";
 import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
@@ -43,6 +44,7 @@ export function plan(input: PlanInput): Plan {
   const managedUsers = planUnlisted(ctx);
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
+  planBulkMembership(ctx);
   const steps = orderSteps(ctx);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
