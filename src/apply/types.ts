@@ -31,8 +31,12 @@ export interface StepOutcome {
   reason?: string;
   /** Only for `skipped`: the root cause, so exit codes can tell a failure from a safety guard. */
   cause?: SkipCause;
-  /** The create met "exists" and the read-back matched, or the delete met 404. */
-  recovered?: "exists" | "notFound";
+  /**
+   * The create met "exists" and the read-back matched, or the delete met 404; for a bulk
+   * membership step: `readBack` (its answer was lost, the group's members showed the change) or
+   * `perPerson` (no bulk endpoint: its people were moved one mapping PUT each).
+   */
+  recovered?: "exists" | "notFound" | "readBack" | "perPerson";
 }
 
 export type OutcomeCounts = Record<Outcome, number>;

@@ -24,6 +24,7 @@ import {
   plan as makePlan,
   checkBuiltinIdentity,
   checkGroupReferences,
+  type GraceInput,
   type Plan,
   type Policy,
 } from "../plan/index.js";
@@ -33,6 +34,7 @@ import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { loadGrace } from "./run-state.js";
+import { probeBulkMembership } from "./bulk-probe.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -162,6 +164,38 @@ export interface Planned {
   plan: Plan;
 }
 
+/**
+ * The plan, made again with one mapping PUT per person when it would move people in bulk and the
+ * service turns out to have no bulk membership endpoints (bulk-probe.ts).
+ */
+async function planChecked(
+  runtime: Runtime,
+  input: {
+    client: Connection["client"];
+    desired: DesiredState;
+    actual: ActualState;
+    policy: Policy;
+    grace?: GraceInput | undefined;
+  },
+): Promise<{ actual: ActualState; plan: Plan }> {
+  const { config, logger } = runtime;
+  const planFor = (actual: ActualState): Plan =>
+    makePlan({
+      desired: input.desired,
+      actual,
+      policy: input.policy,
+      profile: input.client.profile,
+      limits: {
+        concurrency: config.execution.concurrency,
+        requestsPerSecond: config.execution.requestsPerSecond,
+      },
+      ...optional("grace", input.grace),
+    });
+  const plan = planFor(input.actual);
+  const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
+  return withoutBulk ? { actual: withoutBulk, plan: planFor(withoutBulk) } : { actual: input.actual, plan };
+}
+
 /** Connects, lists the actual state and plans. The caller closes `connection`. */
 export async function planAgainstService(
   runtime: Runtime,
@@ -204,20 +238,16 @@ export async function planAgainstService(
       ],
       logger,
     );
-    const plan = makePlan({
+    const planned = await planChecked(runtime, {
+      client: connection.client,
       desired: options.desired,
       actual,
       policy,
-      profile,
-      limits: {
-        concurrency: config.execution.concurrency,
-        requestsPerSecond: config.execution.requestsPerSecond,
-      },
       ...optional("grace", grace),
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
-    checkMinUsersShare(options.desired, config, plan.deleteGuard.managedUsers);
-    return { connection, desired: options.desired, actual, policy, plan };
+    checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
+    return { connection, desired: options.desired, policy, ...planned };
   } catch (err) {
     if (!options.connection) await connection.close();
     throw err;

@@ -28,6 +28,7 @@ export {
   isStepKind,
   verbOf,
   nounOf,
+  isMembersStep,
   objectKey,
   parseObjectKey,
   kindOfStepId,

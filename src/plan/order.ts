@@ -1,6 +1,7 @@
 /**
  * The plan as a DAG in a stable order: by phase (groups parents-first → credentials → mappings
- * → credential deletions → mapping deletions → group deletions children-first), then target.
+ * → bulk membership → credential deletions → mapping deletions → group deletions children-first),
+ * then target.
  * One sort at the end; no per-user sorting.
  */
 import { compareStrings, sortedUnique, type PlanContext } from "./context.js";
@@ -13,6 +14,9 @@ const PHASE: Record<StepKind, number> = {
   updateCredentials: 1,
   createMapping: 2,
   updateMapping: 2,
+  // Bulk moves of existing mappings: after the mapping steps, before any deletion.
+  addMembers: 2.5,
+  removeMembers: 2.5,
   deleteCredentials: 3,
   deleteMapping: 4,
   deleteGroup: 5,

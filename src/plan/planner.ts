@@ -17,6 +17,7 @@ import {
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
 import { planGrace, type GraceInput } from "./grace.js";
+import { planBulkMembership } from "./bulk.js";
 import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
@@ -46,6 +47,7 @@ export function plan(input: PlanInput): Plan {
   const managedUsers = planUnlisted(ctx);
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
+  planBulkMembership(ctx);
   const steps = orderSteps(ctx);
   return {
     formatVersion: PLAN_FORMAT_VERSION,

@@ -7,7 +7,8 @@ import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.j
 import type { PlanGrace } from "./grace.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
 
-export const PLAN_FORMAT_VERSION = 1;
+/** The version this usersync writes; it reads 1 too (every version-1 plan is a valid version-2 plan). */
+export const PLAN_FORMAT_VERSION = 2;
 
 /** A reference to an `authenticationId` produced by an earlier createCredentials step. */
 export interface FromStep {
@@ -78,6 +79,24 @@ export interface DeleteMappingStep extends StepBase {
   before: Mapping;
 }
 
+/**
+ * One request of bulk membership (profile v1): people whose only change is membership join
+ * (`addMembers`) or leave (`removeMembers`) the group `target` together. See docs/plan-format.md.
+ */
+export interface AddMembersStep extends StepBase {
+  kind: "addMembers";
+  /** group id */
+  target: string;
+  /** User ids, sorted; at most MEMBERS_PER_REQUEST (src/plan/bulk.ts). */
+  members: string[];
+}
+export interface RemoveMembersStep extends StepBase {
+  kind: "removeMembers";
+  target: string;
+  members: string[];
+}
+export type MembersStep = AddMembersStep | RemoveMembersStep;
+
 export type Step =
   | CreateGroupStep
   | UpdateGroupStep
@@ -87,7 +106,9 @@ export type Step =
   | DeleteCredentialsStep
   | CreateMappingStep
   | UpdateMappingStep
-  | DeleteMappingStep;
+  | DeleteMappingStep
+  | AddMembersStep
+  | RemoveMembersStep;
 
 export type StepKind = Step["kind"];
 

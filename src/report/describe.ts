@@ -4,7 +4,7 @@
  * summary line. The text and Markdown renderers only lay these out.
  */
 import { classifyPerson, personOfSteps, type PersonChange } from "../plan/summary.js";
-import { nounOf, parseObjectKey, verbOf, type Verb } from "../plan/kinds.js";
+import { nounOf, parseObjectKey, verbOf, type StepKindInfo, type Verb } from "../plan/kinds.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 
 export type Mark = "+" | "~" | "-" | "!";
@@ -19,7 +19,7 @@ export interface StepView {
   symbol: Mark;
   /** `+` / `~` / `-` of the step itself, also for held-back steps (shown as `!`). */
   action: "+" | "~" | "-";
-  noun: "group" | "credentials" | "mapping";
+  noun: StepKindInfo["noun"];
   step: Step;
   fields: FieldChange[];
   note?: string;
@@ -27,7 +27,8 @@ export interface StepView {
 
 export interface ObjectView {
   title: string;
-  kind: "person" | "group";
+  /** `members`: the bulk membership requests of one group. */
+  kind: "person" | "group" | "members";
   /** What happens to the object as a whole (a group is never revoked). */
   change: PersonChange;
   steps: StepView[];
@@ -76,8 +77,19 @@ const noun = (s: Step): StepView["noun"] => nounOf(s.kind);
 const ACTION: Record<Verb, StepView["action"]> = { create: "+", update: "~", delete: "-" };
 const action = (s: Step): StepView["action"] => ACTION[verbOf(s.kind)];
 
+/** User ids of a bulk step: the first LIST_LIMIT, then how many more (the JSON plan has them all). */
+function idList(ids: readonly string[]): string {
+  const shown = ids.slice(0, LIST_LIMIT).map((id) => formatValue(id));
+  const more = ids.length - shown.length;
+  return `[${shown.join(", ")}${more > 0 ? `, … and ${more.toLocaleString("en-US")} more` : ""}]`;
+}
+
 function fields(s: Step): FieldChange[] {
   switch (s.kind) {
+    case "addMembers":
+      return [{ field: "join", after: idList(s.members) }];
+    case "removeMembers":
+      return [{ field: "leave", after: idList(s.members) }];
     case "createCredentials":
       return [
         { field: fieldWord("displayName"), after: formatValue(s.after.displayName) },
@@ -117,18 +129,29 @@ export function viewStep(s: Step): StepView {
 }
 
 /**
- * Steps grouped by object: groups by id; credentials and mapping steps by person (see
- * personOfSteps), each with what happens to it as a whole.
+ * Steps grouped by object: groups by id; bulk membership requests by group; credentials and
+ * mapping steps by person (see personOfSteps), each with what happens to it as a whole.
  */
 export function groupByObject(plan: Plan): ObjectView[] {
   const personOf = personOfSteps(plan.steps);
   const groups = new Map<string, ObjectView>();
+  const members = new Map<string, ObjectView>();
   const users = new Map<string, ObjectView>();
   for (const s of plan.steps) {
-    const isGroup = noun(s) === "group";
-    const into = isGroup ? groups : users;
-    const title = isGroup ? `group ${s.target}` : `user ${personOf.get(s.id) ?? s.target}`;
-    const obj = into.get(title) ?? { title, kind: "group", change: "change", steps: [] };
+    const n = noun(s);
+    const into = n === "group" ? groups : n === "members" ? members : users;
+    const title =
+      n === "group"
+        ? `group ${s.target}`
+        : n === "members"
+          ? `members of group ${s.target}`
+          : `user ${personOf.get(s.id) ?? s.target}`;
+    const obj = into.get(title) ?? {
+      title,
+      kind: n === "members" ? "members" : "group",
+      change: "change",
+      steps: [],
+    };
     obj.steps.push(viewStep(s));
     into.set(title, obj);
   }
@@ -140,10 +163,11 @@ export function groupByObject(plan: Plan): ObjectView[] {
     u.kind = "person";
     u.change = classifyPerson(u.steps.map((v) => v.step));
   }
-  // Groups in plan order (parents first), then users by name, like terraform's sorted addresses.
+  // Groups in plan order (parents first), their bulk moves, then users by name, like terraform's
+  // sorted addresses.
   const byTitle = (a: ObjectView, b: ObjectView): number =>
     a.title < b.title ? -1 : a.title > b.title ? 1 : 0;
-  return [...groups.values(), ...[...users.values()].sort(byTitle)];
+  return [...groups.values(), ...members.values(), ...[...users.values()].sort(byTitle)];
 }
 
 export interface NoticeSection {

@@ -85,7 +85,7 @@ describe("apply confirmation on a terminal", () => {
     await withTempDir(async (dir) => {
       const r = await applyAnswering("yes", dir);
       expect(r.code).toBe(0);
-      expect(writes()).toBe(64);
+      expect(writes()).toBe(55);
     });
   });
 

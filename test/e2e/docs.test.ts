@@ -145,7 +145,7 @@ describe("documentation examples", () => {
         const machine = await runCli(json!.args, { cwd: dir, env: { USERSYNC_TOKEN: "audit-token" } });
         expect(machine.code).toBe(0);
         const saved = JSON.parse(await readFile(join(dir, "plan.json"), "utf8")) as { formatVersion: number };
-        expect(saved.formatVersion).toBe(1);
+        expect(saved.formatVersion).toBe(2);
       });
       expect(emulator.requestLog().every((r) => r.method === "GET")).toBe(true);
     } finally {

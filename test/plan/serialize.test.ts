@@ -48,7 +48,13 @@ test("byte-identical JSON for shuffled inputs, 2-space indent and a trailing new
   );
   expect(two).toBe(one);
   expect(one.endsWith("}\n")).toBe(true);
-  expect(one.split("\n")[1]).toBe('  "formatVersion": 1,');
+  expect(one.split("\n")[1]).toBe('  "formatVersion": 2,');
+});
+
+test("a version-1 plan (written before bulk steps existed) is read as the version-2 plan it also is", () => {
+  const p = make();
+  const v1 = { ...(JSON.parse(serializePlan(p)) as Record<string, unknown>), formatVersion: 1 };
+  expect(parsePlan(JSON.stringify(v1), "v1.json")).toEqual(p);
 });
 
 test("round trip: parsePlan(serializePlan(p)) equals p", () => {
@@ -64,8 +70,16 @@ describe("parsePlan rejects", () => {
     ["not JSON", "{", /saved\/plan\.json is not a usable plan: not valid JSON/],
     [
       "another formatVersion",
-      JSON.stringify({ ...good, formatVersion: 2 }),
-      /formatVersion is 2, this usersync reads 1/,
+      JSON.stringify({ ...good, formatVersion: 3 }),
+      /formatVersion is 3, this usersync reads 1 and 2/,
+    ],
+    [
+      "a bulk step without members",
+      JSON.stringify({
+        ...good,
+        steps: [{ id: "x", kind: "addMembers", target: "g", status: "planned", dependsOn: [], touches: [] }],
+      }),
+      /steps\[0\]\.members must be a list of user ids/,
     ],
     ["steps missing", JSON.stringify({ ...good, steps: undefined }), /steps must be an array/],
     [

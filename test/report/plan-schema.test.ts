@@ -4,6 +4,7 @@ import { Ajv } from "ajv";
 import { expect, test } from "vitest";
 import { renderPlan } from "../../src/report/index.js";
 import { plan } from "../../src/plan/index.js";
+import { MEMBERS_PER_REQUEST } from "../../src/plan/bulk.js";
 import {
   aDesiredGroup,
   aDesiredState,
@@ -14,7 +15,7 @@ import {
   anActualState,
   anIdpUser,
 } from "../plan/builders.js";
-import { samplePlan } from "./sample-plan.js";
+import { bulkPlan, samplePlan } from "./sample-plan.js";
 
 /** Group updates and deletions, an email change (mapping re-pointed at new credentials), a legacy profile. */
 function groupsAndEmailChange(profile: "v1" | "legacy") {
@@ -64,10 +65,20 @@ test.each([
   ["group update and prune, email change (legacy)", groupsAndEmailChange("legacy")],
   ["a grace period: people pending and due", graceAndKept("full")],
   ["people kept only by incremental mode", graceAndKept("incremental")],
+  ["bulk membership moves", bulkPlan(1203)],
 ])("%s validates", (_name, plan) => {
   expect(plan.steps.length).toBeGreaterThan(0);
   const json = JSON.parse(renderPlan(plan, { format: "json", dryRun: true, color: false })) as unknown;
   expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+});
+
+test("the schema's bulk batch size is the planner's", () => {
+  const steps = (schema as { properties: { steps: { items: { oneOf: Array<Record<string, unknown>> } } } })
+    .properties.steps.items.oneOf;
+  const add = steps.find((s) => JSON.stringify(s).includes('"const":"addMembers"')) as {
+    properties: { members: { maxItems: number } };
+  };
+  expect(add.properties.members.maxItems).toBe(MEMBERS_PER_REQUEST);
 });
 
 test("the schema rejects what a plan must not contain", () => {
@@ -75,7 +86,7 @@ test("the schema rejects what a plan must not contain", () => {
     steps: Array<Record<string, unknown>>;
     formatVersion: number;
   };
-  expect(validate({ ...json, formatVersion: 2 })).toBe(false);
+  expect(validate({ ...json, formatVersion: 3 })).toBe(false);
   const withPassword = structuredClone(json);
   const create = withPassword.steps.find((s) => s["kind"] === "createCredentials") as {
     after: Record<string, unknown>;
