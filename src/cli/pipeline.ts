@@ -3,7 +3,7 @@
  * (validated, all problems at once, before any request) → the service (actual state) → plan.
  */
 import type { Logger } from "pino";
-import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
+import { ConfigError, InputError, SourceUnavailableError, formatProblem, type Problem } from "../errors.js";
 import {
   readDesiredState,
   readLdapDesired,
@@ -24,6 +24,7 @@ import {
   plan as makePlan,
   checkBuiltinIdentity,
   checkGroupReferences,
+  type GraceInput,
   type Plan,
   type Policy,
 } from "../plan/index.js";
@@ -32,6 +33,7 @@ import type { Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
+import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 
 export interface Runtime {
@@ -91,12 +93,34 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
     });
   }
   const { state, problems } = await readDesiredState(options);
+  if (sourceUnreadable(problems)) throw unreadableSource(problems);
   reportProblems(problems, runtime.logger);
   checkMinUsersCount(state, runtime.config);
   return state;
 }
 
-/** The directory as a desired state (`source.type: ldap`); a connection or bind failure is an InputError. */
+/**
+ * A desired-state or groups file that is missing, not a file, or cannot be read: the source is not
+ * there now (a share not mounted, a ConfigMap key missing), not wrong. Exit 5, every problem
+ * listed; it wins over the other problems, which a partial read may have caused.
+ */
+const UNREADABLE_RULES: ReadonlySet<string> = new Set(["file-not-found", "file-unreadable"]);
+
+export const sourceUnreadable = (problems: readonly Problem[]): boolean =>
+  problems.some((p) => isError(p) && UNREADABLE_RULES.has(p.rule));
+
+function unreadableSource(problems: readonly Problem[]): SourceUnavailableError {
+  const errors = problems.filter(isError);
+  return new SourceUnavailableError({
+    message: `the desired state could not be read (${errors.length} problem${errors.length === 1 ? "" : "s"})`,
+    problems: errors,
+  });
+}
+
+/**
+ * The directory as a desired state (`source.type: ldap`): a directory down or unreachable is a
+ * SourceUnavailableError (exit 5), wrong settings an InputError (exit 4).
+ */
 export async function readLdap(runtime: Runtime): ReturnType<typeof readLdapDesired> {
   const ldap = runtime.config.source.ldap;
   if (ldap === undefined)
@@ -146,7 +170,13 @@ export interface Planned {
  */
 async function planChecked(
   runtime: Runtime,
-  input: { client: Connection["client"]; desired: DesiredState; actual: ActualState; policy: Policy },
+  input: {
+    client: Connection["client"];
+    desired: DesiredState;
+    actual: ActualState;
+    policy: Policy;
+    grace?: GraceInput | undefined;
+  },
 ): Promise<{ actual: ActualState; plan: Plan }> {
   const { config, logger } = runtime;
   const planFor = (actual: ActualState): Plan =>
@@ -159,6 +189,7 @@ async function planChecked(
         concurrency: config.execution.concurrency,
         requestsPerSecond: config.execution.requestsPerSecond,
       },
+      ...optional("grace", input.grace),
     });
   const plan = planFor(input.actual);
   const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
@@ -179,6 +210,7 @@ export async function planAgainstService(
   const allowDeletes = intOption(options.values, "allow-deletes");
   const policy: Policy = toPolicy(config, optional("allowDeletes", allowDeletes));
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
+  const grace = await loadGrace(runtime, policy);
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
@@ -211,6 +243,7 @@ export async function planAgainstService(
       desired: options.desired,
       actual,
       policy,
+      ...optional("grace", grace),
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);

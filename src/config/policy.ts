@@ -1,6 +1,7 @@
 /** The `policy` section (plus the password source) as the planner's `Policy`. */
 import type { Policy } from "../plan/policy.js";
 import type { Config } from "./schema.js";
+import { durationSeconds } from "./values.js";
 
 export function toPolicy(config: Config, options: { allowDeletes?: number } = {}): Policy {
   const p = config.policy;
@@ -24,6 +25,8 @@ export function toPolicy(config: Config, options: { allowDeletes?: number } = {}
     passwords: config.identity.passwords,
   };
   if (options.allowDeletes !== undefined) policy.allowDeletes = options.allowDeletes;
+  const revokeAfter = durationSeconds(p.revokeAfter);
+  if (revokeAfter > 0) policy.revokeAfter = { text: String(p.revokeAfter), seconds: revokeAfter };
   return policy;
 }
 

@@ -4,42 +4,14 @@
  * the three in step.
  */
 import { z } from "zod";
+import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
   z.number().int("must be a whole number").min(min).max(max).default(dflt);
 const list = z.array(z.string().min(1));
 
-export const PERCENT_PATTERN = /^\d+(\.\d+)?%$/;
-
-/**
- * A count or a percentage of managed users (`policy.maxDeletes`, `source.minUsers`). A
- * percentage over 100% (a typo such as "150%") would switch a guard off without a word, and so
- * would "0%" for a minimum: both are refused, like a negative count.
- */
-function countOrPercent(o: { minCount: 0 | 1; help: string; key: string }) {
-  return z.union([z.number(), z.string()], { error: o.help }).superRefine((value, ctx) => {
-    const why = countOrPercentProblem(value, o);
-    if (why !== undefined) ctx.addIssue({ code: "custom", message: why });
-  });
-}
-
-function countOrPercentProblem(
-  value: number | string,
-  o: { minCount: 0 | 1; help: string; key: string },
-): string | undefined {
-  if (typeof value === "number")
-    return Number.isSafeInteger(value) && value >= o.minCount
-      ? undefined
-      : `must be a whole number of users, ${o.minCount} or more (or a percentage such as "10%")`;
-  if (!PERCENT_PATTERN.test(value)) return o.help;
-  const percent = Number(value.slice(0, -1));
-  if (percent > 100)
-    return `"${value}" is more than 100% of the managed users: write at most "100%", or a count`;
-  if (o.minCount > 0 && percent === 0)
-    return `"0%" would turn this guard off: write more than "0%", or remove ${o.key} if you mean no minimum`;
-  return undefined;
-}
+export { PERCENT_PATTERN } from "./values.js";
 
 const target = z.strictObject({
   /** A URL or `embedded`; no default: a run without one stops (exit 4) and says how to set it. */
@@ -139,7 +111,8 @@ const identity = z.strictObject({
 });
 
 const policy = z.strictObject({
-  mode: z.enum(["incremental", "full"]).default("incremental"),
+  /** No default here: `full` for `source.type: ldap`, else `incremental` (see configSchema). */
+  mode: z.enum(["incremental", "full"]).optional(),
   membership: z.enum(["exact", "additive"]).default("exact"),
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
   unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
@@ -148,6 +121,7 @@ const policy = z.strictObject({
     help: 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")',
     key: "policy.maxDeletes",
   }).default("10%"),
+  revokeAfter: revokeAfter.optional(), // the grace period for leavers (docs/configuration.md)
   scope: z
     .strictObject({
       emailDomains: list.optional(),
@@ -196,20 +170,29 @@ const output = z.strictObject({
     .default([]),
 });
 
+const state = z.strictObject({ file: path.optional() }); // what a run remembers for the next one
+
 const logging = z.strictObject({
   level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   format: z.enum(["auto", "json", "pretty"]).default("auto"),
 });
 
-export const configSchema = z.strictObject({
-  target: target.prefault({}),
-  source: source.prefault({}),
-  identity: identity.prefault({}),
-  policy: policy.prefault({}),
-  execution: execution.prefault({}),
-  output: output.prefault({}),
-  logging: logging.prefault({}),
-});
+export const configSchema = z
+  .strictObject({
+    target: target.prefault({}),
+    source: source.prefault({}),
+    identity: identity.prefault({}),
+    policy: policy.prefault({}),
+    execution: execution.prefault({}),
+    output: output.prefault({}),
+    state: state.prefault({}),
+    logging: logging.prefault({}),
+  })
+  // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
+  .transform((c) => ({
+    ...c,
+    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type === "ldap" ? "full" : "incremental") },
+  }));
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -240,6 +223,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "policy.deletions": "string",
   "policy.unlinkedCredentials": "string",
   "policy.maxDeletes": "countOrPercent",
+  "policy.revokeAfter": "string",
   "policy.scope.emailDomains": "list",
   "policy.scope.idPatterns": "list",
   "policy.scope.groups": "list",
@@ -263,6 +247,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.metricsPushUrl": "string",
   "output.metricsPushJob": "string",
   "output.metricsPushGrouping": "list",
+  "state.file": "string",
   "logging.level": "string",
   "logging.format": "string",
 };
@@ -283,6 +268,7 @@ export const PATH_LEAVES: readonly string[] = [
   "output.credentialsFile",
   "output.metricsFile",
   "output.kubernetesServiceAccountDir",
+  "state.file",
 ];
 
 /** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */

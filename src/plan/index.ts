@@ -12,6 +12,15 @@ export { serializePlan, parsePlan, isEmptyPlan } from "./serialize.js";
 export { checkBuiltinIdentity, checkGroupReferences } from "./groups.js";
 export { defaultLimits, ASSUMED_LATENCY_SECONDS, type Limits } from "./estimate.js";
 export { defaultDisplayName } from "./users.js";
+export {
+  isoTime,
+  type GraceEntry,
+  type GraceInput,
+  type GraceReason,
+  type PendingPerson,
+  type DuePerson,
+  type PlanGrace,
+} from "./grace.js";
 export * from "./types.js";
 export * from "./policy.js";
 export {

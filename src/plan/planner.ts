@@ -16,6 +16,7 @@ import {
   fingerprintMapping,
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
+import { planGrace, type GraceInput } from "./grace.js";
 import { planBulkMembership } from "./bulk.js";
 import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
@@ -31,6 +32,8 @@ export interface PlanInput {
   policy: Policy;
   profile: ApiProfile;
   limits?: Limits;
+  /** Required with `policy.revokeAfter`: the time and the state file's record of earlier runs. */
+  grace?: GraceInput;
 }
 
 export function plan(input: PlanInput): Plan {
@@ -59,6 +62,8 @@ export function plan(input: PlanInput): Plan {
     counts: countSteps(steps),
     deleteGuard,
     estimate: estimate(steps, input.limits ?? defaultLimits),
+    ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
+    ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
   };
 }
 

@@ -54,6 +54,29 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
   for (const [i, s] of steps.entries())
     for (const d of (s as { dependsOn: string[] }).dependsOn)
       if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
+  return v["grace"] === undefined ? undefined : graceProblem(v["grace"]);
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** `grace` decides what `apply --plan` writes to the state file: its shape is checked too. */
+function graceProblem(g: unknown): { field: string; message: string } | undefined {
+  if (!isRecord(g) || typeof g["revokeAfter"] !== "string" || !ISO_TIME.test(String(g["now"])))
+    return { field: "grace", message: "must be an object with revokeAfter and now (ISO 8601)" };
+  for (const list of ["pending", "due"] as const) {
+    const people = g[list];
+    if (!Array.isArray(people)) return { field: `grace.${list}`, message: "must be an array" };
+    for (const [i, p] of people.entries()) {
+      const times = list === "pending" ? [p?.since, p?.until] : [p?.since];
+      if (
+        !isRecord(p) ||
+        typeof p["target"] !== "string" ||
+        !times.every((t) => ISO_TIME.test(String(t))) ||
+        (p["reason"] !== "missing" && p["reason"] !== "created")
+      )
+        return { field: `grace.${list}[${i}]`, message: "must have a target, ISO 8601 times and a reason" };
+    }
+  }
   return undefined;
 }
 

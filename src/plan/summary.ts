@@ -34,6 +34,10 @@ export interface PlanSummary {
   };
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
   estimate: Plan["estimate"];
+  /** With `policy.revokeAfter`: people missing from the source who wait, and when the first goes. */
+  pending?: { people: number; firstUntil: string };
+  /** `plan.keptByMode`, when not zero. */
+  keptByMode?: number;
 }
 
 /**
@@ -169,6 +173,9 @@ function computeSummary(plan: Plan): PlanSummary {
   }
   summary.membership = byKey(summary.membership);
   summary.bulk.groups = byKey(summary.bulk.groups);
+  const first = plan.grace?.pending[0];
+  if (first) summary.pending = { people: plan.grace!.pending.length, firstUntil: first.until };
+  if (plan.keptByMode) summary.keptByMode = plan.keptByMode;
   return summary;
 }
 

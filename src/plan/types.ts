@@ -4,6 +4,7 @@
  * A plan contains no secret: passwords appear only as their source.
  */
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
+import type { PlanGrace } from "./grace.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
 
 /** The version this usersync writes; it reads 1 too (every version-1 plan is a valid version-2 plan). */
@@ -143,4 +144,11 @@ export interface Plan {
   /** Deletions allowed by `maxDeletes` (or `--allow-deletes`) and how many the plan wanted. */
   deleteGuard: { limit: number; wanted: number; managedUsers: number };
   estimate: { requests: number; seconds: number };
+  /**
+   * Incremental mode: people the file does not name whom `full` mode would revoke or remove,
+   * kept only because of the mode. Written only when not zero.
+   */
+  keptByMode?: number;
+  /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
+  grace?: PlanGrace;
 }

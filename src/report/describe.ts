@@ -172,7 +172,7 @@ export function groupByObject(plan: Plan): ObjectView[] {
 
 export interface NoticeSection {
   title: string;
-  notices: Notice[];
+  notices: Array<Pick<Notice, "target" | "message">>;
 }
 
 /** Protected and refused first (they are shown with `!`), then what was left alone. */
@@ -185,6 +185,27 @@ export function noticeSections(plan: Plan): NoticeSection[] {
     { title: "Unmanaged (outside policy.scope)", notices: by(["unmanaged"]) },
     { title: "Unlinked credentials", notices: by(["unlinked"]) },
   ].filter((s) => s.notices.length > 0);
+}
+
+/** An instant as a person reads it: "2024-05-04 10:00 UTC". */
+export const whenText = (iso: string): string => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+/** What a deletion of a person missing from the source does under the plan's policy. */
+export const goneVerb = (plan: Plan): string => (plan.deletions === "remove" ? "removed" : "revoked");
+
+/** People missing from the source who wait for policy.revokeAfter, listed like the notices. */
+export function pendingSections(plan: Plan): NoticeSection[] {
+  const g = plan.grace;
+  if (!g || g.pending.length === 0) return [];
+  const verb = goneVerb(plan);
+  const notices = g.pending.map((p) => ({
+    target: p.target,
+    message:
+      p.reason === "created"
+        ? `created by an incremental run at ${whenText(p.since)} and not in the source yet; ${verb} at ${whenText(p.until)} unless it appears there`
+        : `not in the source since ${whenText(p.since)}; ${verb} at ${whenText(p.until)} unless they come back`,
+  }));
+  return [{ title: `Pending (policy.revokeAfter ${g.revokeAfter})`, notices }];
 }
 
 export function headerLines(plan: Plan, dryRun: boolean): string[] {

@@ -65,17 +65,7 @@ export function renderMetrics(input: MetricsInput): string {
   const command = { command: input.command };
 
   if (input.result) blocks.push(stepsBlock(input.result));
-  if (input.plan) {
-    const c = input.plan.counts;
-    blocks.push(
-      metric("usersync_plan_changes", "gauge", "Changes the last plan contained, by action.", [
-        { labels: { action: "create" }, value: c.create },
-        { labels: { action: "update" }, value: c.update },
-        { labels: { action: "delete" }, value: c.delete },
-        { labels: { action: "heldBack" }, value: c.heldBack },
-      ]),
-    );
-  }
+  if (input.plan) blocks.push(...planMetrics(input.plan));
   blocks.push(
     metric(
       "usersync_deletions_held_back",
@@ -95,7 +85,7 @@ export function renderMetrics(input: MetricsInput): string {
     metric(
       "usersync_last_exit_code",
       "gauge",
-      "Exit code of the last run (0 done, 1 failed, 2 changes, 3 refused, 4 invalid).",
+      "Exit code of the last run (0 done, 1 failed, 2 changes, 3 refused, 4 invalid, 5 source unavailable).",
       [{ labels: command, value: input.exitCode }],
     ),
     metric("usersync_last_run_timestamp_seconds", "gauge", "When the last run ended.", [
@@ -111,6 +101,31 @@ export function renderMetrics(input: MetricsInput): string {
     );
   }
   return `${blocks.join("\n")}\n`;
+}
+
+/** What the run's plan contained: changes by action, people pending and kept by the mode. */
+function planMetrics(plan: Plan): string[] {
+  const c = plan.counts;
+  return [
+    metric("usersync_plan_changes", "gauge", "Changes the last plan contained, by action.", [
+      { labels: { action: "create" }, value: c.create },
+      { labels: { action: "update" }, value: c.update },
+      { labels: { action: "delete" }, value: c.delete },
+      { labels: { action: "heldBack" }, value: c.heldBack },
+    ]),
+    metric(
+      "usersync_people_pending",
+      "gauge",
+      "People missing from the source who wait for policy.revokeAfter (0 without it).",
+      [{ value: plan.grace?.pending.length ?? 0 }],
+    ),
+    metric(
+      "usersync_people_kept_by_mode",
+      "gauge",
+      "People not in the source whom mode full would delete, kept because the mode is incremental.",
+      [{ value: plan.keptByMode ?? 0 }],
+    ),
+  ];
 }
 
 /** Reads `usersync_last_success_timestamp_seconds` back from a previous metrics file. */

@@ -4,7 +4,7 @@
  */
 import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
-import { fieldWord, noticeSections } from "./describe.js";
+import { fieldWord, goneVerb, noticeSections, whenText } from "./describe.js";
 
 export interface SummaryItem {
   label: string;
@@ -78,10 +78,14 @@ export function donePhrase(s: PlanSummary): string {
 
 /** The last line of the text plan, and the bold line of the Markdown one. */
 export function renderPlanSummaryLine(plan: Plan): string {
-  if (plan.steps.length === 0) return "No changes. The organization matches the desired state.";
   const s = summarizePlan(plan);
+  const pending = s.pending ? ` ${people(s.pending.people)} pending (policy.revokeAfter).` : "";
+  if (plan.steps.length === 0) {
+    if (pending === "") return "No changes. The organization matches the desired state.";
+    return `No changes now.${pending}`;
+  }
   const held = s.people.heldBack > 0 ? ` ${people(s.people.heldBack)} held back.` : "";
-  return `Plan: ${changesPhrase(s)}.${held}`;
+  return `Plan: ${changesPhrase(s)}.${held}${pending}`;
 }
 
 export function confirmQuestion(plan: Plan, label: string): string {
@@ -166,8 +170,8 @@ export function duration(seconds: number): string {
 
 /** The summary as label/text pairs; empty for a plan without changes. */
 export function summaryItems(plan: Plan): SummaryItem[] {
-  if (plan.steps.length === 0 && plan.notices.length === 0) return [];
   const s = summarizePlan(plan);
+  if (plan.steps.length === 0 && plan.notices.length === 0 && !s.pending && !s.keptByMode) return [];
   const items: SummaryItem[] = [];
   const add = (label: string, text: string): void => {
     if (text !== "") items.push({ label, text });
@@ -179,6 +183,16 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   add("Membership", membershipText(s));
   add("Bulk moves", bulkText(s));
   if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
+  if (s.pending)
+    add(
+      "Pending",
+      `${people(s.pending.people)} not in the source, waiting for policy.revokeAfter (${plan.grace?.revokeAfter}); the first is ${goneVerb(plan)} at ${whenText(s.pending.firstUntil)}`,
+    );
+  if (s.keptByMode)
+    add(
+      "Kept by mode",
+      `${people(s.keptByMode)} not in the file, kept because the mode is incremental (mode full would ${plan.deletions} them)`,
+    );
   add(
     "Notices",
     noticeSections(plan)

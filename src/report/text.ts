@@ -10,6 +10,7 @@ import {
   inWords,
   LIST_LIMIT,
   noticeSections,
+  pendingSections,
   objectInWords,
   type Mark,
   type ObjectView,
@@ -89,7 +90,7 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
 
 function noticeLines(plan: Plan, paint: Paint, limit: number): string[] {
   const out: string[] = [];
-  for (const section of noticeSections(plan)) {
+  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
     out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));
     const mark = section.title.startsWith("Protected") ? paint("!", "!") : " ";
     for (const n of section.notices.slice(0, limit))

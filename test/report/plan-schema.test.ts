@@ -37,6 +37,22 @@ function groupsAndEmailChange(profile: "v1" | "legacy") {
   });
 }
 
+/** Two people missing from a full run's source (one pending, one past policy.revokeAfter), and an incremental run that keeps them. */
+function graceAndKept(mode: "full" | "incremental") {
+  const now = Date.parse("2024-05-06T10:00:00.000Z");
+  const idpUsers = ["a@x.com", "b@x.com"].map((email) => anIdpUser({ email }));
+  return plan({
+    desired: aDesiredState([aUser({ email: "c@x.com" })]),
+    actual: anActualState({
+      idpUsers,
+      mappings: idpUsers.map((u, i) => aMapping({ id: "ab"[i]!, authenticationId: u.authenticationId })),
+    }),
+    policy: aPolicy({ mode, maxDeletes: { count: 5 }, revokeAfter: { text: "3d", seconds: 3 * 86_400 } }),
+    profile: "v1",
+    grace: { now, people: new Map([["mapping:b", { since: now - 4 * 86_400_000, reason: "created" }]]) },
+  });
+}
+
 const schema = JSON.parse(
   readFileSync(new URL("../../docs/plan.schema.json", import.meta.url), "utf8"),
 ) as object;
@@ -47,6 +63,8 @@ test.each([
   ["a plan with held-back deletions", samplePlan({ maxDeletes: 0 })],
   ["group update and prune, email change (v1)", groupsAndEmailChange("v1")],
   ["group update and prune, email change (legacy)", groupsAndEmailChange("legacy")],
+  ["a grace period: people pending and due", graceAndKept("full")],
+  ["people kept only by incremental mode", graceAndKept("incremental")],
   ["bulk membership moves", bulkPlan(1203)],
 ])("%s validates", (_name, plan) => {
   expect(plan.steps.length).toBeGreaterThan(0);

@@ -16,6 +16,7 @@ import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../.
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
+import { prepareStateFile, recordRunState } from "../run-state.js";
 import { detailOption, PLAN_FORMATS } from "./plan.js";
 
 interface Prepared {
@@ -87,6 +88,7 @@ export async function runApply(command: ParsedCommand, io: Io): Promise<number> 
     "credentials",
   ]);
   await prepareOutputs(outputs);
+  await prepareStateFile(runtime.config);
   const metrics = runMetrics("apply", metricsTargets(outputs.metrics?.path, runtime));
   try {
     return await metrics.finish(await applyCommand(command, { runtime, metrics, outputs }));
@@ -115,6 +117,7 @@ async function applyCommand(
     const out = outputs.plan?.path;
     if (out !== undefined && savedPlan === undefined) await writePlanFile(out, plan);
     if (isEmptyPlan(plan)) {
+      await recordRunState(runtime, plan);
       io.stdout.write("Nothing to apply.\n");
       return ExitCode.ok;
     }
@@ -126,6 +129,8 @@ async function applyCommand(
     });
     try {
       await confirmApply(io, values["yes"] === true, plan, connection.label);
+      // Confirmed: what the plan saw is recorded before the first change is sent.
+      await recordRunState(runtime, plan);
     } catch (err) {
       await passwords.close();
       throw err;
