@@ -4,7 +4,7 @@
  * with the demo organization) and a Pushgateway stand-in, each job run as its pod would run it
  * (rendered by `kubectl kustomize`, test/helpers/kustomize.ts; one folder stands in for the shared
  * volume). Export, a first sync that changes nothing, the audit, an onboarding batch merged into
- * users.yaml, leavers held back by the guard, and the docs' own `kubectl patch` that allows them
+ * users.yaml, leavers pending for the grace period and then held back by the guard, and the docs' own `kubectl patch` that allows them
  * once. After the held-back run and after the allowed one, the shipped alerts are evaluated by
  * promtool over what the Pushgateway would hold.
  */
@@ -56,6 +56,19 @@ const writes = (): number => {
   const c = emulator.counters().byMethod;
   return (c["POST"] ?? 0) + (c["PUT"] ?? 0) + (c["PATCH"] ?? 0) + (c["DELETE"] ?? 0);
 };
+
+/** Moves every date of the state file on the volume back by `hours`: the jobs ran that long ago. */
+async function ageStateFile(hours: number): Promise<void> {
+  const file = join(dir, "pod", "var", "lib", "usersync", "state.json");
+  const state = JSON.parse(await readFile(file, "utf8")) as {
+    fullRunAt?: string;
+    people: Record<string, { since: string }>;
+  };
+  const back = (iso: string): string => new Date(Date.parse(iso) - hours * 3_600_000).toISOString();
+  for (const p of Object.values(state.people)) p.since = back(p.since);
+  if (state.fullRunAt !== undefined) state.fullRunAt = back(state.fullRunAt);
+  await writeFile(file, JSON.stringify(state));
+}
 
 /** What `kubectl create job NAME --from=cronjob/…` makes, piped through the docs' `kubectl patch`. */
 async function allowDeletesJob(cronJob: K8sObject, n: number): Promise<K8sObject> {
@@ -164,6 +177,13 @@ describe.skipIf((!findKubectl() || !hasPromtool) && !process.env["CI"])(
       users.users = users.users.filter((u: { email: string }) => !leavers.includes(u.email));
       await writeFile(usersFile(), stringify(users));
 
+      // Within the grace period (policy.revokeAfter: 72h) they are pending: nothing is revoked.
+      const pending = await runJob("hourly-sync");
+      expect(pending.code, pending.stdout + pending.stderr).toBe(0);
+      expect(pending.stdout).toContain("No changes now. 3 people pending (policy.revokeAfter).");
+      for (const email of leavers) expect(hasLogin(email), email).toBe(true);
+      // Three days later (the state file on the volume aged by 73 h), the guard holds them back.
+      await ageStateFile(73);
       const held = await runJob("hourly-sync");
       expect(held.code, held.stdout + held.stderr).toBe(3);
       expect(held.stdout).toContain("Allow them for one run with --allow-deletes 3");
