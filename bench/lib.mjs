@@ -172,8 +172,12 @@ export function benchSeed(mappings = 0) {
 /**
  * One `usersync apply` of `users` in-process, as the CLI runs it (list, plan, apply), without
  * passwords (policy `none`: the figure is the engine's, not the disk's). Times only the apply.
+ * `actualFor` may change the listed state before planning (e.g. `bulkMembership: false`);
+ * `planRate` is the rate the plan's estimate assumes; `verify` lists and plans again after the
+ * apply and throws unless nothing is left to do.
  */
-export async function applyInProcess({ url, users, concurrency, requestsPerSecond = 0, retries }) {
+export async function applyInProcess(o) {
+  const { url, users, concurrency, requestsPerSecond = 0, retries } = o;
   const [{ createClient, listActualState }, { applyPlan }, { plan, defaultPolicy }, { createLogger }] =
     await Promise.all([
       fromDist("service/index.js"),
@@ -191,24 +195,31 @@ export async function applyInProcess({ url, users, concurrency, requestsPerSecon
     logger: createLogger({ level: "silent" }),
   });
   try {
-    const actual = await listActualState(client);
     const policy = { ...defaultPolicy, passwords: "none" };
-    const p = plan({
-      desired: { users, groups: [], files: ["users.csv"] },
-      actual,
-      policy,
-      profile: client.profile,
-      limits: { concurrency, requestsPerSecond: 10_000 },
-    });
+    const planFor = (actual) =>
+      plan({
+        desired: { users, groups: [], files: ["users.csv"] },
+        actual,
+        policy,
+        profile: client.profile,
+        limits: { concurrency, requestsPerSecond: o.planRate ?? 10_000 },
+      });
+    const p = planFor((o.actualFor ?? ((a) => a))(await listActualState(client)));
     const none = { source: "none", passwordFor: async () => undefined, close: async () => {} };
     const before = client.stats();
     const started = performance.now();
     const result = await applyPlan({ plan: p, client, concurrency, passwords: none });
     const seconds = (performance.now() - started) / 1000;
     const after = client.stats();
+    if (o.verify) {
+      const left = planFor(await listActualState(client)).steps.length;
+      if (result.counts.failed > 0 || left > 0)
+        throw new Error(`${result.counts.failed} steps failed, ${left} left to do after the apply`);
+    }
     return {
       seconds,
       steps: p.steps.length,
+      estimate: p.estimate,
       requests: after.requests - before.requests,
       retries: after.retries - before.retries,
       throttled: after.throttled - before.throttled,

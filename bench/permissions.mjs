@@ -1,4 +1,4 @@
-// Figure 10, permissions: listing and planning the workspace permissions of 1,000 groups over
+// Figure 11, permissions: listing and planning the workspace permissions of 1,000 groups over
 // 100 workspaces (a hierarchy of 10 parents with 9 children each; every group holds grants on 5
 // workspaces; the desired state changes a tenth of the groups and, in full mode, takes one
 // workspace away from a fiftieth), with 5 ms latency per request. The two ways of reading the
@@ -125,7 +125,7 @@ try {
 const med = (pick) => round(median(runs.map(pick)), 3);
 const first = runs[0];
 printTable(
-  `10. Permissions: ${GROUPS.toLocaleString("en")} groups over ${WORKSPACES} workspaces, ${LATENCY_MS} ms latency (median of ${RUNS})`,
+  `11. Permissions: ${GROUPS.toLocaleString("en")} groups over ${WORKSPACES} workspaces, ${LATENCY_MS} ms latency (median of ${RUNS})`,
   ["part", "wall", "requests"],
   [
     [

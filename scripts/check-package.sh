@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Does what the Dockerfile does, without Docker: pack the package, install the tarball with
 # production dependencies only into an empty folder, and run the installed CLI from there:
-# --version, the emulator, and a plan against it. Run by CI after the build.
+# --version, the emulator, and a plan against it, from a folder holding the desired state as the
+# image's /work does (the README's docker run mounts it there). Run by CI after the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,7 @@ version=$("$bin" --version)
 echo "check-package: installed $version"
 
 cd "$work/run"
+cp "$work/app/node_modules/usersync/fixtures/demo/users.yaml" users.yaml
 "$bin" emulator --port 0 --token package-check-token --seed "$work/app/node_modules/usersync/fixtures/demo/organization.yaml" \
   >"$work/emulator.out" 2>"$work/emulator.err" &
 emulator_pid=$!
@@ -41,7 +43,7 @@ case "$url" in http://127.0.0.1:*) ;; *) echo "check-package: the emulator did n
 
 set +e
 USERSYNC_TOKEN=package-check-token "$bin" plan --base-url "$url" \
-  --desired "$work/app/node_modules/usersync/fixtures/demo/users.yaml" --detailed-exitcode --log-level warn >"$work/plan.out"
+  --desired users.yaml --detailed-exitcode --log-level warn >"$work/plan.out"
 code=$?
 set -e
 if [ "$code" -ne 2 ]; then

@@ -10,7 +10,13 @@
  */
 
 export type ErrorCode =
-  "CONFIG_INVALID" | "INPUT_INVALID" | "HTTP_ERROR" | "NETWORK_ERROR" | "SAFETY_REFUSAL" | "INTERNAL";
+  | "CONFIG_INVALID"
+  | "INPUT_INVALID"
+  | "SOURCE_UNAVAILABLE"
+  | "HTTP_ERROR"
+  | "NETWORK_ERROR"
+  | "SAFETY_REFUSAL"
+  | "INTERNAL";
 
 export abstract class UsersyncError extends Error {
   abstract readonly code: ErrorCode;
@@ -64,6 +70,15 @@ export class InputError extends ProblemsError {
 
 /** The directory source (`source.type: ldap`) could not be read: its settings, not a file, need fixing. */
 export class DirectoryError extends InputError {}
+
+/**
+ * The source of the desired state could not be read now: the directory is down, unreachable or
+ * timed out, or a desired-state or groups file is missing or unreadable (a share not mounted).
+ * Exit 5: nothing was sent, and the same run may succeed later (a scheduler retries it).
+ */
+export class SourceUnavailableError extends ProblemsError {
+  readonly code = "SOURCE_UNAVAILABLE" as const;
+}
 
 export interface HttpErrorInit {
   method: string;
@@ -193,10 +208,12 @@ export const ExitCode = {
   changes: 2,
   refused: 3,
   invalid: 4,
+  unavailable: 5,
 } as const;
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof ConfigError || err instanceof InputError) return ExitCode.invalid;
+  if (err instanceof SourceUnavailableError) return ExitCode.unavailable;
   if (err instanceof SafetyRefusal) return ExitCode.refused;
   return ExitCode.failed;
 }

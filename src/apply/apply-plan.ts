@@ -9,6 +9,7 @@ import { nounOf } from "../plan/kinds.js";
 import type { Plan, Step } from "../plan/types.js";
 import type { ClientStats, ServiceClient } from "../service/types.js";
 import { logStep, notRun, toStepError } from "./outcomes.js";
+import { createMembersRun, type MembersRun } from "./run-members.js";
 import { runStep, StepFailure } from "./run-step.js";
 import {
   createSchedule,
@@ -53,6 +54,8 @@ interface RunContext {
   signal: AbortSignal | undefined;
   /** authenticationIds returned by createCredentials steps, for the mappings that wait for them. */
   authIds: Map<string, string>;
+  /** What the bulk membership steps share (run-members.ts). */
+  members: MembersRun;
   /** After each settled step (progress). */
   afterSettle: () => void;
 }
@@ -83,6 +86,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     now,
     signal: options.signal,
     authIds: new Map(),
+    members: createMembersRun((message) => logger?.warn({ notice: "no-bulk-membership" }, message)),
     afterSettle: progress,
   });
   settleUnstarted(schedule);
@@ -146,6 +150,8 @@ async function execute(node: Node, s: Schedule, ctx: RunContext): Promise<StepOu
       client: ctx.client,
       passwords: ctx.passwords,
       authIds: ctx.authIds,
+      members: ctx.members,
+      signal: ctx.signal,
       callOptions: { onAttempt: () => void (attempts += 1) },
     });
     if (res.authenticationId !== undefined) ctx.authIds.set(step.id, res.authenticationId);

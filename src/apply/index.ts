@@ -2,14 +2,6 @@
 export { applyPlan, DEFAULT_CIRCUIT_BREAKER, type ApplyOptions } from "./apply-plan.js";
 export { exitCodeForApply } from "./outcomes.js";
 export {
-  createPasswordProvider,
-  generatePassword,
-  CREDENTIALS_HEADER,
-  type PasswordProviderOptions,
-} from "./passwords.js";
-export { openKubeSecrets, secretName, SECRET_LABEL, type KubeSecretOptions } from "./kube-secrets.js";
-export { openJournal, type JournalLine } from "./journal.js";
-export {
   buildApplyReport,
   failuresByCause,
   notStartedCount,

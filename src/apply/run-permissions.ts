@@ -3,7 +3,7 @@
  * lists, exactly the grant the step wants (so sending it again is harmless, and the transport
  * retries it like a PUT). When its outcome stays unknown (no answer, or a 5xx after the
  * retries), the grants are read back: when every listed assignee already holds what the step
- * wanted, it landed and the step succeeds (`recovered: "verified"`); otherwise it fails as it did.
+ * wanted, it landed and the step succeeds (`recovered: "readBack"`); otherwise it fails as it did.
  * (A workspace that is gone answers 404: run-step.ts says so.)
  */
 import { HttpError, NetworkError } from "../errors.js";
@@ -15,7 +15,7 @@ interface Context {
   client: ServiceClient;
   callOptions: CallOptions;
 }
-type Success = { recovered?: "verified" };
+type Success = { recovered?: "readBack" };
 
 /** An error after which the write may or may not have landed. */
 const unknownOutcome = (err: unknown): boolean =>
@@ -38,7 +38,7 @@ export async function runWorkspacePermissions(
     const landed = step.changes.every((c) =>
       sameGrant(now.get(assigneeKey(c.assignee)) ?? { permissions: [], hierarchy: [] }, c.after),
     );
-    if (landed) return { recovered: "verified" };
+    if (landed) return { recovered: "readBack" };
     throw err;
   }
 }
@@ -58,7 +58,7 @@ export async function runOrganizationPermissions(
       (await api.getOrganizationPermissions()).map((o) => [assigneeKey(o.assignee), o.permissions]),
     );
     const landed = step.changes.every((c) => sameSet(now.get(assigneeKey(c.assignee)) ?? [], c.after));
-    if (landed) return { recovered: "verified" };
+    if (landed) return { recovered: "readBack" };
     throw err;
   }
 }

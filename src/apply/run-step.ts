@@ -2,14 +2,18 @@
  * Carries out one plan step through the client, with the recovery rules of DESIGN section 6:
  * a create that meets "exists" reads the object back and succeeds when it matches; a delete that
  * meets 404 is done; an update that meets 404 fails (the object disappeared since the plan).
+ * Bulk membership steps have rules of their own (run-members.ts).
  */
 import { HttpError } from "../errors.js";
 import type { CallOptions, Mapping, ServiceClient, UserGroup } from "../service/types.js";
 import type { PlannedMapping, Step } from "../plan/types.js";
+import type { StepOutcome } from "./types.js";
+import { runMembersStep, type MembersContext } from "./run-members.js";
+import { StepFailure } from "./step-failure.js";
 import { runOrganizationPermissions, runWorkspacePermissions } from "./run-permissions.js";
 import type { PasswordProvider } from "./types.js";
 
-export interface StepContext {
+export interface StepContext extends MembersContext {
   client: ServiceClient;
   passwords: PasswordProvider;
   /** authenticationIds returned by createCredentials steps, by step id. */
@@ -18,26 +22,12 @@ export interface StepContext {
 }
 
 export interface StepSuccess {
-  /** `verified`: the answer was lost, and a read-back showed the change had landed. */
-  recovered?: "exists" | "notFound" | "verified";
+  recovered?: NonNullable<StepOutcome["recovered"]>;
   /** For createCredentials: the IdP's authenticationId, for the mapping steps that depend on it. */
   authenticationId?: string;
 }
 
-/** A failure the executor explains itself (conflicts, vanished objects); carries no secret. */
-export class StepFailure extends Error {
-  readonly status: number | undefined;
-  readonly traceId: string | undefined;
-  /** Stops the run like a 401: every later step would fail the same way. */
-  readonly fatal: boolean;
-  constructor(init: { message: string; status?: number; traceId?: string | undefined; fatal?: boolean }) {
-    super(init.message);
-    this.name = "StepFailure";
-    this.status = init.status;
-    this.traceId = init.traceId;
-    this.fatal = init.fatal ?? false;
-  }
-}
+export { StepFailure };
 
 /**
  * The authenticationId a mapping will point at. An empty one (the service answered none, even
@@ -79,6 +69,9 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     }
     case "deleteMapping":
       return deleted(await client.deleteMapping(step.target, opts));
+    case "addMembers":
+    case "removeMembers":
+      return runMembersStep(step, ctx);
     case "grantWorkspacePermissions":
     case "revokeWorkspacePermissions": {
       let done: StepSuccess = {};

@@ -8,6 +8,7 @@
 import { InternalError } from "../errors.js";
 import type { Step } from "../plan/types.js";
 import { notRun, rootOf, skippedBecause, type Root } from "./outcomes.js";
+import { admit, fewestStepsFirst, indexPeople, NOBODY, openNext, settledFor, type People } from "./people.js";
 import {
   emptyCounts,
   type ApplyResult,
@@ -19,6 +20,8 @@ import {
 export interface Node {
   step: Step;
   index: number;
+  /** The person the step belongs to (people.ts), or NOBODY. */
+  person: number;
   /** Dependencies (deduplicated) not yet succeeded. */
   waiting: number;
   dependents: number[];
@@ -31,9 +34,13 @@ export interface Schedule {
   nodes: Node[];
   /** Held-back and stale outcomes, by node: kept even when a dependency also did not succeed. */
   presets: Map<Node, StepOutcome>;
-  /** Node indexes whose dependencies all succeeded, in the order they became ready. */
+  /**
+   * Node indexes whose dependencies all succeeded, in the order they became ready: steps of
+   * people already opened and steps of nobody. Ready steps of other people wait in `people`.
+   */
   ready: number[];
   readyHead: number;
+  people: People;
   running: number;
   /** Steps with an outcome, and of those, the ones settled as "not started" after a stop. */
   settled: number;
@@ -60,6 +67,8 @@ export interface ScheduleOptions {
 /** Builds the graph and settles the preset steps, so their dependents never start. */
 export function createSchedule(options: ScheduleOptions): Schedule {
   const nodes = buildGraph(options.steps);
+  const { personOf, people } = indexPeople(nodes);
+  for (const n of nodes) n.person = personOf[n.index]!;
   const presets = new Map<Node, StepOutcome>();
   for (const n of nodes) {
     const o = options.preset(n.step);
@@ -70,6 +79,7 @@ export function createSchedule(options: ScheduleOptions): Schedule {
     presets,
     ready: [],
     readyHead: 0,
+    people,
     running: 0,
     settled: 0,
     notStarted: 0,
@@ -83,15 +93,32 @@ export function createSchedule(options: ScheduleOptions): Schedule {
     onSettled: options.onSettled,
   };
   for (const [n, o] of presets) record(s, n, o);
-  for (const n of nodes) if (!n.outcome && n.waiting === 0) s.ready.push(n.index);
+  for (const n of nodes) if (!n.outcome && n.waiting === 0) makeReady(s, n);
+  fewestStepsFirst(s.people);
   return s;
 }
 
-/** The next step to start, or none: the run stopped, `concurrency` are running, or none is ready. */
+function makeReady(s: Schedule, n: Node): void {
+  if (admit(s.people, n.person, n.index)) s.ready.push(n.index);
+}
+
+/**
+ * The next step to start, or none: the run stopped, `concurrency` are running, or none is ready.
+ * Whole people first: a ready step of an opened person (or of nobody) before a new person's, and
+ * a new person only while fewer than `concurrency` are open, or when nothing runs at all (the
+ * open ones all wait for something else: never a standstill).
+ */
 export function nextReady(s: Schedule): Node | undefined {
-  while (!s.stop && s.running < s.limits.concurrency && s.readyHead < s.ready.length) {
-    const node = s.nodes[s.ready[s.readyHead++]!]!;
-    if (!node.outcome) return node;
+  const { concurrency } = s.limits;
+  while (!s.stop && s.running < concurrency) {
+    while (s.readyHead < s.ready.length) {
+      const node = s.nodes[s.ready[s.readyHead++]!]!;
+      if (!node.outcome) return node;
+    }
+    if (s.people.open >= concurrency && s.running > 0) return undefined;
+    const parked = openNext(s.people);
+    if (parked === undefined) return undefined;
+    s.ready.push(...parked);
   }
   return undefined;
 }
@@ -154,6 +181,7 @@ function record(s: Schedule, node: Node, outcome: StepOutcome): void {
     const [n, o] = stack.pop()!;
     if (n.outcome) continue;
     n.outcome = o;
+    settledFor(s.people, n.person);
     s.counts[o.outcome] += 1;
     s.settled += 1;
     if (o.cause === "stopped") s.notStarted += 1;
@@ -163,7 +191,7 @@ function record(s: Schedule, node: Node, outcome: StepOutcome): void {
       if (dep.outcome) continue;
       if (o.outcome === "succeeded") {
         dep.waiting -= 1;
-        if (dep.waiting === 0) s.ready.push(d);
+        if (dep.waiting === 0) makeReady(s, dep);
         continue;
       }
       const preset = s.presets.get(dep);
@@ -183,7 +211,7 @@ function buildGraph(steps: readonly Step[]): Node[] {
   const nodes: Node[] = steps.map((step, index) => {
     if (byId.has(step.id)) throw new InternalError({ message: `plan has two steps with id ${step.id}` });
     byId.set(step.id, index);
-    return { step, index, waiting: 0, dependents: [] };
+    return { step, index, person: NOBODY, waiting: 0, dependents: [] };
   });
   for (const node of nodes) {
     const deps = new Set(node.step.dependsOn);

@@ -32,10 +32,12 @@ export interface StepOutcome {
   /** Only for `skipped`: the root cause, so exit codes can tell a failure from a safety guard. */
   cause?: SkipCause;
   /**
-   * The create met "exists" and the read-back matched, the delete met 404, or (`verified`) a
-   * permission change's answer was lost and a read-back showed it had landed.
+   * The create met "exists" and the read-back matched, or the delete met 404; for a bulk
+   * membership step: `readBack` (its answer was lost, the group's members showed the change) or
+   * `perPerson` (no bulk endpoint: its people were moved one mapping PUT each); for a permission
+   * step: `readBack` (its answer was lost, the grants read back showed the change).
    */
-  recovered?: "exists" | "notFound" | "verified";
+  recovered?: "exists" | "notFound" | "readBack" | "perPerson";
 }
 
 export type OutcomeCounts = Record<Outcome, number>;

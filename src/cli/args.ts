@@ -179,7 +179,8 @@ function globalHelp(parts: { source: boolean; target: boolean }): string {
 const GLOBAL_HELP = globalHelp({ source: true, target: true });
 
 const EXIT_CODES = `Exit codes: 0 done / no changes, 1 some steps failed or the run stopped, 2 the plan has
-changes (plan --detailed-exitcode only), 3 refused by a safety guard, 4 invalid config or input.`;
+changes (plan --detailed-exitcode only), 3 refused by a safety guard, 4 invalid config or input,
+5 the source could not be read now (directory down, file missing): retry later.`;
 
 export const MAIN_HELP = `usersync: keep an organization's users, credentials and user groups in line with a file.
 
@@ -258,7 +259,7 @@ Options:
 
 ${globalHelp({ source: true, target: false })}
 
-Exit codes: 0 valid, 4 invalid.`,
+Exit codes: 0 valid, 4 invalid, 5 the file or directory could not be read.`,
   export: `Usage: usersync export [options]
 
 Writes the organization's users and groups as a desired-state file: the first step of adopting

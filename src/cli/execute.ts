@@ -4,22 +4,18 @@
  */
 import {
   applyPlan,
-  buildApplyReport,
-  createPasswordProvider,
   createProgressReporter,
-  openKubeSecrets,
   exitCodeForApply,
   failuresByCause,
   notStartedCount,
-  openJournal,
 } from "../apply/index.js";
+import { createPasswordProvider, openJournal, openKubeSecrets, writeApplyReport } from "../outputs/index.js";
 import { renderApplySummary } from "../report/index.js";
 import type { ApplyResult, Journal, PasswordProvider } from "../apply/index.js";
 import type { DesiredState } from "../desired/index.js";
 import type { PasswordSource, Plan } from "../plan/index.js";
 import type { ServiceClient } from "../service/index.js";
 import { useColor } from "./io.js";
-import { writeFileAtomic } from "../files.js";
 import { optional, type Runtime } from "./pipeline.js";
 import type { Outputs } from "./outputs.js";
 
@@ -105,10 +101,7 @@ async function reportRun(
   const { logger, io } = runtime;
   const { result } = options;
   const reportFile = options.outputs.report?.path;
-  if (reportFile !== undefined) {
-    await writeFileAtomic(reportFile, `${JSON.stringify(buildApplyReport(result, options.plan), null, 2)}\n`);
-    logger.info({ file: reportFile }, "apply report written");
-  }
+  if (reportFile !== undefined) await writeApplyReport(reportFile, { result, plan: options.plan, logger });
   const notStarted = notStartedCount(result);
   const causes = failuresByCause(result);
   if (result.stoppedBy || result.counts.failed > 0)

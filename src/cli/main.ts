@@ -14,7 +14,9 @@ import {
   isUntrustedCertificate,
   HttpError,
   NetworkError,
+  SourceUnavailableError,
   UsersyncError,
+  type Problem,
 } from "../errors.js";
 import { parseCommandLine, type CommandName, type ParsedCommand } from "./args.js";
 import { processIo, type Io } from "./io.js";
@@ -88,18 +90,26 @@ export function fatalJsonLine(err: unknown, exitCode: number): string {
 /** A failure that reached the CLI was retried as often as allowed if the retry policy could retry it. */
 const retriedNote = (err: HttpError | NetworkError): string => (err.retryable ? ", after every retry" : "");
 
+/** The message's first line is the summary; the problems below it are listed once here. */
+function withProblems(err: Error & { problems: readonly Problem[] }, hint: string): string {
+  const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
+  const summary = lines === "" ? err.message : err.message.split("\n")[0];
+  return `usersync: ${summary}\n${lines}${hint}`;
+}
+
+const SOURCE_HINT =
+  "Nothing was changed in the service. The source could not be read now (exit 5): check that the directory is up and reachable, or that the file and its share are mounted; a later run may succeed.\n";
+
 export function describeError(err: unknown): string {
+  if (err instanceof SourceUnavailableError) return withProblems(err, SOURCE_HINT);
   if (err instanceof InputError || err instanceof ConfigError) {
-    const lines = err.problems.map((p) => `  ${formatProblem(p)}\n`).join("");
     const hint =
       err instanceof InputError
         ? err instanceof DirectoryError
           ? "Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md) and run again (usersync validate).\n"
           : "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
         : "";
-    // The message's first line is the summary; the problems below it are listed once here.
-    const summary = lines === "" ? err.message : err.message.split("\n")[0];
-    return `usersync: ${summary}\n${lines}${hint}`;
+    return withProblems(err, hint);
   }
   if (err instanceof HttpError) {
     const hint = err.fatal

@@ -3,7 +3,7 @@
  * (validated, all problems at once, before any request) → the service (actual state) → plan.
  */
 import type { Logger } from "pino";
-import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
+import { ConfigError, InputError, SourceUnavailableError, formatProblem, type Problem } from "../errors.js";
 import {
   readDesiredState,
   readLdapDesired,
@@ -27,6 +27,7 @@ import {
   checkPermissionPolicy,
   checkWorkspaceReferences,
   permissionListing,
+  type GraceInput,
   type Plan,
   type Policy,
 } from "../plan/index.js";
@@ -35,6 +36,8 @@ import type { Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
+import { loadGrace } from "./run-state.js";
+import { probeBulkMembership } from "./bulk-probe.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -93,12 +96,34 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
     });
   }
   const { state, problems } = await readDesiredState(options);
+  if (sourceUnreadable(problems)) throw unreadableSource(problems);
   reportProblems(problems, runtime.logger);
   checkMinUsersCount(state, runtime.config);
   return state;
 }
 
-/** The directory as a desired state (`source.type: ldap`); a connection or bind failure is an InputError. */
+/**
+ * A desired-state or groups file that is missing, not a file, or cannot be read: the source is not
+ * there now (a share not mounted, a ConfigMap key missing), not wrong. Exit 5, every problem
+ * listed; it wins over the other problems, which a partial read may have caused.
+ */
+const UNREADABLE_RULES: ReadonlySet<string> = new Set(["file-not-found", "file-unreadable"]);
+
+export const sourceUnreadable = (problems: readonly Problem[]): boolean =>
+  problems.some((p) => isError(p) && UNREADABLE_RULES.has(p.rule));
+
+function unreadableSource(problems: readonly Problem[]): SourceUnavailableError {
+  const errors = problems.filter(isError);
+  return new SourceUnavailableError({
+    message: `the desired state could not be read (${errors.length} problem${errors.length === 1 ? "" : "s"})`,
+    problems: errors,
+  });
+}
+
+/**
+ * The directory as a desired state (`source.type: ldap`): a directory down or unreachable is a
+ * SourceUnavailableError (exit 5), wrong settings an InputError (exit 4).
+ */
 export async function readLdap(runtime: Runtime): ReturnType<typeof readLdapDesired> {
   const ldap = runtime.config.source.ldap;
   if (ldap === undefined)
@@ -142,6 +167,38 @@ export interface Planned {
   plan: Plan;
 }
 
+/**
+ * The plan, made again with one mapping PUT per person when it would move people in bulk and the
+ * service turns out to have no bulk membership endpoints (bulk-probe.ts).
+ */
+async function planChecked(
+  runtime: Runtime,
+  input: {
+    client: Connection["client"];
+    desired: DesiredState;
+    actual: ActualState;
+    policy: Policy;
+    grace?: GraceInput | undefined;
+  },
+): Promise<{ actual: ActualState; plan: Plan }> {
+  const { config, logger } = runtime;
+  const planFor = (actual: ActualState): Plan =>
+    makePlan({
+      desired: input.desired,
+      actual,
+      policy: input.policy,
+      profile: input.client.profile,
+      limits: {
+        concurrency: config.execution.concurrency,
+        requestsPerSecond: config.execution.requestsPerSecond,
+      },
+      ...optional("grace", input.grace),
+    });
+  const plan = planFor(input.actual);
+  const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
+  return withoutBulk ? { actual: withoutBulk, plan: planFor(withoutBulk) } : { actual: input.actual, plan };
+}
+
 /** Connects, lists the actual state and plans. The caller closes `connection`. */
 export async function planAgainstService(
   runtime: Runtime,
@@ -158,6 +215,7 @@ export async function planAgainstService(
     ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
   });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
+  const grace = await loadGrace(runtime, policy);
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
@@ -169,19 +227,16 @@ export async function planAgainstService(
       logger,
     );
     const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
-    const plan = makePlan({
+    const planned = await planChecked(runtime, {
+      client: connection.client,
       desired: options.desired,
       actual,
       policy,
-      profile,
-      limits: {
-        concurrency: config.execution.concurrency,
-        requestsPerSecond: config.execution.requestsPerSecond,
-      },
+      ...optional("grace", grace),
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
-    checkMinUsersShare(options.desired, config, plan.deleteGuard.managedUsers);
-    return { connection, desired: options.desired, actual, policy, plan };
+    checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
+    return { connection, desired: options.desired, policy, ...planned };
   } catch (err) {
     if (!options.connection) await connection.close();
     throw err;

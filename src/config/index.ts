@@ -7,14 +7,17 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Problem } from "../errors.js";
 import { ConfigError, formatProblem } from "../errors.js";
+import { characterProblems } from "./characters.js";
 import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./layers.js";
 import type { Layer, Origin, Tree } from "./layers.js";
+import { durationSeconds } from "./values.js";
 import { configSchema } from "./schema.js";
 import type { Config } from "./schema.js";
 
 export type { Config } from "./schema.js";
 export { configSchema, envNameOf, LEAVES } from "./schema.js";
 export { ineffectiveSettings, toPolicy } from "./policy.js";
+export { durationSeconds } from "./values.js";
 export { desiredReadOptions } from "./desired-options.js";
 
 export const DEFAULT_CONFIG_FILE = "usersync.yaml";
@@ -104,7 +107,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const merged = layers.reduce<Tree>((acc, l) => merge(acc, l.data), {});
   const originOf = originFinder(layers, configFile);
 
-  const problems: Problem[] = [...fileProblems, ...env.problems];
+  const problems: Problem[] = [...fileProblems, ...env.problems, ...characterProblems(merged, originOf)];
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) problems.push(...schemaProblems(parsed.error.issues, originOf));
   if (problems.length > 0 || !parsed.success) throw configError(problems, configFile);
@@ -236,6 +239,13 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
       "required",
       "is required when identity.passwords is file",
       "identity.passwords",
+    );
+  if (durationSeconds(config.policy.revokeAfter) > 0 && config.state.file === undefined)
+    add(
+      "state.file",
+      "required",
+      "is required when policy.revokeAfter is set: since when each person is missing is remembered there between runs (e.g. /var/lib/usersync/state.json on the Job's volume)",
+      "policy.revokeAfter",
     );
   return out;
 }

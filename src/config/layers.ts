@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { keyLines, parseYaml } from "../desired/yaml-text.js";
 import type { Problem } from "../errors.js";
-import { envNameOf, LEAVES, MAX_DELETES_PATTERN, PATH_LEAVES } from "./schema.js";
+import { envNameOf, LEAVES, PERCENT_PATTERN, PATH_LEAVES } from "./schema.js";
 import type { LeafKind } from "./schema.js";
 
 export type Tree = Record<string, unknown>;
@@ -129,7 +129,7 @@ function parseTyped(raw: string, kind: LeafKind): unknown {
       return items.length > 0 ? items : undefined;
     }
     case "countOrPercent":
-      return /^\d+$/.test(v) ? Number(v) : MAX_DELETES_PATTERN.test(v) ? v : undefined;
+      return /^\d+$/.test(v) ? Number(v) : PERCENT_PATTERN.test(v) ? v : undefined;
   }
 }
 

@@ -1,8 +1,9 @@
 /** The `policy` section (plus the password source) as the planner's `Policy`. */
 import type { Policy } from "../plan/policy.js";
 import type { Config } from "./schema.js";
+import { durationSeconds } from "./values.js";
 
-const countOrPercent = (v: number | string): { count: number } | { percent: number } =>
+const guardLimitOf = (v: number | string): { count: number } | { percent: number } =>
   typeof v === "number" ? { count: v } : { percent: Number(v.slice(0, -1)) };
 
 /** `permissions.workspaces` as globs: `all` (or `*`, alone or in a list) is every workspace. */
@@ -26,20 +27,22 @@ export function toPolicy(
     membership: p.membership,
     deletions: p.deletions,
     unlinkedCredentials: p.unlinkedCredentials,
-    maxDeletes: countOrPercent(p.maxDeletes),
+    maxDeletes: guardLimitOf(p.maxDeletes),
     scope,
     protect: [...p.protect],
     groups: { ...p.groups },
     passwords: config.identity.passwords,
     permissions: {
       workspaces: workspaceGlobs(config.permissions.workspaces),
-      maxRemovals: countOrPercent(config.permissions.maxRemovals),
+      maxRemovals: guardLimitOf(config.permissions.maxRemovals),
       allowOrganizationManage: config.permissions.organization.allowManage,
     },
   };
   if (options.allowDeletes !== undefined) policy.allowDeletes = options.allowDeletes;
   if (options.allowPermissionRemovals !== undefined)
     policy.permissions.allowRemovals = options.allowPermissionRemovals;
+  const revokeAfter = durationSeconds(p.revokeAfter);
+  if (revokeAfter > 0) policy.revokeAfter = { text: String(p.revokeAfter), seconds: revokeAfter };
   return policy;
 }
 

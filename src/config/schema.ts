@@ -5,14 +5,14 @@
  */
 import { z } from "zod";
 import { permissionsSection } from "./permissions-schema.js";
+import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
   z.number().int("must be a whole number").min(min).max(max).default(dflt);
 const list = z.array(z.string().min(1));
 
-export const MAX_DELETES_PATTERN = /^\d+(\.\d+)?%$/;
-const MAX_DELETES_HELP = 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")';
+export { PERCENT_PATTERN } from "./values.js";
 
 const target = z.strictObject({
   /** A URL or `embedded`; no default: a run without one stops (exit 4) and says how to set it. */
@@ -103,17 +103,11 @@ const source = z.strictObject({
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
-  minUsers: z
-    .union([
-      z.number().int().min(1, "must be at least 1"),
-      z
-        .string()
-        .regex(
-          MAX_DELETES_PATTERN,
-          'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
-        ),
-    ])
-    .optional(),
+  minUsers: countOrPercent({
+    minCount: 1,
+    help: 'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
+    key: "source.minUsers",
+  }).optional(),
   ldap: ldap.optional(),
 });
 
@@ -124,21 +118,17 @@ const identity = z.strictObject({
 });
 
 const policy = z.strictObject({
-  mode: z.enum(["incremental", "full"]).default("incremental"),
+  /** No default here: `full` for `source.type: ldap`, else `incremental` (see configSchema). */
+  mode: z.enum(["incremental", "full"]).optional(),
   membership: z.enum(["exact", "additive"]).default("exact"),
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
   unlinkedCredentials: z.enum(["ignore", "delete"]).default("ignore"),
-  maxDeletes: z
-    .union(
-      [
-        z.number().int(MAX_DELETES_HELP).min(0, MAX_DELETES_HELP),
-        z.string().regex(MAX_DELETES_PATTERN, MAX_DELETES_HELP),
-      ],
-      {
-        error: MAX_DELETES_HELP,
-      },
-    )
-    .default("10%"),
+  maxDeletes: countOrPercent({
+    minCount: 0,
+    help: 'must be a count (e.g. 25) or a percentage of managed users (e.g. "10%")',
+    key: "policy.maxDeletes",
+  }).default("10%"),
+  revokeAfter: revokeAfter.optional(), // the grace period for leavers (docs/configuration.md)
   scope: z
     .strictObject({
       emailDomains: list.optional(),
@@ -158,7 +148,7 @@ const policy = z.strictObject({
 });
 
 /** `permissions` (issue 23): permissions-schema.ts. */
-const permissions = permissionsSection(MAX_DELETES_PATTERN);
+const permissions = permissionsSection;
 
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),
@@ -190,21 +180,30 @@ const output = z.strictObject({
     .default([]),
 });
 
+const state = z.strictObject({ file: path.optional() }); // what a run remembers for the next one
+
 const logging = z.strictObject({
   level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   format: z.enum(["auto", "json", "pretty"]).default("auto"),
 });
 
-export const configSchema = z.strictObject({
-  target: target.prefault({}),
-  source: source.prefault({}),
-  identity: identity.prefault({}),
-  policy: policy.prefault({}),
-  permissions: permissions.prefault({}),
-  execution: execution.prefault({}),
-  output: output.prefault({}),
-  logging: logging.prefault({}),
-});
+export const configSchema = z
+  .strictObject({
+    target: target.prefault({}),
+    source: source.prefault({}),
+    identity: identity.prefault({}),
+    policy: policy.prefault({}),
+    permissions: permissions.prefault({}),
+    execution: execution.prefault({}),
+    output: output.prefault({}),
+    state: state.prefault({}),
+    logging: logging.prefault({}),
+  })
+  // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
+  .transform((c) => ({
+    ...c,
+    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type === "ldap" ? "full" : "incremental") },
+  }));
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -235,6 +234,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "policy.deletions": "string",
   "policy.unlinkedCredentials": "string",
   "policy.maxDeletes": "countOrPercent",
+  "policy.revokeAfter": "string",
   "policy.scope.emailDomains": "list",
   "policy.scope.idPatterns": "list",
   "policy.scope.groups": "list",
@@ -261,6 +261,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.metricsPushUrl": "string",
   "output.metricsPushJob": "string",
   "output.metricsPushGrouping": "list",
+  "state.file": "string",
   "logging.level": "string",
   "logging.format": "string",
 };
@@ -281,6 +282,7 @@ export const PATH_LEAVES: readonly string[] = [
   "output.credentialsFile",
   "output.metricsFile",
   "output.kubernetesServiceAccountDir",
+  "state.file",
 ];
 
 /** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */

@@ -16,7 +16,7 @@ import {
 } from "../permissions.js";
 import { isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
-import type { DesiredWorkspaceGrant } from "./types.js";
+import type { DesiredAccess, DesiredWorkspaceGrant } from "./types.js";
 
 /** The CSV form of the `workspaces` cell, for messages and docs. */
 export const CSV_WORKSPACES_FORM = "sales-emea=VIEW+EXPORT; finance=ANALYZE; finance/*=VIEW";
@@ -184,4 +184,31 @@ export function readOrganization(
   const r: Reader = { problems, ok: true };
   const list = names(r, value, where, ORGANIZATION);
   return r.ok ? list : null;
+}
+
+/** The two fields of one raw record (records.ts `RawRecord`), as YAML values or CSV cells. */
+interface AccessFields {
+  values?: { workspaces?: unknown; organization?: unknown };
+  text: { workspaces?: string };
+  lists: { organization?: string[] };
+  where(field: "workspaces" | "organization"): Where;
+}
+
+/** `workspaces` and `organization` of a record; undefined when either has a problem (reported). */
+export function readAccess(raw: AccessFields, problems: ProblemList): DesiredAccess | undefined {
+  const workspaces = readWorkspaces(
+    raw.values?.workspaces ?? raw.text.workspaces,
+    raw.where("workspaces"),
+    problems,
+  );
+  const organization = readOrganization(
+    raw.values?.organization ?? raw.lists.organization,
+    raw.where("organization"),
+    problems,
+  );
+  if (workspaces === null || organization === null) return undefined;
+  return {
+    ...(workspaces !== undefined ? { workspaces } : {}),
+    ...(organization !== undefined ? { organization } : {}),
+  };
 }

@@ -2,6 +2,7 @@
  * Rules across records: duplicate emails, ids and groups, unknown parents, group cycles and
  * groups that users reference but no file declares.
  */
+import { visible } from "./characters.js";
 import type { DesiredGroup, DesiredUser, SourceRef } from "./types.js";
 import type { ProblemList } from "./problems.js";
 import { whereOf } from "./records.js";
@@ -61,7 +62,7 @@ export function checkGroups(
         problems.warn(
           whereOf(g, "parents"),
           "unknown-parent",
-          `parent "${p}" is not declared in the desired state: it must exist in the service`,
+          `parent "${visible(p)}" is not declared in the desired state: it must exist in the service`,
         );
     }
   reportCycles(declared, problems);
@@ -73,7 +74,7 @@ export function checkGroups(
     problems.warn(
       whereOf(u, "groups"),
       "undeclared-group",
-      `group "${g}" is not declared in the desired state: it must exist in the service (or set policy.groups.createReferenced: true)`,
+      `group "${visible(g)}" is not declared in the desired state: it must exist in the service (or set policy.groups.createReferenced: true)`,
     );
 }
 

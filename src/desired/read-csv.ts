@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { parse } from "csv-parse";
 import { ByteChecker } from "./byte-check.js";
 import type { ByteFinding } from "./byte-check.js";
+import { visible } from "./characters.js";
 import { unneutraliseCell } from "./csv-cell.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { RawRecord } from "./records.js";
@@ -82,6 +83,9 @@ export async function readCsv<F extends string>(options: {
     // The field count is checked here, row by row, so one bad row does not stop the file.
     relax_column_count: true,
     max_record_size: MAX_RECORD_CHARS,
+    // Any mix of CRLF, LF and CR line ends (a file edited on two systems, rows appended by a
+    // script): csv-parse would otherwise take the first line's end as the only one.
+    record_delimiter: ["\r\n", "\n", "\r"],
   });
   const failure = await parseFile({ file, parser, onRow });
   // A bad header destroys the parser, which fails the pipeline: not a problem (see `stopped`).
@@ -193,7 +197,7 @@ function readHeader<F extends string>(options: {
     const field = known.get(name.toLowerCase());
     if (field === undefined) {
       problems.error(
-        { file, line, field: name || `column ${i + 1}` },
+        { file, line, field: visible(name) || `column ${i + 1}` },
         "unknown-column",
         `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`,
       );

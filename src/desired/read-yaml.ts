@@ -9,6 +9,7 @@ import { readFile, stat } from "node:fs/promises";
 import { isMap, isScalar, isSeq } from "yaml";
 import type { YAMLMap } from "yaml";
 import { checkBytes } from "./byte-check.js";
+import { visible } from "./characters.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { GroupField, RawRecord, UserField } from "./records.js";
 import { GROUP_FIELDS, USER_FIELDS } from "./records.js";
@@ -174,7 +175,7 @@ function checkTopLevel(
   for (const key of Object.keys(data))
     if (!allowedTop.includes(key))
       problems.error(
-        { file, line: keyLine(key) ?? 1, field: key },
+        { file, line: keyLine(key) ?? 1, field: visible(key) },
         "unknown-field",
         `unknown top-level key; allowed: ${allowedTop.join(", ")}${key === "token" ? " (a token never goes into a desired-state file)" : ""}`,
       );
@@ -251,7 +252,8 @@ function toRecord<F extends string>(options: {
   for (const [key, value] of Object.entries(item)) {
     const field = fields.find((f) => f === key);
     if (field === undefined) {
-      problems.error(where(key), "unknown-field", `unknown field; allowed: ${fields.join(", ")}`);
+      const at = { ...where(key), field: `${path}.${visible(key)}` };
+      problems.error(at, "unknown-field", `unknown field; allowed: ${fields.join(", ")}`);
       continue;
     }
     if (value === null || value === undefined) continue;

@@ -3,8 +3,9 @@
  * model, checking every per-record rule of DESIGN section 2. Cross-record rules (duplicates,
  * cycles, undeclared groups) live in `checks.ts`.
  */
-import type { DesiredAccess, DesiredGroup, DesiredUser, Identity } from "./types.js";
-import { readOrganization, readWorkspaces } from "./access.js";
+import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
+import { readAccess } from "./access.js";
+import { screenRecord, visible, type CharacterKind } from "./characters.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
 
@@ -25,6 +26,17 @@ export const USER_FIELDS = [
 export type UserField = (typeof USER_FIELDS)[number];
 export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
+
+/** The characters each free-text field may hold (characters.ts); ids and choices have their own rules. */
+const USER_CHARACTERS: Partial<Record<UserField, CharacterKind>> = {
+  email: "key",
+  authenticationId: "key",
+  displayName: "name",
+  firstname: "name",
+  lastname: "name",
+  password: "secret",
+};
+const GROUP_CHARACTERS: Partial<Record<GroupField, CharacterKind>> = { name: "name" };
 
 /**
  * Where each normalised record's fields are (CSV column or YAML path and key line), so the
@@ -94,7 +106,7 @@ function checkGroupIds<F extends string>(
       ctx.problems.error(
         raw.where(field),
         "bad-group-id",
-        `"${g}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
+        `"${visible(g)}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
       );
 }
 
@@ -107,13 +119,15 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
     ctx.problems.error(raw.where(field), rule, message);
     ok = false;
   };
-  const email = readEmail(raw, fail);
+  const refused = screenRecord({ ...raw, kinds: USER_CHARACTERS, problems: ctx.problems });
+  if (refused.size > 0) ok = false;
+  const email = refused.has("email") ? undefined : readEmail(raw, fail);
   const explicitId = textOf(raw, "id");
   if (explicitId !== undefined && !isValidId(explicitId))
     fail(
       "id",
       "bad-id",
-      `"${explicitId}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`,
+      `"${visible(explicitId)}" is not a valid user id: use letters, digits, ".", "_" and "-", not starting with ".", at most 255 characters (or leave it empty to derive it from the email)`,
     );
   const { identity, state } = readChoices(raw, ctx, fail);
   const authenticationId = readAuthenticationId(raw, { identity, state }, fail);
@@ -127,7 +141,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkLength(raw, "authenticationId", authenticationId, ctx);
   const groups = listOf(raw, "groups");
   checkGroupIds(raw, "groups", groups, ctx);
-  const access = readAccess(raw, ctx);
+  const access = readAccess(raw, ctx.problems);
   if (access === undefined) ok = false;
   else if (state === "absent" && (access.workspaces !== undefined || access.organization !== undefined))
     fail(
@@ -156,28 +170,6 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   return user;
 }
 
-/** `workspaces` and `organization` (access.ts); undefined when either has a problem (reported). */
-function readAccess(
-  raw: RawRecord<"workspaces" | "organization">,
-  ctx: RecordContext,
-): DesiredAccess | undefined {
-  const workspaces = readWorkspaces(
-    raw.values?.workspaces ?? raw.text.workspaces,
-    raw.where("workspaces"),
-    ctx.problems,
-  );
-  const organization = readOrganization(
-    raw.values?.organization ?? raw.lists.organization,
-    raw.where("organization"),
-    ctx.problems,
-  );
-  if (workspaces === null || organization === null) return undefined;
-  return {
-    ...(workspaces !== undefined ? { workspaces } : {}),
-    ...(organization !== undefined ? { organization } : {}),
-  };
-}
-
 /** The email, when present and valid. */
 function readEmail(raw: RawRecord<UserField>, fail: Fail): string | undefined {
   const email = textOf(raw, "email");
@@ -187,7 +179,7 @@ function readEmail(raw: RawRecord<UserField>, fail: Fail): string | undefined {
   }
   const why = emailProblem(email);
   if (!why) return email;
-  fail("email", "bad-email", `"${email}" is not a valid email: it ${why}`);
+  fail("email", "bad-email", `"${visible(email)}" is not a valid email: it ${why}`);
   return undefined;
 }
 
@@ -201,13 +193,18 @@ function readChoices(
   let identity: Identity = ctx.defaultIdentity;
   if (identityText !== undefined) {
     if (identityText === "builtin" || identityText === "external") identity = identityText;
-    else fail("identity", "bad-identity", `"${identityText}" is not an identity: use builtin or external`);
+    else
+      fail(
+        "identity",
+        "bad-identity",
+        `"${visible(identityText)}" is not an identity: use builtin or external`,
+      );
   }
   const stateText = textOf(raw, "state");
   let state: DesiredUser["state"] = "present";
   if (stateText !== undefined) {
     if (stateText === "present" || stateText === "absent") state = stateText;
-    else fail("state", "bad-state", `"${stateText}" is not a state: use present or absent`);
+    else fail("state", "bad-state", `"${visible(stateText)}" is not a state: use present or absent`);
   }
   return { identity, state };
 }
@@ -262,6 +259,7 @@ function readPassword(
 }
 
 export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): DesiredGroup | undefined {
+  screenRecord({ ...raw, kinds: GROUP_CHARACTERS, problems: ctx.problems });
   const id = textOf(raw, "id");
   if (id === undefined) {
     ctx.problems.error(raw.where("id"), "required", "is required: every group needs an id");
@@ -271,7 +269,7 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
     ctx.problems.error(
       raw.where("id"),
       "bad-group-id",
-      `"${id}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
+      `"${visible(id)}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
     );
     return undefined;
   }
@@ -279,7 +277,7 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
   checkLength(raw, "name", name, ctx);
   const parents = listOf(raw, "parents");
   checkGroupIds(raw, "parents", parents, ctx);
-  const access = readAccess(raw, ctx);
+  const access = readAccess(raw, ctx.problems);
   if (access === undefined) return undefined;
   const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line }, ...access };
   if (name !== undefined) group.name = name;

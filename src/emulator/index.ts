@@ -45,6 +45,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       tokens: options.tokens ?? DEFAULT_TOKENS,
       forbiddenTokens: new Set(options.forbiddenTokens ?? []),
       builtinIdp: options.builtinIdp ?? true,
+      userManagement: options.userManagement ?? "on",
       base: () => base,
     }),
   );

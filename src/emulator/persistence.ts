@@ -5,7 +5,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "../desired/yaml-text.js";
+import { formatProblem } from "../errors.js";
 import { writeFileAtomic } from "../files.js";
 import type { Store } from "./store.js";
 import type { EmulatorSeed } from "./types.js";
@@ -39,11 +40,20 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
   const text = await readFile(path, "utf8");
   const ext = extname(path).toLowerCase();
   let value: unknown;
-  try {
-    value = ext === ".yaml" || ext === ".yml" ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${path}: cannot parse the seed file: ${(err as Error).message}`, { cause: err });
-  }
+  if (ext === ".yaml" || ext === ".yml") {
+    // The desired state's YAML rules: core schema only (a tag is refused), nesting and aliases capped.
+    const parsed = parseYaml(text, path);
+    if (parsed.problems) {
+      const lines = parsed.problems.map((p) => `  ${formatProblem(p)}`).join("\n");
+      throw new Error(`cannot read the seed file ${path}:\n${lines}`);
+    }
+    value = parsed.yaml.data;
+  } else
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`${path}: cannot parse the seed file: ${(err as Error).message}`, { cause: err });
+    }
   return checkSeedShape(value, path);
 }
 

@@ -1,4 +1,6 @@
-/** What a route handler gets: the parsed request and the shared store. */
+/** What a route handler gets (the parsed request and the shared store), and the routes' table rows. */
+import type { Profile } from "./entity-docs.js";
+import type { Reply } from "./http-util.js";
 import type { Store } from "./store.js";
 import type { EmulatorFaults } from "./types.js";
 
@@ -15,4 +17,19 @@ export interface RouteContext {
   body(expectedMediaType: string): unknown;
   store: Store;
   faults: Readonly<EmulatorFaults>;
+}
+
+export type Handler = (ctx: RouteContext, caller: string) => Reply;
+
+/** A row of the emulator's ROUTES (server.ts). */
+export interface Route {
+  profile: Profile;
+  pattern: RegExp;
+  /** Capture group of the path parameter, if any. */
+  param?: number;
+  /** A route of the built-in identity provider (not served with `builtinIdp: false`). */
+  idp?: true;
+  /** A userManagement action (answers 404 or 405 with the `userManagement` option set so). */
+  userManagement?: true;
+  handler: (match: RegExpExecArray) => Handler;
 }

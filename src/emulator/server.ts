@@ -18,11 +18,12 @@ import {
   type Reply,
 } from "./http-util.js";
 import { handleIdp } from "./idp-routes.js";
+import { notAllowed, USER_MANAGEMENT_ROUTES } from "./member-routes.js";
 import { profileReply } from "./profile-route.js";
 import { PERMISSION_ROUTES } from "./access-routes.js";
 import type { Persister } from "./persistence.js";
 import type { RequestLog } from "./request-log.js";
-import type { RouteContext } from "./route-context.js";
+import type { Handler, Route, RouteContext } from "./route-context.js";
 import type { Store } from "./store.js";
 import type { EmulatorOptions, RequestLogEntry } from "./types.js";
 
@@ -35,19 +36,9 @@ export interface PipelineDeps {
   tokens: Record<string, string>;
   forbiddenTokens: ReadonlySet<string>;
   builtinIdp: boolean;
+  /** `on`, or the status every userManagement path answers (a service without them). */
+  userManagement: NonNullable<EmulatorOptions["userManagement"]>;
   base: () => string;
-}
-
-type Handler = (ctx: RouteContext, caller: string) => Reply;
-
-interface Route {
-  profile: Profile;
-  pattern: RegExp;
-  /** Capture group of the path parameter, if any. */
-  param?: number;
-  /** A route of the built-in identity provider (not served with `builtinIdp: false`). */
-  idp?: true;
-  handler: (match: RegExpExecArray) => Handler;
 }
 
 const ROUTES: Route[] = [
@@ -82,6 +73,7 @@ const ROUTES: Route[] = [
     param: 2,
     handler: (m) => entity(m, "legacy"),
   },
+  ...USER_MANAGEMENT_ROUTES,
   ...PERMISSION_ROUTES,
 ];
 
@@ -227,7 +219,10 @@ function findRoute(deps: PipelineDeps, path: string): FoundRoute | undefined {
     if (!m) continue;
     if (deps.profile !== "both" && deps.profile !== r.profile) return undefined;
     if (r.idp && !deps.builtinIdp) return undefined;
-    return { handler: r.handler(m), param: r.param === undefined ? undefined : m[r.param] };
+    const param = r.param === undefined ? undefined : m[r.param];
+    if (r.userManagement && deps.userManagement === 404) return undefined;
+    if (r.userManagement && deps.userManagement === 405) return { handler: notAllowed, param };
+    return { handler: r.handler(m), param };
   }
   return undefined;
 }

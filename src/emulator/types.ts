@@ -112,6 +112,13 @@ export interface EmulatorOptions {
    * external OIDC provider.
    */
   builtinIdp?: boolean;
+  /**
+   * The userManagement actions of bulk membership (`.../userGroups/{id}/addMembers`,
+   * `removeMembers`, `members`, `.../removeUsersUserGroups`): `on` (default) serves them; 404 or
+   * 405 answers every request there with that status, like an older service or a proxy that
+   * forbids them.
+   */
+  userManagement?: "on" | 404 | 405;
   /** Keep the last N requests in the request log (default 100000). */
   requestLogLimit?: number;
 }

@@ -4,6 +4,7 @@
  */
 import type { DesiredGroup, DesiredState, DesiredUser } from "../desired/types.js";
 import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../service/types.js";
+import { makeGraceState, type GraceInput, type GraceState } from "./grace.js";
 import type { Policy } from "./policy.js";
 import { makeSafety, type Safety } from "./safety.js";
 import type { Notice, Step } from "./types.js";
@@ -120,6 +121,10 @@ export interface PlanContext {
   /** createGroup step id by group id, so mapping steps can depend on them. */
   createdGroups: Map<string, string>;
   notices: Notice[];
+  /** Set with `policy.revokeAfter`: who waits for the grace period, who is due. */
+  grace: GraceState | undefined;
+  /** People a full run would revoke or remove, kept only because the mode is incremental. */
+  keptByMode: number;
 }
 
 export function makeContext(input: {
@@ -127,9 +132,13 @@ export function makeContext(input: {
   actual: ActualState;
   policy: Policy;
   profile: ApiProfile;
+  grace?: GraceInput | undefined;
 }): PlanContext {
+  const { grace, ...rest } = input;
   return {
-    ...input,
+    ...rest,
+    grace: makeGraceState(input.policy, grace),
+    keptByMode: 0,
     idx: buildIndexes(input.desired, input.actual),
     safety: makeSafety(input.policy, input.actual.callerId),
     steps: new Map(),

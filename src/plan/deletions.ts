@@ -7,6 +7,7 @@ import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import { linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
+import { graceSince } from "./grace.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
 import type { Step } from "./types.js";
 
@@ -24,6 +25,8 @@ function deleteUser(
     names: Array<string | undefined>;
     inScope: boolean;
     reason: string;
+    /** Missing from the source (full mode): waits for `policy.revokeAfter`, when set. */
+    graced?: boolean;
   },
 ): void {
   const { mapping, credentials } = input;
@@ -40,15 +43,21 @@ function deleteUser(
       });
     return;
   }
+  let reason = input.reason;
+  if (input.graced && ctx.grace && input.inScope && !ctx.safety.isProtected(input.names)) {
+    const since = graceSince(ctx.grace, target);
+    if (since === undefined) return;
+    reason = `${reason} since ${since}; policy.revokeAfter ${ctx.policy.revokeAfter?.text} has passed`;
+  }
   const steps: Step[] = [];
-  const credStep = credentials ? deleteCredentialsStep(credentials, mapping, input.reason) : undefined;
+  const credStep = credentials ? deleteCredentialsStep(credentials, mapping, reason) : undefined;
   if (credStep) steps.push(credStep);
   if (mapping && deletesMapping) {
     steps.push({
       ...base({
         kind: "deleteMapping",
         target: mapping.id,
-        reason: input.reason,
+        reason,
         touches: [mappingKey(mapping.id)],
         dependsOn: credStep ? [credStep.id] : [],
       }),
@@ -125,15 +134,7 @@ export function planUnlisted(ctx: PlanContext): number {
     const linkedEmail = linked?.email === m.email ? undefined : linked?.email;
     if (!safety.protectedName(m.id) && !safety.protectedName(m.email) && !safety.protectedName(linkedEmail))
       managed++;
-    if (!full || idx.desiredById.has(m.id)) continue;
-    const credentials = linked && deletableCredentials(ctx, linked, m.id) ? linked : undefined;
-    deleteUser(ctx, {
-      mapping: m,
-      credentials,
-      names: [m.id, m.email, linked?.email],
-      inScope: true,
-      reason: "not in the desired state (mode full)",
-    });
+    if (!idx.desiredById.has(m.id)) planUnlistedMapping(ctx, m, linked);
   }
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
   for (let i = 0; i < idpUsers.length; i++) {
@@ -152,6 +153,7 @@ export function planUnlisted(ctx: PlanContext): number {
         names: [u.email],
         inScope,
         reason: "credentials no mapping of this organization uses",
+        graced: true,
       });
       continue;
     }
@@ -161,4 +163,38 @@ export function planUnlisted(ctx: PlanContext): number {
     notice(ctx, { kind: "unlinked", target: idpKey(u.email), message: why });
   }
   return managed;
+}
+
+/**
+ * A managed mapping the file does not name: deleted in `full` mode (once missing for
+ * `policy.revokeAfter`, when set); in incremental mode counted when only the mode keeps it.
+ */
+function planUnlistedMapping(ctx: PlanContext, m: Mapping, linked: IdpUser | undefined): void {
+  const names = [m.id, m.email, linked?.email];
+  if (ctx.policy.mode !== "full") {
+    if (wouldDelete(ctx, m, linked, names)) ctx.keptByMode++;
+    return;
+  }
+  const credentials = linked && deletableCredentials(ctx, linked, m.id) ? linked : undefined;
+  deleteUser(ctx, {
+    mapping: m,
+    credentials,
+    names,
+    inScope: true,
+    reason: "not in the desired state (mode full)",
+    graced: true,
+  });
+}
+
+/** A managed mapping the file does not name that `full` mode would revoke or remove (incremental keeps it). */
+function wouldDelete(
+  ctx: PlanContext,
+  m: Mapping,
+  linked: IdpUser | undefined,
+  names: Array<string | undefined>,
+): boolean {
+  const { deletions } = ctx.policy;
+  if (deletions === "none") return false;
+  if (deletions === "revoke" && !(linked && deletableCredentials(ctx, linked, m.id))) return false;
+  return !ctx.safety.isProtected(names);
 }

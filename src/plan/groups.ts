@@ -64,7 +64,7 @@ export function checkBuiltinIdentity(desired: DesiredState, actual: ActualState)
   ];
 }
 
-function pushTo(map: Map<string, string[]>, key: string, value: string): void {
+export function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);

@@ -19,6 +19,15 @@ export {
 export type { PermissionSummary, PermissionSummaryEntry } from "./permission-summary.js";
 export { defaultLimits, ASSUMED_LATENCY_SECONDS, type Limits } from "./estimate.js";
 export { defaultDisplayName } from "./users.js";
+export {
+  isoTime,
+  type GraceEntry,
+  type GraceInput,
+  type GraceReason,
+  type PendingPerson,
+  type DuePerson,
+  type PlanGrace,
+} from "./grace.js";
 export * from "./types.js";
 export * from "./policy.js";
 export {
@@ -26,6 +35,7 @@ export {
   isStepKind,
   verbOf,
   nounOf,
+  isMembersStep,
   objectKey,
   parseObjectKey,
   kindOfStepId,

@@ -4,7 +4,7 @@
  * reading its name. Objects are `{kind, id}` values; a saved plan writes them as `kind:id`
  * strings (docs/plan-format.md), built and parsed only here.
  */
-import type { StepKind } from "./types.js";
+import type { MembersStep, Step, StepKind } from "./types.js";
 
 export type Verb = "create" | "update" | "delete";
 
@@ -23,8 +23,11 @@ export interface ObjectRef {
 
 export interface StepKindInfo {
   verb: Verb;
-  /** The type of object the step changes, as a person calls it. */
-  noun: "group" | "credentials" | "mapping" | "permissions";
+  /**
+   * The type of object the step changes, as a person calls it (`members`: a group's membership;
+   * `permissions`: a workspace's or the organization's grants).
+   */
+  noun: "group" | "credentials" | "mapping" | "members" | "permissions";
 }
 
 export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
@@ -37,6 +40,8 @@ export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
   createMapping: { verb: "create", noun: "mapping" },
   updateMapping: { verb: "update", noun: "mapping" },
   deleteMapping: { verb: "delete", noun: "mapping" },
+  addMembers: { verb: "update", noun: "members" },
+  removeMembers: { verb: "update", noun: "members" },
   // A grant adds permissions (counted as a create), a revoke takes them away (a delete).
   grantWorkspacePermissions: { verb: "create", noun: "permissions" },
   revokeWorkspacePermissions: { verb: "delete", noun: "permissions" },
@@ -47,6 +52,8 @@ export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
 export const isStepKind = (v: string): v is StepKind => Object.hasOwn(STEP_KINDS, v);
 export const verbOf = (kind: StepKind): Verb => STEP_KINDS[kind].verb;
 export const nounOf = (kind: StepKind): StepKindInfo["noun"] => STEP_KINDS[kind].noun;
+/** A bulk membership step: one request moving many people (their ids in `members`). */
+export const isMembersStep = (s: Step): s is MembersStep => STEP_KINDS[s.kind].noun === "members";
 
 /** The saved form of an object reference, e.g. `mapping:jane`, `idp:jane@example.com`. */
 export const objectKey = (ref: ObjectRef): string => `${ref.kind}:${ref.id}`;

@@ -18,6 +18,8 @@ import {
   grantsByKey,
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
+import { planGrace, type GraceInput } from "./grace.js";
+import { planBulkMembership } from "./bulk.js";
 import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
@@ -33,6 +35,8 @@ export interface PlanInput {
   policy: Policy;
   profile: ApiProfile;
   limits?: Limits;
+  /** Required with `policy.revokeAfter`: the time and the state file's record of earlier runs. */
+  grace?: GraceInput;
 }
 
 export function plan(input: PlanInput): Plan {
@@ -46,6 +50,7 @@ export function plan(input: PlanInput): Plan {
   const managedUsers = planUnlisted(ctx);
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
+  planBulkMembership(ctx);
   const permissionGuard = planPermissions(ctx);
   const steps = orderSteps(ctx);
   return {
@@ -62,6 +67,8 @@ export function plan(input: PlanInput): Plan {
     deleteGuard,
     ...(permissionGuard !== undefined ? { permissionGuard } : {}),
     estimate: estimate(steps, input.limits ?? defaultLimits),
+    ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
+    ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
   };
 }
 

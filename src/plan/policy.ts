@@ -36,6 +36,11 @@ export interface Policy {
   maxDeletes: { count: number } | { percent: number };
   /** `--allow-deletes N` for this run: raises the threshold to N deletions. */
   allowDeletes?: number;
+  /**
+   * Grace period (`policy.revokeAfter`): a person missing from the source is revoked or removed
+   * only once missing this long (the planner's `grace` input says since when). Unset: at once.
+   */
+  revokeAfter?: { text: string; seconds: number };
   /** Empty = everything is in scope. Several criteria: in scope when any matches. */
   scope: Scope;
   /** Ids, emails or globs that are never changed or deleted (besides the built-in ones). */

@@ -1,11 +1,15 @@
 /**
  * A saved plan is versioned data: written deterministically, and a file of another
- * `formatVersion` or of the wrong shape is rejected with an InputError naming the file.
+ * `formatVersion` or of the wrong shape is rejected with an InputError naming the file. Version
+ * 2 added step kinds only, so a version-1 plan is read as the version-2 plan it also is.
  */
 import { InputError, type Problem } from "../errors.js";
 import { isStepKind, nounOf } from "./kinds.js";
 import { summarizePlan } from "./summary.js";
-import { PLAN_FORMAT_VERSION, READABLE_FORMAT_VERSIONS, type Plan } from "./types.js";
+import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
+
+/** Every version this usersync reads: each one's plans are valid plans of the next. */
+const READABLE_VERSIONS: readonly unknown[] = [1, PLAN_FORMAT_VERSION];
 
 /** `summary` right after `formatVersion`, so a person opening the file reads it first. */
 export function serializePlan(plan: Plan): string {
@@ -44,6 +48,8 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
       return { field: `${field}.status`, message: "must be planned or heldBack" };
     if (!isStringArray(s["dependsOn"]) || !isStringArray(s["touches"]))
       return { field, message: "dependsOn and touches must be lists of strings" };
+    if (nounOf(s["kind"]) === "members" && !isStringArray(s["members"]))
+      return { field: `${field}.members`, message: "must be a list of user ids" };
     if (nounOf(s["kind"]) === "permissions" && !validChanges(s["changes"]))
       return {
         field: `${field}.changes`,
@@ -53,6 +59,29 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
   for (const [i, s] of steps.entries())
     for (const d of (s as { dependsOn: string[] }).dependsOn)
       if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
+  return v["grace"] === undefined ? undefined : graceProblem(v["grace"]);
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** `grace` decides what `apply --plan` writes to the state file: its shape is checked too. */
+function graceProblem(g: unknown): { field: string; message: string } | undefined {
+  if (!isRecord(g) || typeof g["revokeAfter"] !== "string" || !ISO_TIME.test(String(g["now"])))
+    return { field: "grace", message: "must be an object with revokeAfter and now (ISO 8601)" };
+  for (const list of ["pending", "due"] as const) {
+    const people = g[list];
+    if (!Array.isArray(people)) return { field: `grace.${list}`, message: "must be an array" };
+    for (const [i, p] of people.entries()) {
+      const times = list === "pending" ? [p?.since, p?.until] : [p?.since];
+      if (
+        !isRecord(p) ||
+        typeof p["target"] !== "string" ||
+        !times.every((t) => ISO_TIME.test(String(t))) ||
+        (p["reason"] !== "missing" && p["reason"] !== "created")
+      )
+        return { field: `grace.${list}[${i}]`, message: "must have a target, ISO 8601 times and a reason" };
+    }
+  }
   return undefined;
 }
 
@@ -90,12 +119,11 @@ export function parsePlan(text: string, file: string): Plan {
     });
   }
   if (!isRecord(value)) return fail({ rule: "plan-shape", message: "not a JSON object" });
-  const version = value["formatVersion"];
-  if (typeof version !== "number" || !READABLE_FORMAT_VERSIONS.includes(version))
+  if (!READABLE_VERSIONS.includes(value["formatVersion"]))
     return fail({
       rule: "plan-format-version",
       field: "formatVersion",
-      message: `formatVersion is ${JSON.stringify(version)}, this usersync reads ${READABLE_FORMAT_VERSIONS.join(" and ")} (it writes ${PLAN_FORMAT_VERSION}); make the plan again with this version`,
+      message: `formatVersion is ${JSON.stringify(value["formatVersion"])}, this usersync reads ${READABLE_VERSIONS.join(" and ")}; make the plan again with this version`,
     });
   const problem = shapeProblem(value);
   if (problem)
@@ -103,5 +131,5 @@ export function parsePlan(text: string, file: string): Plan {
   // `summary` is derived from the steps (and absent from plans saved before it existed):
   // recomputed when needed, never trusted from the file.
   const { summary: _summary, ...plan } = value;
-  return plan as unknown as Plan;
+  return { ...plan, formatVersion: PLAN_FORMAT_VERSION } as unknown as Plan;
 }

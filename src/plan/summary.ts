@@ -4,7 +4,7 @@
  * group, the deletion guard and the estimate. Every renderer opens with it; the saved JSON plan
  * carries it as `summary` (derived data: a reader recomputes it and ignores the saved one).
  */
-import { kindOfStepId, nounOf, parseObjectKey, verbOf } from "./kinds.js";
+import { isMembersStep, kindOfStepId, nounOf, parseObjectKey, verbOf } from "./kinds.js";
 import { addPermissions, type PermissionSummary } from "./permission-summary.js";
 import type { Plan, Step } from "./types.js";
 
@@ -24,11 +24,24 @@ export interface PlanSummary {
   groups: { add: number; change: number; remove: number; heldBack: number; fields: Record<string, number> };
   /** Planned membership changes per group id: people joining (`add`) and leaving (`remove`). */
   membership: Record<string, { add: number; remove: number }>;
+  /**
+   * The part of `membership` moved by bulk requests (src/plan/bulk.ts): the people moved, the
+   * requests, and per group the people joining and leaving and the requests that move them.
+   */
+  bulk: {
+    people: number;
+    requests: number;
+    groups: Record<string, { add: number; remove: number; requests: number }>;
+  };
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
   /** Only for plans that manage permissions (permission-summary.ts). */
   permissions?: PermissionSummary;
   permissionGuard?: NonNullable<Plan["permissionGuard"]> & { heldBack: boolean };
   estimate: Plan["estimate"];
+  /** With `policy.revokeAfter`: people missing from the source who wait, and when the first goes. */
+  pending?: { people: number; firstUntil: string };
+  /** `plan.keptByMode`, when not zero. */
+  keptByMode?: number;
 }
 
 /**
@@ -71,6 +84,7 @@ const increment = (into: Record<string, number>, key: string): void => {
 };
 
 function changedFields(s: Step): string[] {
+  if (isMembersStep(s)) return ["groups"];
   if (verbOf(s.kind) !== "update" || !("before" in s) || !("after" in s)) return [];
   const before = s.before as unknown as Record<string, unknown>;
   const after = s.after as unknown as Record<string, unknown>;
@@ -84,13 +98,31 @@ function groupsOf(value: unknown): string[] {
 }
 
 function addMembership(summary: PlanSummary, s: Step): void {
-  if (s.status !== "planned" || nounOf(s.kind) !== "mapping") return;
+  if (s.status !== "planned") return;
+  const entry = (g: string) => (summary.membership[g] ??= { add: 0, remove: 0 });
+  if (isMembersStep(s)) {
+    const op = s.kind === "addMembers" ? "add" : "remove";
+    entry(s.target)[op] += s.members.length;
+    const bulk = (summary.bulk.groups[s.target] ??= { add: 0, remove: 0, requests: 0 });
+    bulk[op] += s.members.length;
+    bulk.requests += 1;
+    summary.bulk.requests += 1;
+    return;
+  }
+  if (nounOf(s.kind) !== "mapping") return;
   const before = new Set("before" in s ? groupsOf(s.before) : []);
   const after = new Set("after" in s ? groupsOf(s.after) : []);
-  const entry = (g: string) => (summary.membership[g] ??= { add: 0, remove: 0 });
   for (const g of after) if (!before.has(g)) entry(g).add += 1;
   for (const g of before) if (!after.has(g)) entry(g).remove += 1;
 }
+
+/** The people a step is about: every member of a bulk step, else the one person (see personOfSteps). */
+function peopleOf(s: Step, person: ReadonlyMap<string, string>): readonly string[] {
+  return isMembersStep(s) ? s.members : [person.get(s.id) ?? s.target];
+}
+
+const byKey = <T>(record: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 const GROUP_CHANGE = { create: "add", update: "change", delete: "remove" } as const;
 
@@ -115,6 +147,7 @@ function computeSummary(plan: Plan): PlanSummary {
     people: { add: 0, change: 0, revoke: 0, remove: 0, heldBack: 0, fields: {} },
     groups: { add: 0, change: 0, remove: 0, heldBack: 0, fields: {} },
     membership: {},
+    bulk: { people: 0, requests: 0, groups: {} },
     deleteGuard: {
       ...plan.deleteGuard,
       heldBack: plan.steps.some((s) => s.status === "heldBack" && nounOf(s.kind) !== "permissions"),
@@ -138,35 +171,51 @@ function computeSummary(plan: Plan): PlanSummary {
       for (const f of changedFields(s)) increment(summary.groups.fields, f);
       continue;
     }
-    const key = person.get(s.id) ?? s.target;
-    byPerson.set(key, [...(byPerson.get(key) ?? []), s]);
+    for (const key of peopleOf(s, person)) {
+      const steps = byPerson.get(key);
+      if (steps) steps.push(s);
+      else byPerson.set(key, [s]);
+    }
     addMembership(summary, s);
   }
+  summary.bulk.people = new Set(plan.steps.filter(isMembersStep).flatMap((s) => s.members)).size;
   for (const steps of byPerson.values()) {
     summary.people[classifyPerson(steps)] += 1;
     if (steps.some((s) => s.status === "heldBack")) summary.people.heldBack += 1;
     const fields = new Set(steps.flatMap(changedFields));
     for (const f of fields) increment(summary.people.fields, f);
   }
-  summary.membership = Object.fromEntries(
-    Object.entries(summary.membership).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
+  summary.membership = byKey(summary.membership);
+  summary.bulk.groups = byKey(summary.bulk.groups);
+  const first = plan.grace?.pending[0];
+  if (first) summary.pending = { people: plan.grace!.pending.length, firstUntil: first.until };
+  if (plan.keptByMode) summary.keptByMode = plan.keptByMode;
   return summary;
 }
 
 /**
  * What an apply carried out, as a summary: the people and groups all of whose steps succeeded
- * (a person whose login was created but whose user failed is not "added").
+ * (a person whose login was created but whose user failed is not "added"; a person moved in
+ * bulk is done when every bulk step that moves them succeeded).
  */
 export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanSummary {
   const person = personOfSteps(plan.steps);
   // Groups and people have separate ids: a group "sales" and a user "sales" are not one thing.
-  const keyOf = (s: Step): string =>
+  const keysOf = (s: Step): readonly string[] =>
     nounOf(s.kind) === "group"
-      ? `group:${s.target}`
+      ? [`group:${s.target}`]
       : nounOf(s.kind) === "permissions"
-        ? `permissions:${s.id}`
-        : `person:${person.get(s.id) ?? s.target}`;
-  const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).map(keyOf));
-  return summarizePlan({ ...plan, steps: plan.steps.filter((s) => !unfinished.has(keyOf(s))) });
+        ? [`permissions:${s.id}`]
+        : peopleOf(s, person).map((p) => `person:${p}`);
+  const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).flatMap(keysOf));
+  const done: Step[] = [];
+  for (const s of plan.steps) {
+    if (!isMembersStep(s)) {
+      if (!keysOf(s).some((k) => unfinished.has(k))) done.push(s);
+      continue;
+    }
+    const members = s.members.filter((m) => !unfinished.has(`person:${m}`));
+    if (members.length > 0) done.push({ ...s, members });
+  }
+  return summarizePlan({ ...plan, steps: done });
 }

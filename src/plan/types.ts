@@ -5,12 +5,11 @@
  */
 import type { Assignee, OrganizationPermission, WorkspaceGrant } from "../permissions.js";
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
+import type { PlanGrace } from "./grace.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
 
-/** 2 adds step kinds (permissions; bulk membership); every version-1 plan is a valid version-2 plan. */
+/** The version this usersync writes; it reads 1 too (every version-1 plan is a valid version-2 plan). */
 export const PLAN_FORMAT_VERSION = 2;
-/** The versions `parsePlan` reads. */
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 
 /** A reference to an `authenticationId` produced by an earlier createCredentials step. */
 export interface FromStep {
@@ -118,6 +117,23 @@ export interface RevokeOrganizationPermissionsStep extends StepBase {
 export type WorkspacePermissionsStep = GrantWorkspacePermissionsStep | RevokeWorkspacePermissionsStep;
 export type OrganizationPermissionsStep =
   GrantOrganizationPermissionsStep | RevokeOrganizationPermissionsStep;
+/**
+ * One request of bulk membership (profile v1): people whose only change is membership join
+ * (`addMembers`) or leave (`removeMembers`) the group `target` together. See docs/plan-format.md.
+ */
+export interface AddMembersStep extends StepBase {
+  kind: "addMembers";
+  /** group id */
+  target: string;
+  /** User ids, sorted; at most MEMBERS_PER_REQUEST (src/plan/bulk.ts). */
+  members: string[];
+}
+export interface RemoveMembersStep extends StepBase {
+  kind: "removeMembers";
+  target: string;
+  members: string[];
+}
+export type MembersStep = AddMembersStep | RemoveMembersStep;
 
 export type Step =
   | CreateGroupStep
@@ -130,7 +146,9 @@ export type Step =
   | UpdateMappingStep
   | DeleteMappingStep
   | WorkspacePermissionsStep
-  | OrganizationPermissionsStep;
+  | OrganizationPermissionsStep
+  | AddMembersStep
+  | RemoveMembersStep;
 
 export type StepKind = Step["kind"];
 
@@ -151,8 +169,7 @@ export interface PlanCounts {
 }
 
 export interface Plan {
-  /** 2 when made by this version; a version-1 plan read from a file keeps its 1. */
-  formatVersion: number;
+  formatVersion: typeof PLAN_FORMAT_VERSION;
   profile: ApiProfile;
   mode: Mode;
   membership: Membership;
@@ -173,4 +190,11 @@ export interface Plan {
    */
   permissionGuard?: { limit: number; wanted: number; managedAssignments: number };
   estimate: { requests: number; seconds: number };
+  /**
+   * Incremental mode: people the file does not name whom `full` mode would revoke or remove,
+   * kept only because of the mode. Written only when not zero.
+   */
+  keptByMode?: number;
+  /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
+  grace?: PlanGrace;
 }

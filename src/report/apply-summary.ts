@@ -10,7 +10,7 @@ import {
   type ApplyResult,
   type Outcome,
 } from "../apply/index.js";
-import { isStepKind } from "../plan/kinds.js";
+import { isStepKind, nounOf } from "../plan/kinds.js";
 import { donePhrase, num } from "./summary-lines.js";
 import type { Plan, StepKind } from "../plan/types.js";
 
@@ -44,17 +44,25 @@ const STEP_WORDS: Record<StepKind, string> = {
   createGroup: "create group",
   updateGroup: "update group",
   deleteGroup: "delete group",
+  addMembers: "add members to group",
+  removeMembers: "remove members from group",
   grantWorkspacePermissions: "grant permissions on",
   revokeWorkspacePermissions: "revoke permissions on",
   grantOrganizationPermissions: "grant permissions of the",
   revokeOrganizationPermissions: "revoke permissions of the",
 };
 
-/** `createCredentials:jane@x.com` → `create login jane@x.com`; any other text is kept. */
+/**
+ * `createCredentials:jane@x.com` → `create login jane@x.com`, `addMembers:sales#2` → `add members
+ * to group sales (request 2)`; any other text is kept.
+ */
 export function stepInWords(stepId: string): string {
   const sep = stepId.indexOf(":");
   const kind = stepId.slice(0, Math.max(0, sep));
-  return isStepKind(kind) ? `${STEP_WORDS[kind]} ${stepId.slice(sep + 1)}` : stepId;
+  if (!isStepKind(kind)) return stepId;
+  const target = stepId.slice(sep + 1);
+  const batch = nounOf(kind) === "members" ? /^(.*)#(\d+)$/.exec(target) : null;
+  return `${STEP_WORDS[kind]} ${batch ? `${batch[1]} (request ${batch[2]})` : target}`;
 }
 
 const STEP_ID = new RegExp(`\\b(${Object.keys(STEP_WORDS).join("|")}):([^\\s,;()]+)`, "g");

@@ -4,7 +4,7 @@
  * summary line. The text and Markdown renderers only lay these out.
  */
 import { classifyPerson, personOfSteps, type PersonChange } from "../plan/summary.js";
-import { nounOf, parseObjectKey, verbOf, type Verb } from "../plan/kinds.js";
+import { nounOf, parseObjectKey, verbOf, type StepKindInfo, type Verb } from "../plan/kinds.js";
 import { parseAssigneeKey } from "../permissions.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 import { grantText } from "./permission-lines.js";
@@ -21,7 +21,7 @@ export interface StepView {
   symbol: Mark;
   /** `+` / `~` / `-` of the step itself, also for held-back steps (shown as `!`). */
   action: "+" | "~" | "-";
-  noun: "group" | "credentials" | "mapping" | "permissions";
+  noun: StepKindInfo["noun"];
   step: Step;
   fields: FieldChange[];
   note?: string;
@@ -29,8 +29,8 @@ export interface StepView {
 
 export interface ObjectView {
   title: string;
-  /** `permissions`: a workspace's (or the organization's) grants. */
-  kind: "person" | "group" | "permissions";
+  /** `members`: the bulk membership requests of one group; `permissions`: a workspace's (or the organization's) grants. */
+  kind: "person" | "group" | "members" | "permissions";
   /** What happens to the object as a whole (a group is never revoked). */
   change: PersonChange;
   steps: StepView[];
@@ -91,8 +91,19 @@ const noun = (s: Step): StepView["noun"] => nounOf(s.kind);
 const ACTION: Record<Verb, StepView["action"]> = { create: "+", update: "~", delete: "-" };
 const action = (s: Step): StepView["action"] => ACTION[verbOf(s.kind)];
 
+/** User ids of a bulk step: the first LIST_LIMIT, then how many more (the JSON plan has them all). */
+function idList(ids: readonly string[]): string {
+  const shown = ids.slice(0, LIST_LIMIT).map((id) => formatValue(id));
+  const more = ids.length - shown.length;
+  return `[${shown.join(", ")}${more > 0 ? `, … and ${more.toLocaleString("en-US")} more` : ""}]`;
+}
+
 function fields(s: Step): FieldChange[] {
   switch (s.kind) {
+    case "addMembers":
+      return [{ field: "join", after: idList(s.members) }];
+    case "removeMembers":
+      return [{ field: "leave", after: idList(s.members) }];
     case "createCredentials":
       return [
         { field: fieldWord("displayName"), after: formatValue(s.after.displayName) },
@@ -145,12 +156,13 @@ export function viewStep(s: Step): StepView {
 }
 
 /**
- * Steps grouped by object: groups by id; credentials and mapping steps by person (see
- * personOfSteps), each with what happens to it as a whole.
+ * Steps grouped by object: groups by id; bulk membership requests by group; credentials and
+ * mapping steps by person (see personOfSteps), each with what happens to it as a whole.
  */
 export function groupByObject(plan: Plan): ObjectView[] {
   const personOf = personOfSteps(plan.steps);
   const groups = new Map<string, ObjectView>();
+  const members = new Map<string, ObjectView>();
   const users = new Map<string, ObjectView>();
   const access = new Map<string, ObjectView>();
   for (const s of plan.steps) {
@@ -161,10 +173,20 @@ export function groupByObject(plan: Plan): ObjectView[] {
       access.set(title, obj);
       continue;
     }
-    const isGroup = noun(s) === "group";
-    const into = isGroup ? groups : users;
-    const title = isGroup ? `group ${s.target}` : `user ${personOf.get(s.id) ?? s.target}`;
-    const obj = into.get(title) ?? { title, kind: "group", change: "change", steps: [] };
+    const n = noun(s);
+    const into = n === "group" ? groups : n === "members" ? members : users;
+    const title =
+      n === "group"
+        ? `group ${s.target}`
+        : n === "members"
+          ? `members of group ${s.target}`
+          : `user ${personOf.get(s.id) ?? s.target}`;
+    const obj = into.get(title) ?? {
+      title,
+      kind: n === "members" ? "members" : "group",
+      change: "change",
+      steps: [],
+    };
     obj.steps.push(viewStep(s));
     into.set(title, obj);
   }
@@ -176,15 +198,16 @@ export function groupByObject(plan: Plan): ObjectView[] {
     u.kind = "person";
     u.change = classifyPerson(u.steps.map((v) => v.step));
   }
-  // Groups in plan order (parents first), then users by name, like terraform's sorted addresses.
+  // Groups in plan order (parents first), their bulk moves, then users by name, like terraform's
+  // sorted addresses.
   const byTitle = (a: ObjectView, b: ObjectView): number =>
     a.title < b.title ? -1 : a.title > b.title ? 1 : 0;
-  return [...groups.values(), ...[...users.values()].sort(byTitle), ...access.values()];
+  return [...groups.values(), ...members.values(), ...[...users.values()].sort(byTitle), ...access.values()];
 }
 
 export interface NoticeSection {
   title: string;
-  notices: Notice[];
+  notices: Array<Pick<Notice, "target" | "message">>;
 }
 
 /** Protected and refused first (they are shown with `!`), then what was left alone. */
@@ -197,6 +220,27 @@ export function noticeSections(plan: Plan): NoticeSection[] {
     { title: "Unmanaged (outside policy.scope)", notices: by(["unmanaged"]) },
     { title: "Unlinked credentials", notices: by(["unlinked"]) },
   ].filter((s) => s.notices.length > 0);
+}
+
+/** An instant as a person reads it: "2024-05-04 10:00 UTC". */
+export const whenText = (iso: string): string => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+/** What a deletion of a person missing from the source does under the plan's policy. */
+export const goneVerb = (plan: Plan): string => (plan.deletions === "remove" ? "removed" : "revoked");
+
+/** People missing from the source who wait for policy.revokeAfter, listed like the notices. */
+export function pendingSections(plan: Plan): NoticeSection[] {
+  const g = plan.grace;
+  if (!g || g.pending.length === 0) return [];
+  const verb = goneVerb(plan);
+  const notices = g.pending.map((p) => ({
+    target: p.target,
+    message:
+      p.reason === "created"
+        ? `created by an incremental run at ${whenText(p.since)} and not in the source yet; ${verb} at ${whenText(p.until)} unless it appears there`
+        : `not in the source since ${whenText(p.since)}; ${verb} at ${whenText(p.until)} unless they come back`,
+  }));
+  return [{ title: `Pending (policy.revokeAfter ${g.revokeAfter})`, notices }];
 }
 
 export function headerLines(plan: Plan, dryRun: boolean): string[] {

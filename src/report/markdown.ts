@@ -10,6 +10,7 @@ import {
   inWords,
   LIST_LIMIT,
   noticeSections,
+  pendingSections,
   objectInWords,
 } from "./describe.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
@@ -84,7 +85,7 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
       "",
     );
   }
-  for (const section of noticeSections(plan)) {
+  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
     const kept = budget.take(
       section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(inWords(n.message))} |`),
     );

@@ -40,34 +40,39 @@ function metric(name: string, type: "gauge" | "counter", help: string, samples: 
   return lines.join("\n");
 }
 
+function stepsBlock(result: ApplyResult): string {
+  const byKey = new Map<string, Sample>();
+  for (const o of result.outcomes) {
+    const key = `${o.kind}\u0000${o.outcome}`;
+    const s = byKey.get(key) ?? { labels: { kind: o.kind, outcome: o.outcome }, value: 0 };
+    s.value += 1;
+    byKey.set(key, s);
+  }
+  const samples = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s);
+  return metric("usersync_steps", "gauge", "Steps of the last run by kind and outcome.", samples);
+}
+
+/** The people whose deletion the guard held back: all the plan wanted, or none (the guard is all or nothing). */
+function heldBackDeletions(plan: Plan | undefined): number {
+  if (plan === undefined) return 0;
+  const { wanted, limit } = plan.deleteGuard;
+  return wanted > limit ? wanted : 0;
+}
+
 export function renderMetrics(input: MetricsInput): string {
   const success = input.exitCode === 0 || (input.command === "plan" && input.exitCode === 2);
   const blocks: string[] = [];
   const command = { command: input.command };
 
-  if (input.result) {
-    const byKey = new Map<string, Sample>();
-    for (const o of input.result.outcomes) {
-      const key = `${o.kind}\u0000${o.outcome}`;
-      const s = byKey.get(key) ?? { labels: { kind: o.kind, outcome: o.outcome }, value: 0 };
-      s.value += 1;
-      byKey.set(key, s);
-    }
-    const samples = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s);
-    blocks.push(metric("usersync_steps", "gauge", "Steps of the last run by kind and outcome.", samples));
-  }
-  if (input.plan) {
-    const c = input.plan.counts;
-    blocks.push(
-      metric("usersync_plan_changes", "gauge", "Changes the last plan contained, by action.", [
-        { labels: { action: "create" }, value: c.create },
-        { labels: { action: "update" }, value: c.update },
-        { labels: { action: "delete" }, value: c.delete },
-        { labels: { action: "heldBack" }, value: c.heldBack },
-      ]),
-    );
-  }
+  if (input.result) blocks.push(stepsBlock(input.result));
+  if (input.plan) blocks.push(...planMetrics(input.plan));
   blocks.push(
+    metric(
+      "usersync_deletions_held_back",
+      "gauge",
+      "User deletions the deletion guard (policy.maxDeletes) held back in the last run; 0 when it held none back or the run did not plan.",
+      [{ labels: command, value: heldBackDeletions(input.plan) }],
+    ),
     metric("usersync_requests", "gauge", "HTTP requests the last run sent, retries included.", [
       { labels: command, value: input.requests },
     ]),
@@ -80,7 +85,7 @@ export function renderMetrics(input: MetricsInput): string {
     metric(
       "usersync_last_exit_code",
       "gauge",
-      "Exit code of the last run (0 done, 1 failed, 2 changes, 3 refused, 4 invalid).",
+      "Exit code of the last run (0 done, 1 failed, 2 changes, 3 refused, 4 invalid, 5 source unavailable).",
       [{ labels: command, value: input.exitCode }],
     ),
     metric("usersync_last_run_timestamp_seconds", "gauge", "When the last run ended.", [
@@ -96,6 +101,31 @@ export function renderMetrics(input: MetricsInput): string {
     );
   }
   return `${blocks.join("\n")}\n`;
+}
+
+/** What the run's plan contained: changes by action, people pending and kept by the mode. */
+function planMetrics(plan: Plan): string[] {
+  const c = plan.counts;
+  return [
+    metric("usersync_plan_changes", "gauge", "Changes the last plan contained, by action.", [
+      { labels: { action: "create" }, value: c.create },
+      { labels: { action: "update" }, value: c.update },
+      { labels: { action: "delete" }, value: c.delete },
+      { labels: { action: "heldBack" }, value: c.heldBack },
+    ]),
+    metric(
+      "usersync_people_pending",
+      "gauge",
+      "People missing from the source who wait for policy.revokeAfter (0 without it).",
+      [{ value: plan.grace?.pending.length ?? 0 }],
+    ),
+    metric(
+      "usersync_people_kept_by_mode",
+      "gauge",
+      "People not in the source whom mode full would delete, kept because the mode is incremental.",
+      [{ value: plan.keptByMode ?? 0 }],
+    ),
+  ];
 }
 
 /** Reads `usersync_last_success_timestamp_seconds` back from a previous metrics file. */

@@ -4,7 +4,7 @@
  */
 import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
-import { fieldWord, noticeSections } from "./describe.js";
+import { fieldWord, goneVerb, noticeSections, whenText } from "./describe.js";
 import { permissionChangesPhrase, permissionGuardText, permissionsText } from "./permission-lines.js";
 
 export interface SummaryItem {
@@ -83,13 +83,17 @@ export function donePhrase(s: PlanSummary): string {
 
 /** The last line of the text plan, and the bold line of the Markdown one. */
 export function renderPlanSummaryLine(plan: Plan): string {
-  if (plan.steps.length === 0) return "No changes. The organization matches the desired state.";
   const s = summarizePlan(plan);
+  const pending = s.pending ? ` ${people(s.pending.people)} pending (policy.revokeAfter).` : "";
+  if (plan.steps.length === 0) {
+    if (pending === "") return "No changes. The organization matches the desired state.";
+    return `No changes now.${pending}`;
+  }
   const held = s.people.heldBack > 0 ? ` ${people(s.people.heldBack)} held back.` : "";
   const removals = s.permissions?.heldBack ?? 0;
   const heldRemovals =
     removals > 0 ? ` ${num(removals)} permission removal${removals === 1 ? "" : "s"} held back.` : "";
-  return `Plan: ${changesPhrase(s)}.${held}${heldRemovals}`;
+  return `Plan: ${changesPhrase(s)}.${held}${heldRemovals}${pending}`;
 }
 
 export function confirmQuestion(plan: Plan, label: string): string {
@@ -105,16 +109,46 @@ function fieldsText(s: PlanSummary): string {
   return [...of(s.people.fields, people, fieldWord), ...of(s.groups.fields, groups, groupWord)].join(", ");
 }
 
-function membershipText(s: PlanSummary): string {
-  const entries = Object.entries(s.membership).sort(
+type Moves = { add: number; remove: number };
+
+/** Groups with the most moves first, then by id; the first MEMBERSHIP_LIMIT and the rest. */
+function busiestGroups<M extends Moves>(byGroup: Record<string, M>): { shown: [string, M][]; rest: M[] } {
+  const entries = Object.entries(byGroup).sort(
     ([a, x], [b, y]) => y.add + y.remove - (x.add + x.remove) || (a < b ? -1 : 1),
   );
-  const shown = entries.slice(0, MEMBERSHIP_LIMIT).map(([g, m]) => {
-    const moves = [m.add > 0 ? `+${num(m.add)}` : "", m.remove > 0 ? `−${num(m.remove)}` : ""];
-    return `${g} ${moves.filter(Boolean).join(" ")}`;
-  });
-  const more = entries.length - shown.length;
-  return more > 0 ? `${shown.join(", ")}, … and ${groups(more)} more` : shown.join(", ");
+  return {
+    shown: entries.slice(0, MEMBERSHIP_LIMIT),
+    rest: entries.slice(MEMBERSHIP_LIMIT).map(([, m]) => m),
+  };
+}
+
+/** "+312 −40" */
+const movesText = (m: Moves): string =>
+  [m.add > 0 ? `+${num(m.add)}` : "", m.remove > 0 ? `−${num(m.remove)}` : ""].filter(Boolean).join(" ");
+
+function membershipText(s: PlanSummary): string {
+  const { shown, rest } = busiestGroups(s.membership);
+  const text = shown.map(([g, m]) => `${g} ${movesText(m)}`).join(", ");
+  return rest.length > 0 ? `${text}, … and ${groups(rest.length)} more` : text;
+}
+
+const requests = (n: number): string => `${num(n)} request${n === 1 ? "" : "s"}`;
+
+/** "analytics: +312 −40 members, 2 requests; sales: +4 members, 1 request": the bulk moves per group. */
+function bulkText(s: PlanSummary): string {
+  const { shown, rest } = busiestGroups(s.bulk.groups);
+  const text = shown.map(([g, m]) => `${g}: ${movesText(m)} members, ${requests(m.requests)}`).join("; ");
+  if (rest.length === 0) return text;
+  const restRequests = rest.reduce((n, m) => n + m.requests, 0);
+  return `${text}; … and ${groups(rest.length)} more (${requests(restRequests)})`;
+}
+
+/** "64 requests, about 1.3 s …", saying how many of them move people in bulk. */
+function estimateText(s: PlanSummary): string {
+  const { requests: n, seconds } = s.estimate;
+  const { requests: k, people: moved } = s.bulk;
+  const bulk = k > 0 ? ` (${requests(k)} ${k === 1 ? "moves" : "move"} ${people(moved)} in bulk)` : "";
+  return `${requests(n)}${bulk}, about ${duration(seconds)} at the configured limits`;
 }
 
 function guardText(s: PlanSummary): string {
@@ -144,8 +178,8 @@ export function duration(seconds: number): string {
 
 /** The summary as label/text pairs; empty for a plan without changes. */
 export function summaryItems(plan: Plan): SummaryItem[] {
-  if (plan.steps.length === 0 && plan.notices.length === 0) return [];
   const s = summarizePlan(plan);
+  if (plan.steps.length === 0 && plan.notices.length === 0 && !s.pending && !s.keptByMode) return [];
   const items: SummaryItem[] = [];
   const add = (label: string, text: string): void => {
     if (text !== "") items.push({ label, text });
@@ -155,9 +189,20 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   add("Groups", groupsText(s, "toDo"));
   add("Changed", fieldsText(s));
   add("Membership", membershipText(s));
+  add("Bulk moves", bulkText(s));
   add("Permissions", permissionsText(s.permissions));
   if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
   add("Permission guard", permissionGuardText(s));
+  if (s.pending)
+    add(
+      "Pending",
+      `${people(s.pending.people)} not in the source, waiting for policy.revokeAfter (${plan.grace?.revokeAfter}); the first is ${goneVerb(plan)} at ${whenText(s.pending.firstUntil)}`,
+    );
+  if (s.keptByMode)
+    add(
+      "Kept by mode",
+      `${people(s.keptByMode)} not in the file, kept because the mode is incremental (mode full would ${plan.deletions} them)`,
+    );
   add(
     "Notices",
     noticeSections(plan)
@@ -165,11 +210,7 @@ export function summaryItems(plan: Plan): SummaryItem[] {
       .join("; "),
   );
   if (plan.steps.length === 0) return items;
-  const { requests, seconds } = s.estimate;
-  add(
-    "Estimate",
-    `${num(requests)} request${requests === 1 ? "" : "s"}, about ${duration(seconds)} at the configured limits`,
-  );
+  add("Estimate", estimateText(s));
   add("Steps", stepsText(plan));
   return items;
 }

@@ -10,6 +10,7 @@ import {
   inWords,
   LIST_LIMIT,
   noticeSections,
+  pendingSections,
   objectInWords,
   type Mark,
   type ObjectView,
@@ -21,6 +22,7 @@ const workspaces = (n: number): string => `${num(n)} workspace${n === 1 ? "" : "
 const UNITS: Record<ObjectView["kind"], (n: number) => string> = {
   person: people,
   group: groups,
+  members: groups,
   permissions: workspaces,
 };
 
@@ -62,6 +64,12 @@ function objectLines(obj: ObjectView, paint: Paint): string[] {
   return [`  ${paint("bold", `# ${obj.title}`)}`, ...obj.steps.flatMap(stepLines), ""];
 }
 
+/** "12 people", "3 groups", "members of 3 groups" (with " more" after the number when asked). */
+function objectsPhrase(o: ObjectView, n: number, more = ""): string {
+  const counted = UNITS[o.kind](n).replace(" ", `${more} `);
+  return o.kind === "members" ? `members of ${counted}` : counted;
+}
+
 /** Compact: the first few objects of each kind, then "… and N more people to add". */
 function compactLines(objects: ObjectView[], paint: Paint): string[] {
   const kinds = new Map<string, ObjectView[]>();
@@ -72,21 +80,25 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
     kinds.set(key, list);
   }
   const out: string[] = [];
+  // People moved in bulk are listed under their groups' members, not one by one.
+  const bulk = kinds.has("members\u0000change");
   for (const list of kinds.values()) {
     const first = list[0];
     if (!first) continue;
-    const unit = UNITS[first.kind];
-    out.push(paint("bold", `${unit(list.length)} to ${first.change}:`), "");
+    const besides =
+      bulk && first.kind === "person" && first.change === "change" ? " besides the bulk moves" : "";
+    const heading = `${objectsPhrase(first, list.length)} to ${first.change}${besides}:`;
+    out.push(paint("bold", heading[0]!.toUpperCase() + heading.slice(1)), "");
     for (const o of list.slice(0, COMPACT_SAMPLE)) out.push(...objectLines(o, paint));
     const more = list.length - COMPACT_SAMPLE;
-    if (more > 0) out.push(`  … and ${unit(more).replace(" ", " more ")} to ${first.change}`, "");
+    if (more > 0) out.push(`  … and ${objectsPhrase(first, more, " more")} to ${first.change}${besides}`, "");
   }
   return out;
 }
 
 function noticeLines(plan: Plan, paint: Paint, limit: number): string[] {
   const out: string[] = [];
-  for (const section of noticeSections(plan)) {
+  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
     out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));
     const mark = section.title.startsWith("Protected") ? paint("!", "!") : " ";
     for (const n of section.notices.slice(0, limit))

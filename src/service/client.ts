@@ -5,6 +5,7 @@
  */
 import { HttpError } from "../errors.js";
 import { decodeIdpUser, ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec } from "./codec.js";
+import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
@@ -16,6 +17,8 @@ import type {
   DeleteResult,
   IdpUser,
   Mapping,
+  MembersRead,
+  MembersResult,
   NewIdpUser,
   ServiceClient,
   UserGroup,
@@ -206,6 +209,17 @@ export class ProfileClient implements ServiceClient {
 
   async deleteGroup(id: string, opts?: CallOptions): Promise<DeleteResult> {
     return this.delete(`${this.codec.paths.groups}/${seg(id)}`, ENTITY_MEDIA, opts);
+  }
+
+  getGroupMembers(groupId: string): Promise<MembersRead> {
+    return readGroupMembers(this.t, this.codec.paths.userManagement, groupId);
+  }
+
+  changeGroupMembers(
+    change: { groupId: string; op: "add" | "remove"; userIds: readonly string[] },
+    opts?: CallOptions,
+  ): Promise<MembersResult> {
+    return changeGroupMembers(this.t, this.codec.paths.userManagement, change, opts);
   }
 
   stats(): ClientStats {

@@ -17,7 +17,8 @@ export interface Resource {
 
 export interface ProfileCodec {
   profile: ApiProfile;
-  paths: { idpUsers: string; users: string; groups: string; profile?: string };
+  /** `userManagement`: the actions of bulk membership (v1 only; legacy has none). */
+  paths: { idpUsers: string; users: string; groups: string; profile?: string; userManagement?: string };
   /** `include=` of the listings (relationships we read); undefined sends none. */
   include: { users: string; groups: string | undefined };
   /** Body of POST (create) or PUT (update) of a mapping. Throws before sending what the profile cannot express. */

@@ -209,14 +209,14 @@ export class PermissionsApi implements PermissionsClient {
     await this.manage(PERMISSION_PATHS.manageOrganization, body, call);
   }
 
-  /** A managePermissions: its body sets absolute values, so it is repeatable (retried like a PUT). */
+  /** A managePermissions: its body sets absolute values, so it is idempotent (retried like a PUT). */
   private async manage(path: string, body: unknown, call: CallOptions | undefined): Promise<void> {
     await this.o.transport.request({
       method: "POST",
       path,
       mediaType: JSON_MEDIA,
       body,
-      repeatable: true,
+      idempotent: true,
       call,
     });
   }

@@ -9,6 +9,7 @@ export const v1Codec: ProfileCodec = {
     users: "/api/v1/entities/users",
     groups: "/api/v1/entities/userGroups",
     profile: "/api/v1/profile",
+    userManagement: "/api/v1/actions/userManagement",
   },
   // Groups: `parents` names the relationship; the spec also allows `userGroups` (the type) and `ALL`.
   include: { users: "userGroups", groups: "parents" },

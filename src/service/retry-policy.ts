@@ -10,10 +10,15 @@ export interface RetryQuestion {
   method: string;
   /**
    * True when a repeated request cannot do harm because its outcome can be verified: a create
-   * whose duplicate answers 409 (or 400 "user already exists") and is then read back, or a POST
-   * that sets absolute values (managePermissions), which sent twice does what it does once.
+   * whose duplicate answers 409 (or 400 "user already exists") and is then read back.
    */
   verifiable: boolean;
+  /**
+   * True for a POST the API makes idempotent: the bulk membership actions (adding a member twice,
+   * or removing one who is not a member, changes nothing) and managePermissions (it sets each
+   * assignee's grant to absolute values), so a repeat after a lost answer is safe.
+   */
+  idempotent?: boolean;
   /** Attempts made so far (1 after the first failure). */
   attempt: number;
   /** Retries allowed after the first attempt. */
@@ -28,7 +33,7 @@ export { isRetryableStatus, RETRYABLE_NETWORK_CODES } from "../errors.js";
 /** The rules, in order; the first that answers wins. Unknown errors are never retried. */
 export function isRetryable(q: RetryQuestion): boolean {
   if (q.attempt > q.retries) return false;
-  if (!IDEMPOTENT.has(q.method.toUpperCase()) && !q.verifiable) return false;
+  if (!IDEMPOTENT.has(q.method.toUpperCase()) && !q.idempotent && !q.verifiable) return false;
   if (q.error instanceof HttpError || q.error instanceof NetworkError) return q.error.retryable;
   return false;
 }

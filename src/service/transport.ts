@@ -42,11 +42,8 @@ export interface RequestSpec {
   mediaType: string;
   /** A create whose duplicate answers 409 / 400 "already exists": safe to retry, outcome verifiable. */
   isCreate?: boolean;
-  /**
-   * A POST whose body sets absolute values (a managePermissions): sent twice it does what it does
-   * once, so it is retried like a PUT.
-   */
-  repeatable?: boolean;
+  /** A POST whose repetition changes nothing (bulk membership): retried like a PUT. */
+  idempotent?: boolean;
   /** Statuses returned to the caller instead of thrown (e.g. 404 on GET of one object). */
   accept?: number[];
   /** Values in the body that must never appear in an error (passwords). */
@@ -109,7 +106,8 @@ export class Transport {
       isRetryable({
         error,
         method: spec.method,
-        verifiable: spec.isCreate === true || spec.repeatable === true,
+        verifiable: spec.isCreate === true,
+        idempotent: spec.idempotent === true,
         attempt,
         retries: this.o.retries,
       });

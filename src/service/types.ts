@@ -53,6 +53,12 @@ export interface ActualState {
    * (a deployment where everyone signs in through an external OIDC provider).
    */
   builtinIdp?: false;
+  /**
+   * False when the service has no bulk membership endpoints (`userManagement` `addMembers` /
+   * `removeMembers`): a probe of a group's members answered 404 or 405. The planner then moves
+   * people between groups with one mapping PUT each.
+   */
+  bulkMembership?: false;
   /** Workspaces and grants, listed only when the run manages permissions (src/permissions.ts). */
   permissions?: ActualPermissions;
 }
@@ -68,6 +74,16 @@ export interface NewIdpUser {
 export type CreateResult<T> = { status: "created"; value: T } | { status: "exists" };
 
 export type DeleteResult = "deleted" | "notFound";
+
+/**
+ * The answer to a bulk membership request: `done` (204 / 200), `notFound` (404: no such group,
+ * an unknown member, or no such endpoint; the caller tells them apart), `unavailable` (405, or a
+ * profile without these endpoints: nothing was sent).
+ */
+export type MembersResult = "done" | "notFound" | "unavailable";
+
+/** A group's members as read back: the user ids, sorted, or why there are none to read. */
+export type MembersRead = { status: "read"; members: string[] } | { status: "notFound" | "unavailable" };
 
 export interface ClientStats {
   /** HTTP requests sent, counting every attempt. */
@@ -129,6 +145,16 @@ export interface ServiceClient {
   updateGroup(group: UserGroup, opts?: CallOptions): Promise<UserGroup>;
   deleteGroup(id: string, opts?: CallOptions): Promise<DeleteResult>;
 
+  /** `GET .../userManagement/userGroups/{id}/members` (v1). */
+  getGroupMembers(groupId: string): Promise<MembersRead>;
+  /**
+   * `POST .../userManagement/userGroups/{id}/addMembers` or `removeMembers` (v1). Idempotent
+   * (adding a member twice or removing a non-member changes nothing), so retried like a PUT.
+   */
+  changeGroupMembers(
+    change: { groupId: string; op: "add" | "remove"; userIds: readonly string[] },
+    opts?: CallOptions,
+  ): Promise<MembersResult>;
   /** Workspace and organization permissions; on profile legacy every call throws a ConfigError. */
   readonly permissions: PermissionsClient;
 

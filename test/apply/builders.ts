@@ -1,9 +1,9 @@
 /** Small builders of hand-made plans for executor tests. */
-import type { Plan, Step } from "../../src/plan/types.js";
+import { PLAN_FORMAT_VERSION, type Plan, type Step } from "../../src/plan/types.js";
 
 export function aPlan(steps: Step[], overrides: Partial<Plan> = {}): Plan {
   return {
-    formatVersion: 1,
+    formatVersion: PLAN_FORMAT_VERSION,
     profile: "v1",
     mode: "incremental",
     membership: "exact",

@@ -3,12 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  buildApplyReport,
-  createPasswordProvider,
-  CREDENTIALS_HEADER,
-  openJournal,
-} from "../../src/apply/index.js";
+import { buildApplyReport } from "../../src/apply/index.js";
+import { createPasswordProvider, CREDENTIALS_HEADER, openJournal } from "../../src/outputs/index.js";
 import { renderApplySummary } from "../../src/report/index.js";
 import { withEmulatorClient } from "../helpers/env.js";
 import { aDesiredUser, aPolicy, desiredOf, planAndApply } from "./scenario.js";

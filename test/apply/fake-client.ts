@@ -146,6 +146,25 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
       }),
     deleteGroup: (id, opts) =>
       write("deleteGroup", id, opts, () => (fake.groups.delete(id) ? "deleted" : "notFound")),
+    getGroupMembers: async (id) =>
+      fake.groups.has(id)
+        ? {
+            status: "read" as const,
+            members: [...fake.mappings.values()].filter((m) => m.groups.includes(id)).map((m) => m.id),
+          }
+        : { status: "notFound" as const },
+    changeGroupMembers: ({ groupId, op, userIds }, opts) =>
+      write(op === "add" ? "addMembers" : "removeMembers", groupId, opts, () => {
+        if (!fake.groups.has(groupId) || userIds.some((id) => !fake.mappings.has(id))) return "notFound";
+        for (const id of userIds) {
+          const m = fake.mappings.get(id)!;
+          const groups = new Set(m.groups);
+          if (op === "add") groups.add(groupId);
+          else groups.delete(groupId);
+          fake.mappings.set(id, { ...m, groups: [...groups].sort() });
+        }
+        return "done";
+      }),
     // Permission steps are tested against the emulator.
     permissions: noPermissionsApi("fake"),
     stats: () => ({ ...stats }),

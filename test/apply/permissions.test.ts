@@ -143,7 +143,7 @@ describe("applying permission steps", () => {
         expect.objectContaining({
           stepId: "grantWorkspacePermissions:sales-emea",
           outcome: "succeeded",
-          recovered: "verified",
+          recovered: "readBack",
           attempts: 2,
         }),
       ]);

@@ -1,129 +1,216 @@
-/** The Kubernetes manifests and the Dockerfile: parsed, and checked for what a safe deployment needs. */
-import { readFile, readdir } from "node:fs/promises";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+/**
+ * The Kubernetes manifests (deploy/kubernetes, rendered per overlay by `kubectl kustomize`) and
+ * the Dockerfile: checked for what a safe deployment needs, and for the image, the namespace and
+ * the service's URL being set in one place (settings/) that reaches every overlay.
+ */
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { Secret } from "kubernetes-models/v1";
 import { ROOT } from "../e2e/run-cli.js";
+import {
+  DEPLOY,
+  OVERLAYS,
+  containerEnv,
+  find,
+  findKubectl,
+  jobSpecOf,
+  podSpecOf,
+  render,
+  type K8sObject,
+} from "../helpers/kustomize.js";
 
-const DIR = join(ROOT, "deploy", "kubernetes");
+const IMAGE = "ghcr.io/example/usersync:0.1.0";
+const WORKLOADS = {
+  "hourly-sync": "usersync",
+  "daily-audit": "usersync-audit",
+  onboarding: "usersync-onboarding",
+} as const;
 
-type Obj = Record<string, unknown>;
-const get = (o: unknown, path: string): unknown =>
-  path.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Obj)[k] : undefined), o);
-
-async function manifests(): Promise<Map<string, Obj>> {
-  const out = new Map<string, Obj>();
-  for (const file of (await readdir(DIR)).filter((f) => f.endsWith(".yaml"))) {
-    for (const doc of parseAllDocuments(await readFile(join(DIR, file), "utf8"))) {
-      expect(doc.errors, file).toEqual([]);
-      const obj = doc.toJS() as Obj;
-      out.set(`${String(obj["kind"])}/${String(get(obj, "metadata.name"))}`, obj);
-    }
-  }
-  return out;
+async function sources(dir = DEPLOY): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
+  return out.sort();
 }
 
-function podSpec(obj: Obj): Obj {
-  return (
-    obj["kind"] === "CronJob"
-      ? get(obj, "spec.jobTemplate.spec.template.spec")
-      : get(obj, "spec.template.spec")
-  ) as Obj;
-}
+/** kind/name of each object; the onboarding ConfigMap's name ends in a hash of its content. */
+const keys = (objects: K8sObject[]): string[] =>
+  objects
+    .map((o) => {
+      const name = String(o["metadata"]["name"]);
+      return `${String(o["kind"])}/${name.replace(/^(usersync-onboarding)-[a-z0-9]{10}$/, "$1-<hash>")}`;
+    })
+    .sort();
 
-function jobSpec(obj: Obj): Obj {
-  return (obj["kind"] === "CronJob" ? get(obj, "spec.jobTemplate.spec") : get(obj, "spec")) as Obj;
-}
+describe.skipIf(!findKubectl() && !process.env["CI"])("deploy/kubernetes", () => {
+  const rendered = new Map<string, K8sObject[]>();
+  beforeAll(() => {
+    for (const overlay of OVERLAYS) rendered.set(overlay, render(overlay));
+  });
 
-describe("deploy/kubernetes", () => {
-  it("has the sync CronJob, the audit CronJob, the onboarding Job, a ConfigMap and a Secret example", async () => {
-    const m = await manifests();
-    expect([...m.keys()].sort()).toEqual([
+  it("each overlay renders its workload beside the shared volume, identity and config", () => {
+    const shared = [
       "ConfigMap/usersync",
-      "CronJob/usersync",
-      "CronJob/usersync-audit",
-      "Job/usersync-onboarding",
+      "ConfigMap/usersync-settings",
       "PersistentVolumeClaim/usersync-state",
       "Role/usersync-passwords",
       "RoleBinding/usersync-passwords",
-      "Secret/usersync-token",
       "ServiceAccount/usersync",
-    ]);
+    ];
+    expect(keys(rendered.get("hourly-sync")!)).toEqual([...shared, "CronJob/usersync"].sort());
+    expect(keys(rendered.get("daily-audit")!)).toEqual([...shared, "CronJob/usersync-audit"].sort());
+    expect(keys(rendered.get("onboarding")!)).toEqual(
+      [...shared, "ConfigMap/usersync-onboarding-<hash>", "CronJob/usersync-onboarding"].sort(),
+    );
+    expect(keys(rendered.get("alerts")!)).toEqual(["ConfigMap/usersync-settings", "PrometheusRule/usersync"]);
   });
 
-  it("every job is bounded, non-root, read-only, resource-limited, and reads the token from a mounted Secret", async () => {
-    const m = await manifests();
-    for (const key of ["CronJob/usersync", "CronJob/usersync-audit", "Job/usersync-onboarding"]) {
-      const obj = m.get(key)!;
-      if (obj["kind"] === "CronJob") expect(get(obj, "spec.concurrencyPolicy"), key).toBe("Forbid");
-      expect(get(jobSpec(obj), "activeDeadlineSeconds"), key).toBeGreaterThan(0);
-      expect(get(jobSpec(obj), "backoffLimit"), key).toBeTypeOf("number");
-      const pod = podSpec(obj);
-      expect(get(pod, "securityContext.runAsNonRoot"), key).toBe(true);
-      const container = (pod["containers"] as Obj[])[0]!;
-      expect(get(container, "securityContext.readOnlyRootFilesystem"), key).toBe(true);
-      expect(get(container, "securityContext.allowPrivilegeEscalation"), key).toBe(false);
-      expect(get(container, "resources.limits.memory"), key).toBeDefined();
-      expect(get(container, "resources.limits.cpu"), key).toBeDefined();
-      const volumes = pod["volumes"] as Obj[];
-      expect(
-        volumes.find((v) => get(v, "secret.secretName") === "usersync-token"),
-        key,
-      ).toBeDefined();
-      expect(
-        volumes.find((v) => get(v, "configMap.name") === "usersync"),
-        key,
-      ).toBeDefined();
-      // The token never travels as an environment variable or an argument in the manifest.
-      expect(JSON.stringify(container["env"] ?? [])).not.toMatch(/TOKEN/);
-    }
-    const config = (get(m.get("ConfigMap/usersync"), "data") as Obj)["usersync.yaml"] as string;
-    expect(config).toContain("tokenFile: /var/run/secrets/usersync/token");
-  });
-
-  it("the audit runs a markdown dry run with a detailed exit code; the onboarding Job is incremental", async () => {
-    const m = await manifests();
-    const auditArgs = (podSpec(m.get("CronJob/usersync-audit")!)["containers"] as Obj[])[0]![
-      "args"
-    ] as string[];
-    expect(auditArgs.slice(0, 1)).toEqual(["plan"]);
-    expect(auditArgs).toContain("--detailed-exitcode");
-    expect(auditArgs.join(" ")).toContain("--format markdown");
-    const onboardingArgs = (podSpec(m.get("Job/usersync-onboarding")!)["containers"] as Obj[])[0]![
-      "args"
-    ] as string[];
-    expect(onboardingArgs.join(" ")).toContain("--config /etc/usersync/onboarding-config.yaml");
-    expect(onboardingArgs).toContain("--yes");
-    expect(auditArgs).toContain("--log-report");
-  });
-
-  it("deterministic exits fail a Job at once, finished Jobs are cleaned up, state is on the shipped PVC", async () => {
-    const m = await manifests();
-    for (const key of ["CronJob/usersync", "CronJob/usersync-audit", "Job/usersync-onboarding"]) {
-      const obj = m.get(key)!;
-      const job = jobSpec(obj);
-      expect(get(job, "ttlSecondsAfterFinished"), key).toBeGreaterThan(0);
-      const rules = get(job, "podFailurePolicy.rules") as Obj[];
-      expect(rules[0], key).toEqual({
-        action: "FailJob",
-        onExitCodes: { containerName: "usersync", operator: "In", values: [2, 3, 4] },
+  it("every job is bounded, non-root, read-only, resource-limited, and reads the token from a mounted Secret", () => {
+    for (const [overlay, name] of Object.entries(WORKLOADS)) {
+      const cronJob = find(rendered.get(overlay)!, "CronJob", name);
+      expect(cronJob["spec"]["concurrencyPolicy"], name).toBe("Forbid");
+      expect(cronJob["spec"]["timeZone"], name).toBe("Etc/UTC");
+      expect(jobSpecOf(cronJob)["activeDeadlineSeconds"], name).toBeGreaterThan(0);
+      expect(jobSpecOf(cronJob)["ttlSecondsAfterFinished"], name).toBeGreaterThan(0);
+      const pod = podSpecOf(cronJob);
+      expect(pod["securityContext"]["runAsNonRoot"], name).toBe(true);
+      const container = pod["containers"][0] as K8sObject;
+      expect(container["securityContext"], name).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ["ALL"] },
       });
-      // podFailurePolicy is only accepted with restartPolicy: Never.
-      expect(get(podSpec(obj), "restartPolicy"), key).toBe("Never");
-      const state = (podSpec(obj)["volumes"] as Obj[]).find((v) => v["name"] === "state");
-      expect(get(state, "persistentVolumeClaim.claimName"), key).toBe("usersync-state");
-      expect(get(podSpec(obj), "serviceAccountName"), key).toBe("usersync");
-      const env = ((podSpec(obj)["containers"] as Obj[])[0]!["env"] ?? []) as Obj[];
-      expect(env, key).toContainEqual({ name: "USERSYNC_LOGGING_FORMAT", value: "json" });
-      expect(get(podSpec(obj), "automountServiceAccountToken"), key).toBe(key.startsWith("Job/"));
+      expect(container["resources"]["limits"], name).toEqual({ cpu: "1", memory: "1Gi" });
+      const volumes = pod["volumes"] as K8sObject[];
+      expect(volumes.find((v) => v["name"] === "token")?.["secret"], name).toEqual({
+        secretName: "usersync-token",
+        defaultMode: 0o400,
+      });
+      expect(volumes.find((v) => v["name"] === "state")?.["persistentVolumeClaim"], name).toEqual({
+        claimName: "usersync-state",
+      });
+      // The token never travels as an environment variable or an argument in the manifest.
+      expect(JSON.stringify([container["env"], container["args"]]), name).not.toMatch(/TOKEN/i);
+      expect(pod["serviceAccountName"], name).toBe("usersync");
+      // Only the onboarding job writes Secrets through the Kubernetes API.
+      expect(pod["automountServiceAccountToken"], name).toBe(overlay === "onboarding");
     }
-    const rules = get(m.get("Role/usersync-passwords"), "rules") as Obj[];
-    expect(rules).toEqual([
+  });
+
+  it("deterministic exits fail a Job at once; 1 and 5 are retried; an evicted pod does not count", () => {
+    for (const [overlay, name] of Object.entries(WORKLOADS)) {
+      const job = jobSpecOf(find(rendered.get(overlay)!, "CronJob", name));
+      expect(job["podFailurePolicy"]["rules"], name).toEqual([
+        { action: "FailJob", onExitCodes: { containerName: "usersync", operator: "In", values: [2, 3, 4] } },
+        { action: "Count", onExitCodes: { containerName: "usersync", operator: "In", values: [1, 5] } },
+        { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget", status: "True" }] },
+      ]);
+      expect(job["backoffLimit"], name).toBe(2);
+      // podFailurePolicy is only accepted with restartPolicy: Never.
+      expect(podSpecOf(find(rendered.get(overlay)!, "CronJob", name))["restartPolicy"], name).toBe("Never");
+    }
+  });
+
+  it("the sync applies every hour, the audit is a daily Markdown dry run, onboarding runs only when a batch is made from it", () => {
+    const args = (overlay: keyof typeof WORKLOADS): string[] =>
+      podSpecOf(find(rendered.get(overlay)!, "CronJob", WORKLOADS[overlay]))["containers"][0][
+        "args"
+      ] as string[];
+    const schedule = (overlay: keyof typeof WORKLOADS): K8sObject =>
+      find(rendered.get(overlay)!, "CronJob", WORKLOADS[overlay])["spec"];
+    expect(args("hourly-sync")).toEqual(["apply", "--config", "/etc/usersync/usersync.yaml", "--yes"]);
+    expect(schedule("hourly-sync")).toMatchObject({ schedule: "17 * * * *" });
+    expect(schedule("hourly-sync")["suspend"]).toBeUndefined();
+    expect(args("daily-audit").join(" ")).toBe(
+      "plan --config /etc/usersync/usersync.yaml --detailed-exitcode --format markdown --log-report",
+    );
+    expect(schedule("daily-audit")).toMatchObject({ schedule: "0 6 * * *" });
+    expect(args("onboarding")).toEqual([
+      "apply",
+      "--config",
+      "/etc/usersync/onboarding-config.yaml",
+      "--yes",
+    ]);
+    expect(schedule("onboarding")).toMatchObject({ suspend: true });
+  });
+
+  it("the Role allows Secrets in its own namespace only, to the usersync service account", () => {
+    const objects = rendered.get("onboarding")!;
+    expect(find(objects, "Role", "usersync-passwords")["rules"]).toEqual([
       { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "list", "update"] },
     ]);
-    expect(get(m.get("RoleBinding/usersync-passwords"), "subjects")).toEqual([
+    expect(find(objects, "RoleBinding", "usersync-passwords")["subjects"]).toEqual([
       { kind: "ServiceAccount", name: "usersync", namespace: "usersync" },
     ]);
+    expect(find(objects, "ServiceAccount", "usersync")["automountServiceAccountToken"]).toBe(false);
+  });
+
+  it("the image and the namespace are written once in the sources, and reach every object", async () => {
+    const files = await sources();
+    const texts = await Promise.all(
+      files.map(async (f) => ({ f: relative(DEPLOY, f), text: await readFile(f, "utf8") })),
+    );
+    const withImage = texts.filter((t) => t.text.includes("ghcr.io/example/usersync"));
+    expect(withImage.map((t) => t.f)).toEqual(["settings/kustomization.yaml"]);
+    const namespaceKeys = texts.flatMap((t) => [...t.text.matchAll(/^\s*namespace:/gm)].map(() => t.f));
+    expect(namespaceKeys).toEqual(["settings/kustomization.yaml"]);
+    const baseUrls = texts.filter((t) => t.text.includes("analytics.example.com"));
+    expect(baseUrls.map((t) => t.f)).toEqual(["settings/kustomization.yaml"]);
+    for (const [overlay, objects] of rendered)
+      for (const obj of objects)
+        expect(obj["metadata"]["namespace"], `${overlay} ${String(obj["kind"])}`).toBe("usersync");
+    for (const [overlay, name] of Object.entries(WORKLOADS))
+      expect(podSpecOf(find(rendered.get(overlay)!, "CronJob", name))["containers"][0]["image"], name).toBe(
+        IMAGE,
+      );
+  });
+
+  describe("a deployment with its own settings", () => {
+    let copy: string;
+    beforeAll(async () => {
+      copy = await mkdtemp(join(tmpdir(), "usersync-deploy-"));
+      await cp(DEPLOY, copy, { recursive: true });
+      const file = join(copy, "settings", "kustomization.yaml");
+      const text = (await readFile(file, "utf8"))
+        .replace("namespace: usersync", "namespace: iam-sync")
+        .replace("newName: ghcr.io/example/usersync", "newName: registry.internal/tools/usersync")
+        .replace("newTag: 0.1.0", "newTag: 0.2.0")
+        .replace("https://analytics.example.com", "https://bi.internal.example");
+      await writeFile(file, text);
+    });
+    afterAll(() => rm(copy, { recursive: true, force: true }));
+
+    it("changes one file and every overlay follows: namespace, RoleBinding subject, image, service URL, metrics grouping", () => {
+      for (const [overlay, name] of Object.entries(WORKLOADS)) {
+        const objects = render({ dir: join(copy, "overlays", overlay) });
+        for (const obj of objects) expect(obj["metadata"]["namespace"], overlay).toBe("iam-sync");
+        const cronJob = find(objects, "CronJob", name);
+        expect(podSpecOf(cronJob)["containers"][0]["image"]).toBe("registry.internal/tools/usersync:0.2.0");
+        const env = containerEnv(objects, cronJob);
+        expect(env["USERSYNC_TARGET_BASE_URL"], overlay).toBe("https://bi.internal.example");
+        expect(env["USERSYNC_OUTPUT_METRICS_PUSH_GROUPING"], overlay).toBe("namespace=iam-sync");
+        expect(find(objects, "RoleBinding", "usersync-passwords")["subjects"][0]["namespace"]).toBe(
+          "iam-sync",
+        );
+      }
+    });
+  });
+});
+
+describe("outside the kustomization", () => {
+  it("the token Secret's example validates and holds no real token", async () => {
+    const text = await readFile(join(DEPLOY, "secret.example.yaml"), "utf8");
+    const secret = parseAllDocuments(text)[0]!.toJS() as K8sObject;
+    expect(() => new Secret(secret).validate()).not.toThrow();
+    expect(secret["stringData"]).toEqual({ token: "replace-me" });
+    // Never rendered into an overlay: a real token does not belong in git.
+    const listed = await Promise.all(
+      (await sources()).filter((f) => f.endsWith("kustomization.yaml")).map((f) => readFile(f, "utf8")),
+    );
+    expect(listed.join("\n")).not.toContain("secret.example.yaml");
   });
 
   it("the Dockerfile pins its base by digest, runs under tini, ships no npm and runs as non-root", async () => {

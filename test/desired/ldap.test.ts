@@ -149,6 +149,33 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
     ]);
   });
 
+  it("values with invisible or direction-changing characters: refused in a login, warned in a name", async () => {
+    const config = ldapConfig({
+      baseDn: SUFFIX,
+      userFilter: "(uid=spoofed)",
+      attributes: {
+        email: "{mail}",
+        id: "{uid}",
+        displayName: "{cn}",
+        identity: "external",
+        authenticationId: "{employeeNumber}",
+      },
+    });
+    const { state, problems } = await readLdapDesired({ config, env, defaultIdentity: "builtin" });
+    const file = `uid=spoofed,ou=others,${SUFFIX}`;
+    expect(problems).toEqual([
+      expect.objectContaining({ file, field: "{cn}", rule: "invisible-character", severity: "warning" }),
+      expect.objectContaining({
+        file,
+        field: "{employeeNumber}",
+        rule: "invisible-character",
+        severity: "error",
+        message: expect.stringMatching(/^"sub<U\+200B>1" holds U\+200B \(zero width space\)/),
+      }),
+    ]);
+    expect(state.users).toEqual([]);
+  });
+
   it("a search that finds nobody is an error, never an empty desired state", async () => {
     const config = ldapConfig({ userFilter: "(uid=nobody-here)" });
     const { problems } = await readLdapDesired({ config, env, defaultIdentity: "builtin" });

@@ -228,6 +228,35 @@ describe("CSV", () => {
     ]);
   });
 
+  test("a file that mixes CRLF, LF and CR line ends is read row by row, with its physical lines", async () => {
+    const file = await write(
+      "mixed-ends.csv",
+      'email,id,displayName,groups,identity\r\na@example.com,a,A,,\nb@example.com,b,"B\r\nTwo",,\r\nc@example.com,c,C,,\rd@example.com,.bad,D,,\n',
+    );
+    const { state, problems } = await readDesiredState({ file });
+    expect(problems.map((p) => [p.line, p.rule])).toEqual([[6, "bad-id"]]);
+    expect(state.users.map((u) => [u.id, u.displayName, u.source.line])).toEqual([
+      ["a", "A", 2],
+      ["b", "B\r\nTwo", 3],
+      ["c", "C", 5],
+    ]);
+  });
+
+  test("a CRLF split between two chunks of the stream ends one row, not two", async () => {
+    // The read stream hands over 64 KiB chunks: put a CR at the end of the first, after a row
+    // of spaces only (skipped like a blank line).
+    const head = "email,id,displayName\r\na@example.com,a,A\r\n";
+    const text = `${head}${" ".repeat(64 * 1024 - head.length - 3)},,\r\nb@example.com,b,B\nc@example.com,c,C\r\n`;
+    expect(text.indexOf("\r\nb@")).toBe(64 * 1024 - 1);
+    const { state, problems } = await readDesiredState({ file: await write("split-crlf.csv", text) });
+    expect(problems).toEqual([]);
+    expect(state.users.map((u) => [u.id, u.source.line])).toEqual([
+      ["a", 2],
+      ["b", 4],
+      ["c", 5],
+    ]);
+  });
+
   test("column names match case-insensitively; empty cells are absent", async () => {
     const file = await write("case.csv", "EMAIL,DisplayName,State\njane@example.com,,\n");
     const { state, problems } = await readDesiredState({ file });

@@ -2,7 +2,8 @@
  * The built CLI with `source.type: ldap` against a real slapd (1,500 people in nested groups,
  * sizelimit 500) and the emulator: apply maps everyone into the right groups, a re-plan is
  * empty, a leaver, a mover and a new hire in the directory are exactly what the next run does;
- * a directory that answers nothing stops a `full` run with exit 4 and no request to the service.
+ * a directory that answers nothing stops a `full` run with exit 4 and no request to the service,
+ * a directory that is down with exit 5.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,12 +14,11 @@ import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { directoryLdif, groupDn, GROUPS, PEOPLE, personDn, teamOf } from "../helpers/directory-ldif.js";
 import {
-  findSlapd,
   READER_DN,
   READER_PASSWORD,
   ROOT_DN,
   ROOT_PASSWORD,
-  SKIP_MESSAGE,
+  slapdAvailable,
   startSlapd,
   type Slapd,
 } from "../helpers/slapd.js";
@@ -26,8 +26,7 @@ import { runCli, withTempDir } from "./run-cli.js";
 
 const COUNT = 1500;
 const TOKEN = "ldap-e2e-token-8c2";
-const available = findSlapd() !== undefined;
-if (!available) console.warn(SKIP_MESSAGE);
+const available = slapdAvailable();
 
 let slapd: Slapd;
 let emulator: EmulatorHandle;
@@ -180,7 +179,7 @@ describe.skipIf(!available)("usersync with an LDAP source (slapd + emulator)", (
     });
   }, 60_000);
 
-  describe("a directory that answers nothing stops a full run: exit 4, no request to the service", () => {
+  describe("a directory that answers nothing (exit 4) or is down (exit 5) stops a full run, no request to the service", () => {
     const cases: Array<[string, Record<string, unknown>, string?]> = [
       ["a filter matching nobody", { userFilter: "(uid=nobody-at-all)" }],
       ["a malformed filter", { userFilter: "(uid=broken" }],
@@ -206,16 +205,19 @@ describe.skipIf(!available)("usersync with an LDAP source (slapd + emulator)", (
         });
       });
 
-    it("slapd stopped", async () => {
+    it("slapd stopped: exit 5 (the source could not be read; a scheduler retries), not 4", async () => {
       await withTempDir(async (dir) => {
         const config = await writeConfig(dir);
         await slapd.stop();
         try {
           emulator.resetLog();
           const r = await runCli(["apply", "--config", config, "--yes"], { env: env() });
-          expect(r.code).toBe(4);
+          expect(r.code).toBe(5);
           expect(r.stderr).toMatch(/ECONNREFUSED/);
+          expect(r.stderr).toContain("The source could not be read now (exit 5)");
           expect(emulator.requestLog()).toEqual([]);
+          const validate = await runCli(["validate", "--config", config], { env: env() });
+          expect(validate.code).toBe(5);
         } finally {
           await slapd.start();
         }

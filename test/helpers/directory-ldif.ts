@@ -56,5 +56,11 @@ export function directoryLdif(count: number): string {
   parts.push(
     `dn: uid=nomail,ou=others,${SUFFIX}\nobjectClass: inetOrgPerson\nuid: nomail\ncn: No Mail\nsn: M\n\n`,
   );
+  // Invisible and direction-changing characters, as a directory can hold them (LDIF base64).
+  const b64 = (s: string): string => Buffer.from(s).toString("base64");
+  parts.push(
+    `dn: uid=spoofed,ou=others,${SUFFIX}\nobjectClass: inetOrgPerson\nuid: spoofed\nmail: spoofed@example.org\n` +
+      `cn:: ${b64("Ann \u202Egnp.exe")}\nsn: S\nemployeeNumber:: ${b64("sub\u200B1")}\n\n`,
+  );
   return parts.join("");
 }

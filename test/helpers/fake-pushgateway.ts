@@ -81,3 +81,26 @@ export async function startFakePushgateway(): Promise<{
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * The series a real Pushgateway exposes after these pushes: each push's group (job and grouping
+ * labels from its path) gets its samples; a POST replaces only the metrics it names (an earlier
+ * push's others stay, e.g. the last success time after a failed run), a PUT the whole group.
+ */
+export function exposedSeries(pushes: readonly Push[]): Push["samples"] {
+  const groups = new Map<string, { labels: Record<string, string>; byName: Map<string, Push["samples"]> }>();
+  for (const push of pushes) {
+    const parts = push.path.split("/").slice(2).map(decodeURIComponent);
+    const labels: Record<string, string> = {};
+    for (let i = 0; i + 1 < parts.length; i += 2) labels[parts[i]!] = parts[i + 1]!;
+    const group = groups.get(push.path) ?? { labels, byName: new Map() };
+    if (push.method === "PUT") group.byName.clear();
+    const byName = new Map<string, Push["samples"]>();
+    for (const s of push.samples) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+    for (const [name, samples] of byName) group.byName.set(name, samples);
+    groups.set(push.path, group);
+  }
+  return [...groups.values()].flatMap((g) =>
+    [...g.byName.values()].flat().map((s) => ({ ...s, labels: { ...s.labels, ...g.labels } })),
+  );
+}

@@ -52,6 +52,7 @@ interface SpecParameter {
 }
 interface SpecOperation {
   parameters?: Array<SpecParameter | { $ref: string }>;
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
 }
 interface Spec {
   paths: Record<string, Record<string, SpecOperation>>;
@@ -123,4 +124,33 @@ export function pathOf(pathname: string): { name: SpecName; template: string } |
       if (new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(pathname))
         return { name, template };
   return undefined;
+}
+
+/**
+ * Problems of a request body as the body of its operation in the official spec (the schema of
+ * its `requestBody`, inline or a `$ref`), plus those of its URL (`operationProblems`). Empty
+ * when the real service would accept the request's shape.
+ */
+export function requestBodyProblems(method: string, url: string, body: unknown): string[] {
+  const problems = operationProblems(method, url);
+  if (problems.length > 0) return problems;
+  const { name, template } = pathOf(new URL(url, "http://x").pathname)!;
+  const op = spec(name).paths[template]![method.toLowerCase()]!;
+  const [media] = Object.keys(op.requestBody?.content ?? {});
+  if (media === undefined) return body === undefined ? [] : [`${method} ${template} takes no body`];
+  // A JSON pointer into the registered spec: `/` is `~1` in a pointer, `{` `}` are percent-encoded in a URI.
+  const pointer = ["paths", template, method.toLowerCase(), "requestBody", "content", media, "schema"]
+    .map((p) => encodeURIComponent(p.replace(/~/g, "~0").replace(/\//g, "~1")))
+    .join("/");
+  const key = `${name}#/${pointer}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = instance().getSchema(key);
+    if (!validate) throw new Error(`no request body schema at ${key}`);
+    compiled.set(key, validate);
+  }
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map(
+    (e) => `${method} ${template} body${e.instancePath} ${e.message ?? "invalid"}`,
+  );
 }

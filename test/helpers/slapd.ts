@@ -33,6 +33,13 @@ export function findSlapd(): { slapd: string; slapadd: string } | undefined {
 export const SKIP_MESSAGE =
   "slapd not found: install the Debian packages slapd and ldap-utils (.ci/run does) to run the LDAP tests";
 
+/** Whether slapd is installed here; says once why the LDAP tests of a file are skipped when not. */
+export function slapdAvailable(): boolean {
+  const available = findSlapd() !== undefined;
+  if (!available) console.warn(SKIP_MESSAGE);
+  return available;
+}
+
 export interface Slapd {
   url: string;
   port: number;
@@ -53,10 +60,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-function config(dir: string, strictSizeLimit: boolean): string {
-  const modules = ["/usr/lib/ldap", "/usr/lib/x86_64-linux-gnu/ldap", "/usr/lib/aarch64-linux-gnu/ldap"].find(
-    (d) => existsSync(join(d, "back_mdb.so")),
+/** Where this machine's slapd modules (back_mdb) are, if they are modules at all. */
+export const moduleDir = (): string | undefined =>
+  ["/usr/lib/ldap", "/usr/lib/x86_64-linux-gnu/ldap", "/usr/lib/aarch64-linux-gnu/ldap"].find((d) =>
+    existsSync(join(d, "back_mdb.so")),
   );
+
+function config(dir: string, strictSizeLimit: boolean): string {
+  const modules = moduleDir();
   return [
     ...["core", "cosine", "inetorgperson", "nis"].map((s) => `include /etc/ldap/schema/${s}.schema`),
     `pidfile ${join(dir, "slapd.pid")}`,
@@ -101,15 +112,23 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
   throw new Error("slapd did not start listening");
 }
 
+export interface SlapdOptions {
+  strictSizeLimit?: boolean;
+  /** A whole slapd.conf instead of this helper's, given the server's folder (its db is `<dir>/db`). */
+  conf?: (dir: string) => string;
+  /** false: `ldif` is the whole directory, base entries included (a documented recipe's LDIF). */
+  baseEntries?: boolean;
+}
+
 /** Loads `ldif` (after the base entries) and starts slapd. Always `remove()` at the end. */
-export async function startSlapd(ldif: string, options: { strictSizeLimit?: boolean } = {}): Promise<Slapd> {
+export async function startSlapd(ldif: string, options: SlapdOptions = {}): Promise<Slapd> {
   const bins = findSlapd();
   if (!bins) throw new Error(SKIP_MESSAGE);
   const dir = await mkdtemp(join(tmpdir(), "usersync-slapd-"));
   await mkdir(join(dir, "db"));
   const conf = join(dir, "slapd.conf");
-  await writeFile(conf, config(dir, options.strictSizeLimit ?? false));
-  await writeFile(join(dir, "data.ldif"), `${baseLdif()}\n${ldif}`);
+  await writeFile(conf, options.conf?.(dir) ?? config(dir, options.strictSizeLimit ?? false));
+  await writeFile(join(dir, "data.ldif"), options.baseEntries === false ? ldif : `${baseLdif()}\n${ldif}`);
   const load = spawnSync(bins.slapadd, ["-q", "-f", conf, "-l", join(dir, "data.ldif")], {
     encoding: "utf8",
   });

@@ -95,6 +95,7 @@ describe("matching cases", () => {
         }),
       ],
     };
+    // One person alone: their own PUT is the cheapest form (people moved together: planner-bulk).
     test("exact: the mapping's groups become the listed ones", () => {
       const p = planOf({ users: [aUser({ ...jane, groups: ["b", "c"] })], actual });
       expect(stepIds(p)).toEqual(["updateMapping:jane"]);

@@ -51,17 +51,17 @@ test("byte-identical JSON for shuffled inputs, 2-space indent and a trailing new
   expect(one.split("\n")[1]).toBe('  "formatVersion": 2,');
 });
 
+test("a version-1 plan (written before bulk steps existed) is read as the version-2 plan it also is", () => {
+  const p = make();
+  const v1 = { ...(JSON.parse(serializePlan(p)) as Record<string, unknown>), formatVersion: 1 };
+  expect(parsePlan(JSON.stringify(v1), "v1.json")).toEqual(p);
+});
+
 test("round trip: parsePlan(serializePlan(p)) equals p", () => {
   const p = make();
   expect(parsePlan(serializePlan(p), "plan.json")).toEqual(p);
   expect(isEmptyPlan(p)).toBe(false);
   expect(isEmptyPlan({ ...p, steps: [] })).toBe(true);
-});
-
-test("a version-1 plan is read as it is (every version-1 plan is a valid version-2 plan)", () => {
-  const p = make();
-  const v1 = JSON.stringify({ ...(JSON.parse(serializePlan(p)) as object), formatVersion: 1 });
-  expect(parsePlan(v1, "old.json")).toEqual({ ...p, formatVersion: 1 });
 });
 
 describe("parsePlan rejects", () => {
@@ -71,7 +71,15 @@ describe("parsePlan rejects", () => {
     [
       "another formatVersion",
       JSON.stringify({ ...good, formatVersion: 3 }),
-      /formatVersion is 3, this usersync reads 1 and 2 \(it writes 2\)/,
+      /formatVersion is 3, this usersync reads 1 and 2/,
+    ],
+    [
+      "a bulk step without members",
+      JSON.stringify({
+        ...good,
+        steps: [{ id: "x", kind: "addMembers", target: "g", status: "planned", dependsOn: [], touches: [] }],
+      }),
+      /steps\[0\]\.members must be a list of user ids/,
     ],
     [
       "a permission step without its changes",

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JournalLine } from "../../src/apply/index.js";
+import type { JournalLine } from "../../src/outputs/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { mulberry32 } from "../../src/emulator/faults.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";

@@ -4,6 +4,7 @@ import { Ajv } from "ajv";
 import { expect, test } from "vitest";
 import { renderPlan } from "../../src/report/index.js";
 import { plan } from "../../src/plan/index.js";
+import { MEMBERS_PER_REQUEST } from "../../src/plan/bulk.js";
 import {
   aDesiredGroup,
   aDesiredState,
@@ -14,7 +15,7 @@ import {
   anActualState,
   anIdpUser,
 } from "../plan/builders.js";
-import { permissionPlan, samplePlan } from "./sample-plan.js";
+import { bulkPlan, permissionPlan, samplePlan } from "./sample-plan.js";
 
 /** Group updates and deletions, an email change (mapping re-pointed at new credentials), a legacy profile. */
 function groupsAndEmailChange(profile: "v1" | "legacy") {
@@ -36,6 +37,22 @@ function groupsAndEmailChange(profile: "v1" | "legacy") {
   });
 }
 
+/** Two people missing from a full run's source (one pending, one past policy.revokeAfter), and an incremental run that keeps them. */
+function graceAndKept(mode: "full" | "incremental") {
+  const now = Date.parse("2024-05-06T10:00:00.000Z");
+  const idpUsers = ["a@x.com", "b@x.com"].map((email) => anIdpUser({ email }));
+  return plan({
+    desired: aDesiredState([aUser({ email: "c@x.com" })]),
+    actual: anActualState({
+      idpUsers,
+      mappings: idpUsers.map((u, i) => aMapping({ id: "ab"[i]!, authenticationId: u.authenticationId })),
+    }),
+    policy: aPolicy({ mode, maxDeletes: { count: 5 }, revokeAfter: { text: "3d", seconds: 3 * 86_400 } }),
+    profile: "v1",
+    grace: { now, people: new Map([["mapping:b", { since: now - 4 * 86_400_000, reason: "created" }]]) },
+  });
+}
+
 const schema = JSON.parse(
   readFileSync(new URL("../../docs/plan.schema.json", import.meta.url), "utf8"),
 ) as object;
@@ -46,12 +63,24 @@ test.each([
   ["a plan with held-back deletions", samplePlan({ maxDeletes: 0 })],
   ["group update and prune, email change (v1)", groupsAndEmailChange("v1")],
   ["group update and prune, email change (legacy)", groupsAndEmailChange("legacy")],
+  ["a grace period: people pending and due", graceAndKept("full")],
+  ["people kept only by incremental mode", graceAndKept("incremental")],
+  ["bulk membership moves", bulkPlan(1203)],
   ["a plan that changes permissions", permissionPlan()],
   ["a plan whose permission removals are held back", permissionPlan({ maxRemovals: 0 })],
 ])("%s validates", (_name, plan) => {
   expect(plan.steps.length).toBeGreaterThan(0);
   const json = JSON.parse(renderPlan(plan, { format: "json", dryRun: true, color: false })) as unknown;
   expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+});
+
+test("the schema's bulk batch size is the planner's", () => {
+  const steps = (schema as { properties: { steps: { items: { oneOf: Array<Record<string, unknown>> } } } })
+    .properties.steps.items.oneOf;
+  const add = steps.find((s) => JSON.stringify(s).includes('"const":"addMembers"')) as {
+    properties: { members: { maxItems: number } };
+  };
+  expect(add.properties.members.maxItems).toBe(MEMBERS_PER_REQUEST);
 });
 
 test("the schema rejects what a plan must not contain", () => {

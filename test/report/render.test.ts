@@ -11,7 +11,8 @@ import {
   anActualState,
   anIdpUser,
 } from "../plan/builders.js";
-import { samplePlan } from "./sample-plan.js";
+import { stepInWords } from "../../src/report/apply-summary.js";
+import { bulkPlan, samplePlan } from "./sample-plan.js";
 
 const ESC = "\u001b[";
 
@@ -197,6 +198,8 @@ describe("summary first, detail levels, words for people", () => {
         aMapping({ id: `c${i}`, authenticationId: `auth-c${i}@x.com`, email: `c${i}@x.com`, groups: ["h"] }),
       ),
       groups: [aGroup({ id: "g" }), aGroup({ id: "h" })],
+      // One PUT per person to change (a service without bulk membership): 230 steps.
+      bulkMembership: false,
     });
     return plan({ desired: aDesiredState(users), actual, policy: aPolicy(), profile: "v1" });
   }
@@ -247,5 +250,59 @@ describe("summary first, detail levels, words for people", () => {
       md.indexOf("### Changes"),
     );
     expect(md).toContain("- **Held back:** 1 person (see the deletion guard)");
+  });
+});
+
+describe("bulk membership in every format", () => {
+  const p = bulkPlan(1203);
+
+  test("text: the bulk moves per group and in the estimate; members listed under their group", () => {
+    const text = renderPlan(p, { format: "text", dryRun: true, color: false, detail: "full" });
+    const lines = text.split("\n");
+    expect(lines).toContain(
+      "  Bulk moves  analytics: +1,202 members, 3 requests; sales: −1,202 members, 3 requests",
+    );
+    expect(lines).toContain(
+      "  Estimate    8 requests (6 requests move 1,202 people in bulk), about 0.8 s at the configured limits",
+    );
+    expect(lines).toContain("  Membership  analytics +1,203, sales −1,203");
+    expect(lines).toContain("  # members of group analytics");
+    expect(lines).toContain(
+      "    ~ members analytics  (request 3 of 3: 202 people join analytics; membership is their only change)",
+    );
+    // Twenty ids, then how many more: the JSON plan has them all.
+    expect(text).toContain('leave: ["p00000", "p00002", ');
+    expect(text).toContain(", … and 480 more]");
+    expect(text).not.toMatch(/addMembers|removeMembers/);
+    expect(lines.at(-2)).toBe("Plan: changes for 1,203 people (1,203 to change).");
+  });
+
+  test("compact text says the people listed one by one are besides the bulk moves", () => {
+    const text = renderPlan(p, { format: "text", dryRun: true, color: false, detail: "compact" });
+    expect(text).toContain("Members of 2 groups to change:\n");
+    expect(text).toContain("2 people to change besides the bulk moves:\n");
+  });
+
+  test("Markdown and the JSON summary carry the same figures", () => {
+    const md = renderPlan(p, { format: "markdown", dryRun: true, color: false });
+    expect(md).toContain(
+      "- **Bulk moves:** analytics: +1,202 members, 3 requests; sales: −1,202 members, 3 requests",
+    );
+    expect(md).toContain("| ~ | members of group sales | members | leave: [");
+    const json = JSON.parse(serializePlan(p)) as { summary: { bulk: unknown; estimate: unknown } };
+    expect(json.summary.bulk).toEqual({
+      people: 1202,
+      requests: 6,
+      groups: {
+        analytics: { add: 1202, remove: 0, requests: 3 },
+        sales: { add: 0, remove: 1202, requests: 3 },
+      },
+    });
+    expect(json.summary.estimate).toEqual({ requests: 8, seconds: 0.8 });
+  });
+
+  test("a bulk step in words (apply summary)", () => {
+    expect(stepInWords("addMembers:sales")).toBe("add members to group sales");
+    expect(stepInWords("removeMembers:sales#2")).toBe("remove members from group sales (request 2)");
   });
 });

@@ -2,6 +2,7 @@
 import { plan } from "../../src/plan/index.js";
 import type { Plan } from "../../src/plan/types.js";
 import {
+  aSyncedUser,
   aDesiredGroup,
   aDesiredState,
   aGroup,
@@ -116,4 +117,29 @@ export function permissionPlan(options: { maxRemovals?: number } = {}): Plan {
     },
   });
   return plan({ desired, actual, policy, profile: "v1", limits: { concurrency: 4, requestsPerSecond: 10 } });
+}
+
+/**
+ * A reorganisation: `n` people move from `sales` to `analytics` (membership their only change,
+ * so in bulk), one of them also gets a new display name, one gets a new last name (one PUT).
+ */
+export function bulkPlan(n: number): Plan {
+  const people = Array.from({ length: n }, (_, i) =>
+    aSyncedUser(`p${String(i).padStart(5, "0")}@example.com`, { groups: ["sales"] }),
+  );
+  const users = people.map((p) => ({ ...p.user, groups: ["analytics"] }));
+  users[0] = { ...users[0]!, displayName: "Renamed" };
+  users[1] = { ...users[1]!, lastname: "Changed" };
+  const actual = anActualState({
+    idpUsers: people.map((p) => p.idp),
+    mappings: people.map((p) => p.mapping),
+    groups: [aGroup({ id: "sales" }), aGroup({ id: "analytics" })],
+  });
+  return plan({
+    desired: aDesiredState(users),
+    actual,
+    policy: aPolicy(),
+    profile: "v1",
+    limits: { concurrency: 4, requestsPerSecond: 10 },
+  });
 }

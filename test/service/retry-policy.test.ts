@@ -53,6 +53,12 @@ describe("isRetryable", () => {
     expect(ask(net("ECONNRESET"), { method: "POST", verifiable: true })).toBe(true);
     expect(ask(http(500), { method: "POST", verifiable: true })).toBe(true);
   });
+  it("retries a POST the API makes idempotent (bulk membership) like a PUT", () => {
+    expect(ask(net("UND_ERR_SOCKET"), { method: "POST", idempotent: true })).toBe(true);
+    expect(ask(http(503), { method: "POST", idempotent: true })).toBe(true);
+    expect(ask(http(404), { method: "POST", idempotent: true })).toBe(false);
+    expect(ask(http(500), { method: "POST", idempotent: true, attempt: 4, retries: 3 })).toBe(false);
+  });
   it("does not retry unknown errors or unknown network codes", () => {
     expect(ask(new Error("???"))).toBe(false);
     expect(ask(new TypeError("x is undefined"))).toBe(false);

@@ -6,17 +6,17 @@ import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import { checkPlanProfile, findStaleSteps, permissionListingForPlan } from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
-import { isEmptyPlan, parsePlan, serializePlan, type Plan } from "../../plan/index.js";
+import { isEmptyPlan, parsePlan, type Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
 import { prepareOutputs, resolveOutputs, type Outputs } from "../outputs.js";
-import { metricsTargets, runMetrics, type RunMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
+import { prepareStateFile, recordRunState } from "../run-state.js";
 import { detailOption, PLAN_FORMATS } from "./plan.js";
 
 interface Prepared {
@@ -93,6 +93,7 @@ export async function runApply(command: ParsedCommand, io: Io): Promise<number> 
     "credentials",
   ]);
   await prepareOutputs(outputs);
+  await prepareStateFile(runtime.config);
   const metrics = runMetrics("apply", metricsTargets(outputs.metrics?.path, runtime));
   try {
     return await metrics.finish(await applyCommand(command, { runtime, metrics, outputs }));
@@ -119,8 +120,9 @@ async function applyCommand(
     if (detail === undefined && plan.steps.length > COMPACT_OVER_STEPS) detail = "summary";
     io.stdout.write(renderPlan(plan, { format, detail, dryRun: false, color: useColor(io.stdout, io.env) }));
     const out = outputs.plan?.path;
-    if (out !== undefined && savedPlan === undefined) await writeFileAtomic(out, serializePlan(plan));
+    if (out !== undefined && savedPlan === undefined) await writePlanFile(out, plan);
     if (isEmptyPlan(plan)) {
+      await recordRunState(runtime, plan);
       io.stdout.write("Nothing to apply.\n");
       return ExitCode.ok;
     }
@@ -132,6 +134,8 @@ async function applyCommand(
     });
     try {
       await confirmApply(io, values["yes"] === true, plan, connection.label);
+      // Confirmed: what the plan saw is recorded before the first change is sent.
+      await recordRunState(runtime, plan);
     } catch (err) {
       await passwords.close();
       throw err;

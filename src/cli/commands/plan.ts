@@ -1,5 +1,5 @@
 /** `usersync plan`: a dry run. stdout carries only the plan. */
-import { isEmptyPlan, serializePlan, summarizePlan, type Plan } from "../../plan/index.js";
+import { isEmptyPlan, summarizePlan, type Plan } from "../../plan/index.js";
 import {
   DETAIL_LEVELS,
   renderPlan,
@@ -10,8 +10,7 @@ import {
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
-import { writeFileAtomic } from "../../files.js";
-import { metricsTargets, runMetrics } from "../metrics-file.js";
+import { metricsTargets, runMetrics, writePlanFile } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
 import { prepareOutputs, resolveOutputs } from "../outputs.js";
 
@@ -46,7 +45,7 @@ export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number
       if (values["log-report"] === true) logDrift(runtime.logger, plan);
       const out = outputs.plan?.path;
       if (out !== undefined) {
-        await writeFileAtomic(out, serializePlan(plan));
+        await writePlanFile(out, plan);
         runtime.logger.info({ file: out }, "plan saved");
       }
       const detailed = values["detailed-exitcode"] === true;

@@ -3,7 +3,7 @@ import { ConfigError, ExitCode, formatProblem } from "../../errors.js";
 import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { loadRuntime, readLdap } from "../pipeline.js";
+import { loadRuntime, readLdap, sourceUnreadable } from "../pipeline.js";
 import { desiredReadOptions, toPolicy } from "../../config/index.js";
 import { checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
@@ -38,7 +38,8 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
     io.stdout.write(
       `${errors} error(s), ${warnings} warning(s): ${state.files.join(", ")} is not valid. Nothing was sent.\n`,
     );
-    return ExitCode.invalid;
+    // A file that is not there (yet) is exit 5, as in plan and apply: the source, not its content.
+    return sourceUnreadable(all) ? ExitCode.unavailable : ExitCode.invalid;
   }
   // The directory's read is checked as a run would check it (a count only: a percentage needs the service).
   if (fromLdap) checkMinUsersCount(state, config);

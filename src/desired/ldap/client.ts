@@ -1,12 +1,14 @@
 /**
  * The LDAP connection: connect (ldaps, or ldap with StartTLS), bind with a password read from
  * an environment variable or a file (never from the config), paged searches (RFC 2696) page by
- * page. Every failure becomes an InputError (exit 4) with the server's message, before any
- * request to the service, and with the password scrubbed from it.
+ * page. Every failure stops the run before any request to the service, with the server's message
+ * and the password scrubbed from it: a directory that is down, unreachable, busy or too slow is a
+ * SourceUnavailableError (exit 5, a scheduler retries), anything else (a wrong password, base DN
+ * or filter) a DirectoryError (exit 4: the settings need fixing).
  */
 import { readFile } from "node:fs/promises";
 import { Client, type Entry } from "ldapts";
-import { DirectoryError } from "../../errors.js";
+import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../errors.js";
 import type { Config } from "../../config/schema.js";
 
 export type LdapConfig = NonNullable<Config["source"]["ldap"]>;
@@ -48,6 +50,26 @@ function describe(err: unknown, password: string | undefined): string {
   return text;
 }
 
+/** Connection failures besides the ones the HTTP client retries: the network, not the settings. */
+const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN"]);
+/** ldapts's own words for a connection that failed, closed or timed out. */
+const CONNECTION_LOST =
+  /^(Connection timeout|Connection closed|Socket error|Socket connection not established)|Operation timed out/;
+/** LDAP results that say "not now": timeLimitExceeded (3), busy (51), unavailable (52). */
+const TRANSIENT_RESULTS = new Set([3, 51, 52]);
+
+/**
+ * The directory is down, unreachable or too slow, rather than wrongly configured. A refused
+ * connection counts (slapd stopped, a pod restarting); an unknown host name (ENOTFOUND) does not:
+ * that is a typo in source.ldap.url far more often than an outage.
+ */
+export function isDirectoryOutage(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e.code === "string") return RETRYABLE_NETWORK_CODES.has(e.code) || UNREACHABLE.has(e.code);
+  if (typeof e.code === "number") return TRANSIENT_RESULTS.has(e.code);
+  return typeof e.message === "string" && CONNECTION_LOST.test(e.message);
+}
+
 export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Promise<LdapConnection> {
   const password = await readPassword(config, env);
   if (config.bindDn !== undefined && (password === undefined || password === ""))
@@ -61,10 +83,10 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
     connectTimeout: config.timeoutMs,
     ...(tlsOptions && config.url.startsWith("ldaps:") ? { tlsOptions } : {}),
   });
-  const fail: Fail = (step, err) =>
-    new DirectoryError({
-      message: `the directory ${config.url} ${step} failed: ${describe(err, password)}. Nothing was sent to the service.`,
-    });
+  const fail: Fail = (step, err) => {
+    const message = `the directory ${config.url} ${step} failed: ${describe(err, password)}. Nothing was sent to the service.`;
+    return isDirectoryOutage(err) ? new SourceUnavailableError({ message }) : new DirectoryError({ message });
+  };
   try {
     if (config.startTls) await client.startTLS(tlsOptions ?? {});
   } catch (err) {
@@ -82,7 +104,7 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
   return searches(client, config, fail);
 }
 
-type Fail = (step: string, err: unknown) => DirectoryError;
+type Fail = (step: string, err: unknown) => DirectoryError | SourceUnavailableError;
 
 /** The searches of a bound connection; every failure becomes a DirectoryError through `fail`. */
 function searches(client: Client, config: LdapConfig, fail: Fail): LdapConnection {

@@ -7,6 +7,7 @@
  * Ranged values (AD groups past MaxValRange) are read in full: see ranged.ts.
  */
 import type { DesiredGroup } from "../types.js";
+import { visible } from "../characters.js";
 import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { firstRange, remainingRange } from "./ranged.js";
@@ -150,7 +151,7 @@ function toDesiredGroup(
       ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
     },
     where: (field) => ({
-      file: group.dn,
+      file: visible(group.dn),
       field:
         field === "id"
           ? rule.id

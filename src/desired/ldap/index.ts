@@ -5,6 +5,7 @@
  * it arrives. Problems name the entry's DN and the attribute (the template) the field came from.
  */
 import type { Entry } from "ldapts";
+import { visible } from "../characters.js";
 import { checkGroups, checkUsers } from "../checks.js";
 import { ProblemList, sortProblems } from "../problems.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
@@ -50,7 +51,8 @@ function userRecord(o: {
     text,
     lists: o.groups ? { groups: o.groups } : {},
     where: (field) => ({
-      file: entry.dn,
+      // A DN is printed in messages: invisible or direction characters in it are shown, not obeyed.
+      file: visible(entry.dn),
       field: (config.attributes as Record<string, string | undefined>)[field] ?? field,
     }),
   };

@@ -1,0 +1,79 @@
+/**
+ * The state file in a run (`state.file`, `policy.revokeAfter`): checked before anything is sent,
+ * read before planning (plan and apply), written by `apply` once the listing and the plan are
+ * complete and before the first change is sent, so a run that fails to read its source or to
+ * list the service never writes it, and a run killed half-way has already recorded what it saw.
+ */
+import type { Logger } from "pino";
+import type { Config } from "../config/index.js";
+import { ConfigError } from "../errors.js";
+import { prepareOutputPaths } from "../files.js";
+import type { GraceInput, Plan, Policy } from "../plan/index.js";
+import { keepCorrupt, mergeState, readState, withStateLock, writeState } from "../state/index.js";
+
+/** What these need of a run (pipeline's Runtime, without importing it back). */
+interface Runtime {
+  config: Config;
+  logger: Logger;
+}
+
+/** The state file's folder made and writable, the path not a folder: else exit 4, nothing sent. */
+export async function prepareStateFile(config: Config): Promise<void> {
+  if (config.state.file !== undefined) await prepareOutputPaths({ "state.file": config.state.file });
+}
+
+/** The planner's `grace` input: now, and who the state file says is missing since when. */
+export async function loadGrace(runtime: Runtime, policy: Policy): Promise<GraceInput | undefined> {
+  const { logger } = runtime;
+  const file = runtime.config.state.file;
+  if (policy.revokeAfter === undefined || file === undefined) {
+    if (file !== undefined)
+      logger.warn(
+        { notice: "no-effect" },
+        "state.file has no effect without policy.revokeAfter: nobody waits for a grace period",
+      );
+    return undefined;
+  }
+  const read = await readState(file);
+  if (read.missing)
+    logger.info({ file }, "no state file yet: a person missing from the source starts the grace period now");
+  if (read.corrupt !== undefined)
+    logger.warn(
+      { file, problem: read.corrupt },
+      `state.file ${file} is not usable (${read.corrupt}): read as empty, so everyone missing from the source starts the grace period now and nobody is revoked early; apply keeps the old file as ${file}.corrupt`,
+    );
+  return { now: Date.now(), people: read.data.people };
+}
+
+/** Writes what the plan saw (pending, due, created) into the state file, merged under its lock. */
+export async function recordRunState(runtime: Runtime, plan: Plan): Promise<void> {
+  const { logger } = runtime;
+  const grace = plan.grace;
+  if (grace === undefined) return;
+  const file = runtime.config.state.file;
+  if (file === undefined) {
+    logger.warn("the plan has a grace period (policy.revokeAfter) but state.file is not set: not recorded");
+    return;
+  }
+  try {
+    await withStateLock(file, async () => {
+      const read = await readState(file);
+      if (read.corrupt !== undefined)
+        logger.warn({ file, kept: await keepCorrupt(file) }, "the unusable state file was set aside");
+      const merged = mergeState(read.data, plan)!;
+      if ("stale" in merged) return logger.info({ file }, `state file not written: ${merged.stale}`);
+      await writeState(file, merged.next);
+      const { pending, due } = grace;
+      logger.info(
+        { file, pending: pending.length, due: due.length, remembered: merged.next.people.size },
+        "state file written",
+      );
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError({
+      message: `state.file ${file} cannot be written (${code}): nothing was sent. Fix the folder's permissions or the volume and run again.`,
+    });
+  }
+}

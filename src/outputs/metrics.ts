@@ -1,0 +1,78 @@
+/**
+ * The metrics file of a run: written at the end of every run, failed ones included (with their
+ * exit code), keeping the last success time of earlier runs; and/or pushed to a Pushgateway.
+ */
+import { readFile } from "node:fs/promises";
+import type { ApplyResult } from "../apply/index.js";
+import type { Plan } from "../plan/index.js";
+import type { ServiceClient } from "../service/index.js";
+import { previousLastSuccess, renderMetrics } from "../report/index.js";
+import { writeFileAtomic } from "../files.js";
+import type { Logger } from "pino";
+import type { Config } from "../config/index.js";
+import { pushMetrics, type MetricsPush } from "./pushgateway.js";
+
+export interface MetricsTargets {
+  /** The textfile (node_exporter's textfile collector). */
+  file?: string | undefined;
+  /** The Pushgateway (batch jobs in Kubernetes). */
+  push?: MetricsPush | undefined;
+  logger: Logger;
+}
+
+export interface RunMetrics {
+  /** What the run got to: set as it goes. */
+  client?: ServiceClient;
+  plan?: Plan;
+  result?: ApplyResult;
+  /** Writes the file (when one was asked for) and returns `exitCode`. */
+  finish(exitCode: number): Promise<number>;
+}
+
+export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): RunMetrics {
+  const started = performance.now();
+  const { file, push } = targets;
+  const metrics: RunMetrics = {
+    async finish(exitCode) {
+      if (file === undefined && push === undefined) return exitCode;
+      let previous: number | undefined;
+      try {
+        if (file !== undefined) previous = previousLastSuccess(await readFile(file, "utf8"), command);
+      } catch {
+        previous = undefined;
+      }
+      const stats = metrics.client?.stats() ?? { requests: 0, retries: 0 };
+      const text = renderMetrics({
+        command,
+        ...(metrics.plan ? { plan: metrics.plan } : {}),
+        ...(metrics.result ? { result: metrics.result } : {}),
+        exitCode,
+        durationSeconds: (performance.now() - started) / 1000,
+        requests: stats.requests,
+        retries: stats.retries,
+        now: Math.floor(Date.now() / 1000),
+        ...(previous !== undefined ? { previousLastSuccess: previous } : {}),
+      });
+      if (file !== undefined) await writeFileAtomic(file, text);
+      if (push !== undefined) await pushMetrics(push, text, targets.logger);
+      return exitCode;
+    },
+  };
+  return metrics;
+}
+
+/** The textfile (`--metrics-file` or output.metricsFile, resolved by cli/outputs.ts) and the Pushgateway (output.metricsPush*). */
+export function metricsTargets(
+  file: string | undefined,
+  runtime: { config: Config; logger: Logger },
+): MetricsTargets {
+  const { output } = runtime.config;
+  return {
+    file,
+    push:
+      output.metricsPushUrl === undefined
+        ? undefined
+        : { url: output.metricsPushUrl, job: output.metricsPushJob, grouping: output.metricsPushGrouping },
+    logger: runtime.logger,
+  };
+}

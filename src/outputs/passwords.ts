@@ -1,0 +1,212 @@
+/**
+ * Initial passwords for new built-in users (DESIGN section 6).
+ *
+ * `generate`: a crypto-random password, appended as `email,password,createdAt` to the credentials
+ * file and fsync'ed before `passwordFor` resolves, so the create that carries it is only sent
+ * once the password is durable: a crash never leaves a user whose password nobody knows.
+ * The file is created with mode 0600, only ever appended to, and refused when group or others
+ * may read it. The newest line for an email wins.
+ *
+ * A line written in the last hour for the same email is reused instead of a new password: a run
+ * that crashed (or was killed) with a create in flight may see that create land after the next
+ * run has listed, and the newest line must stay the password the service has. Older lines are
+ * never reused: a user deleted and later created again (or a new person given a former
+ * colleague's address) gets a fresh password, not one somebody else may know.
+ */
+import { randomInt } from "node:crypto";
+import { constants, promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { ConfigError, SafetyRefusal } from "../errors.js";
+import type { PasswordProvider } from "../apply/index.js";
+
+export interface PasswordProviderOptions {
+  source: "generate" | "column" | "file" | "none";
+  credentialsFile?: string;
+  passwordFile?: string;
+  /** Lower-case email -> password from the desired state's `password` column. */
+  columnPasswords?: ReadonlyMap<string, string>;
+  /** Test hook for `createdAt`. */
+  now?: () => Date;
+}
+
+export const CREDENTIALS_HEADER = "email,password,createdAt";
+
+/** How long a written password stays the one to reuse for its email (see the top of the file). */
+export const REUSE_WINDOW_MS = 60 * 60 * 1000;
+
+const UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ";
+const LOWER = "abcdefghijkmnopqrstuvwxyz";
+const DIGITS = "23456789";
+/** No comma, quote or backslash: a password never needs CSV quoting or shell escaping in a file. */
+const SYMBOLS = "!#%+-=?@^_~";
+const ALPHABET = UPPER + LOWER + DIGITS + SYMBOLS;
+export const GENERATED_LENGTH = 20;
+
+/** 20 characters, uniformly drawn (crypto.randomInt has no modulo bias), with every class present. */
+export function generatePassword(): string {
+  for (;;) {
+    let out = "";
+    for (let i = 0; i < GENERATED_LENGTH; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+    if ([UPPER, LOWER, DIGITS, SYMBOLS].every((set) => [...out].some((c) => set.includes(c)))) return out;
+  }
+}
+
+/** Validates everything before any request is sent; opens (creating, mode 0600) the credentials file. */
+export async function createPasswordProvider(options: PasswordProviderOptions): Promise<PasswordProvider> {
+  switch (options.source) {
+    case "none":
+      return { source: "none", passwordFor: async () => undefined, close: async () => {} };
+    case "column": {
+      const passwords = options.columnPasswords ?? new Map<string, string>();
+      return {
+        source: "column",
+        passwordFor: async (email) => passwords.get(email.toLowerCase()),
+        close: async () => {},
+      };
+    }
+    case "file": {
+      const password = await readPasswordFile(options.passwordFile);
+      return { source: "file", passwordFor: async () => password, close: async () => {} };
+    }
+    case "generate":
+      return openCredentialsFile(options.credentialsFile, options.now ?? (() => new Date()));
+  }
+}
+
+async function readPasswordFile(path: string | undefined): Promise<string> {
+  if (!path) {
+    throw new ConfigError({
+      message:
+        "identity passwords: `file` needs a password file (identity.passwordFile); set it or choose another password policy",
+    });
+  }
+  let text: string;
+  try {
+    text = await fs.readFile(path, "utf8");
+  } catch (err) {
+    throw new ConfigError({
+      message: `password file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}); check the path and its permissions`,
+    });
+  }
+  // Only a trailing line break is dropped: spaces may be part of a password.
+  const password = text.replace(/\r?\n$/, "");
+  if (password === "" || password.includes("\n")) {
+    throw new ConfigError({ message: `password file ${path} must hold exactly one non-empty line` });
+  }
+  return password;
+}
+
+async function openCredentialsFile(path: string | undefined, now: () => Date): Promise<PasswordProvider> {
+  if (!path) {
+    throw new SafetyRefusal({
+      message:
+        "generated passwords need a credentials file to write them to: pass --credentials-file FILE or set output.credentialsFile (nothing was sent)",
+    });
+  }
+  const known = await readExisting(path);
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+  } catch (err) {
+    throw new ConfigError({
+      message: `credentials file ${path} cannot be opened for appending (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    });
+  }
+  // fstat after opening: what we checked is the file we write to, whoever created it.
+  const st = await handle.stat();
+  if (!st.isFile() || (st.mode & 0o077) !== 0) {
+    await handle.close();
+    throw new SafetyRefusal({
+      message: st.isFile()
+        ? `credentials file ${path} can be read or written by group or others (mode ${(st.mode & 0o777).toString(8)}); run: chmod 600 ${path}`
+        : `credentials file ${path} is not a regular file`,
+    });
+  }
+  if (st.size === 0) {
+    await handle.write(`${CREDENTIALS_HEADER}\n`);
+    await handle.sync();
+  }
+  // Appends are chained so lines never interleave and each is durable before its caller goes on.
+  let chain: Promise<unknown> = Promise.resolve();
+  let generated = 0;
+  return {
+    source: "generate",
+    credentialsFile: path,
+    generated: () => generated,
+    passwordFor(email) {
+      const key = email.toLowerCase();
+      const at = now();
+      generated += 1;
+      const written = known.get(key);
+      if (written !== undefined && isRecent(written.createdAt, at)) return Promise.resolve(written.password);
+      const password = generatePassword();
+      known.set(key, { password, createdAt: at.getTime() });
+      const line = `${csvField(email)},${password},${at.toISOString()}\n`;
+      const durable = chain.then(async () => {
+        await handle.write(line);
+        await handle.datasync();
+      });
+      chain = durable.catch(() => {});
+      return durable.then(() => password);
+    },
+    async close() {
+      await chain;
+      await handle.close();
+    },
+  };
+}
+
+interface Written {
+  password: string;
+  /** Epoch ms; NaN when the line's time cannot be read (then it is never reused). */
+  createdAt: number;
+}
+
+/** Written within the reuse window (a time in the future, clock skew, counts as recent). */
+const isRecent = (createdAt: number, now: Date): boolean => now.getTime() - createdAt < REUSE_WINDOW_MS;
+
+/** The newest password per lower-case email already in the file (later lines win). */
+async function readExisting(path: string): Promise<Map<string, Written>> {
+  const known = new Map<string, Written>();
+  let text: string;
+  try {
+    text = await fs.readFile(path, "utf8");
+  } catch {
+    // Missing: nothing to reuse. Unreadable: open/fstat below give the precise error.
+    return known;
+  }
+  for (const line of text.split(/\r?\n/)) {
+    if (line === "" || line === CREDENTIALS_HEADER) continue;
+    const parsed = parseLine(line);
+    if (parsed)
+      known.set(parsed.email.toLowerCase(), {
+        password: parsed.password,
+        createdAt: Date.parse(parsed.createdAt),
+      });
+  }
+  return known;
+}
+
+function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** Parses the lines this module writes: an optionally quoted email, then password and time. */
+function parseLine(line: string): { email: string; password: string; createdAt: string } | undefined {
+  let email: string;
+  let rest: string;
+  if (line.startsWith('"')) {
+    const m = /^"((?:[^"]|"")*)",(.*)$/.exec(line);
+    if (!m) return undefined;
+    email = m[1]!.replace(/""/g, '"');
+    rest = m[2]!;
+  } else {
+    const comma = line.indexOf(",");
+    if (comma < 0) return undefined;
+    email = line.slice(0, comma);
+    rest = line.slice(comma + 1);
+  }
+  const end = rest.lastIndexOf(",");
+  if (end < 0) return undefined;
+  return { email, password: rest.slice(0, end), createdAt: rest.slice(end + 1) };
+}

@@ -1,0 +1,131 @@
+/**
+ * The state file (`state.file`): read before planning, written by `apply` after a complete
+ * listing and plan and before the first change is sent, atomically and under a lock, merged
+ * with whatever another run wrote meanwhile (merge.ts).
+ *
+ * What is safe when the file is not what it should be: a missing file is a first run (every
+ * missing person's grace period starts now); a file that does not parse or has the wrong shape
+ * is set aside as `<file>.corrupt` and read as empty, which also only starts grace periods now.
+ * Neither can make anyone be revoked early. A file that exists but cannot be read stops the run
+ * (exit 4) before any request: usersync does not guess who is pending.
+ */
+import { open, readFile, rename, rm, stat } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ConfigError } from "../errors.js";
+import { writeFileAtomic } from "../files.js";
+import { isoTime, type GraceEntry } from "../plan/index.js";
+import { emptyState, STATE_FORMAT_VERSION, type StateData } from "./merge.js";
+
+export interface StateRead {
+  data: StateData;
+  /** No file yet. */
+  missing?: boolean;
+  /** The file is there but not a usable state file: why. Read as empty. */
+  corrupt?: string;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Epoch ms of an ISO 8601 time, or NaN. */
+const timeOf = (v: unknown): number => (typeof v === "string" ? Date.parse(v) : NaN);
+
+/** The content, or why it is not a state file. All or nothing: a half-understood file is not used. */
+export function parseState(text: string): StateData | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return `not valid JSON (${(err as Error).message})`;
+  }
+  if (!isRecord(value) || value["formatVersion"] !== STATE_FORMAT_VERSION || !isRecord(value["people"]))
+    return `not a usersync state file of formatVersion ${STATE_FORMAT_VERSION}`;
+  const data: StateData = { people: new Map() };
+  if (value["fullRunAt"] !== undefined) {
+    data.fullRunAt = timeOf(value["fullRunAt"]);
+    if (Number.isNaN(data.fullRunAt)) return "fullRunAt is not an ISO 8601 time";
+  }
+  for (const [key, entry] of Object.entries(value["people"])) {
+    const since = timeOf(isRecord(entry) ? entry["since"] : undefined);
+    const reason = isRecord(entry) ? entry["reason"] : undefined;
+    if (Number.isNaN(since) || (reason !== "missing" && reason !== "created"))
+      return `people["${key}"] needs since (ISO 8601) and reason (missing or created)`;
+    data.people.set(key, { since, reason });
+  }
+  return data;
+}
+
+export function serializeState(data: StateData): string {
+  const people: Record<string, { since: string; reason: GraceEntry["reason"] }> = {};
+  for (const key of [...data.people.keys()].sort()) {
+    const e = data.people.get(key)!;
+    people[key] = { since: isoTime(e.since), reason: e.reason };
+  }
+  const body = {
+    formatVersion: STATE_FORMAT_VERSION,
+    about:
+      "usersync's memory between runs for policy.revokeAfter: since when each person is missing from the source (or was created by an incremental run). Written by usersync apply; see docs/configuration.md.",
+    ...(data.fullRunAt !== undefined ? { fullRunAt: isoTime(data.fullRunAt) } : {}),
+    people,
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+export async function readState(file: string): Promise<StateRead> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOENT") return { data: emptyState(), missing: true };
+    throw new ConfigError({
+      message: `state.file ${file} cannot be read (${code}): fix its permissions or the volume it is on. Nothing was sent; usersync does not guess who is pending.`,
+    });
+  }
+  const parsed = parseState(text);
+  return typeof parsed === "string" ? { data: emptyState(), corrupt: parsed } : { data: parsed };
+}
+
+/** A lock older than this was left by a run that died inside its few milliseconds of writing. */
+const STALE_LOCK_MS = 10_000;
+const LOCK_WAIT_MS = 15_000;
+
+/** Runs `fn` holding `<file>.lock` (created exclusively); other runs wait for it. */
+export async function withStateLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${file}.lock`;
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await open(lock, "wx");
+      await handle.writeFile(`${process.pid} ${isoTime(Date.now())}\n`);
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const held = await stat(lock).catch(() => undefined);
+      if (held !== undefined && Date.now() - held.mtimeMs > STALE_LOCK_MS) await rm(lock, { force: true });
+      else if (performance.now() > deadline)
+        throw new ConfigError({
+          message: `state.file ${file}: another run holds ${lock}. Nothing was sent; run again, or remove the lock if no usersync runs.`,
+        });
+      else await sleep(50);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+/** Sets a corrupt file aside (one copy, the newest) before it is replaced. */
+export async function keepCorrupt(file: string): Promise<string> {
+  const aside = `${file}.corrupt`;
+  await rename(file, aside);
+  return aside;
+}
+
+export async function writeState(file: string, data: StateData): Promise<void> {
+  // People's ids and emails: readable by the run's user only, like the credentials file.
+  await writeFileAtomic(file, serializeState(data), 0o600);
+}

@@ -1,0 +1,11 @@
+/** What a run remembers for the next one: the state file of `policy.revokeAfter`. */
+export { createdKeys, emptyState, mergeState, STATE_FORMAT_VERSION, type StateData } from "./merge.js";
+export {
+  keepCorrupt,
+  parseState,
+  readState,
+  serializeState,
+  withStateLock,
+  writeState,
+  type StateRead,
+} from "./file.js";
