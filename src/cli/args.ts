@@ -4,7 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../errors.js";
-import { closest } from "./suggest.js";
+import { closest } from "../suggest.js";
 
 export const COMMANDS = ["plan", "apply", "validate", "export", "emulator", "demo"] as const;
 export type CommandName = (typeof COMMANDS)[number];

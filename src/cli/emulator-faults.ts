@@ -8,7 +8,7 @@ import { z } from "zod";
 import { keyLines, parseYaml } from "../desired/index.js";
 import { RESET_HEADER_MODES, type EmulatorFaults, type ResetHeaderMode } from "../emulator/index.js";
 import { ConfigError, formatProblem, type Problem } from "../errors.js";
-import { closest } from "./suggest.js";
+import { closest } from "../suggest.js";
 
 const SHARE = "must be a share of requests between 0 and 1 (e.g. 0.05 for 5%)";
 const share = z.number({ error: SHARE }).min(0, SHARE).max(1, SHARE);
