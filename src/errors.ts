@@ -16,6 +16,7 @@ export type ErrorCode =
   | "HTTP_ERROR"
   | "NETWORK_ERROR"
   | "SAFETY_REFUSAL"
+  | "INTERRUPTED"
   | "INTERNAL";
 
 export abstract class UsersyncError extends Error {
@@ -91,6 +92,8 @@ export interface HttpErrorInit {
   retryAfterMs?: number | undefined;
   /** True for 400 "user already exists" / 409 on a create. */
   exists?: boolean | undefined;
+  /** Replaces the message built from the fields (it must still name the request and status). */
+  message?: string | undefined;
 }
 
 export class HttpError extends UsersyncError {
@@ -105,7 +108,8 @@ export class HttpError extends UsersyncError {
   constructor(init: HttpErrorInit) {
     const detail = init.detail ?? init.title;
     super(
-      `${init.method} ${init.path} answered ${init.status}${detail ? `: ${detail}` : ""}${init.traceId ? ` (traceId ${init.traceId})` : ""}`,
+      init.message ??
+        `${init.method} ${init.path} answered ${init.status}${detail ? `: ${detail}` : ""}${init.traceId ? ` (traceId ${init.traceId})` : ""}`,
     );
     this.name = "HttpError";
     this.method = init.method;
@@ -193,6 +197,15 @@ export class SafetyRefusal extends UsersyncError {
   }
 }
 
+/** Ctrl-C or SIGTERM ended the run (exit 130); the message says what was or was not changed. */
+export class Interrupted extends UsersyncError {
+  readonly code = "INTERRUPTED" as const;
+  constructor(init: MessageInit) {
+    super(init.message);
+    this.name = "Interrupted";
+  }
+}
+
 export class InternalError extends UsersyncError {
   readonly code = "INTERNAL" as const;
   constructor(init: MessageInit) {
@@ -209,11 +222,14 @@ export const ExitCode = {
   refused: 3,
   invalid: 4,
   unavailable: 5,
+  /** Ctrl-C or SIGTERM, whatever the phase (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof ConfigError || err instanceof InputError) return ExitCode.invalid;
   if (err instanceof SourceUnavailableError) return ExitCode.unavailable;
   if (err instanceof SafetyRefusal) return ExitCode.refused;
+  if (err instanceof Interrupted) return ExitCode.interrupted;
   return ExitCode.failed;
 }

@@ -44,6 +44,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       profile: options.profile ?? "both",
       tokens: options.tokens ?? DEFAULT_TOKENS,
       forbiddenTokens: new Set(options.forbiddenTokens ?? []),
+      expiredTokens: new Set(options.expiredTokens ?? []),
       builtinIdp: options.builtinIdp ?? true,
       userManagement: options.userManagement ?? "on",
       base: () => base,

@@ -15,6 +15,7 @@ import {
   problemReply,
   readBody,
   redact,
+  unauthorized,
   type Reply,
 } from "./http-util.js";
 import { handleIdp } from "./idp-routes.js";
@@ -34,6 +35,7 @@ export interface PipelineDeps {
   profile: NonNullable<EmulatorOptions["profile"]>;
   tokens: Record<string, string>;
   forbiddenTokens: ReadonlySet<string>;
+  expiredTokens: ReadonlySet<string>;
   builtinIdp: boolean;
   /** `on`, or the status every userManagement path answers (a service without them). */
   userManagement: NonNullable<EmulatorOptions["userManagement"]>;
@@ -200,7 +202,7 @@ function authenticate(deps: PipelineDeps, header: string | undefined): string | 
   const caller = token === undefined ? undefined : deps.tokens[token];
   if (caller !== undefined) return caller;
   if (token === undefined || !deps.forbiddenTokens.has(token))
-    return { status: 401, headers: { "WWW-Authenticate": "Bearer" } };
+    return unauthorized(token !== undefined && deps.expiredTokens.has(token));
   return problemReply(403, "this token may not manage users of the organization");
 }
 

@@ -75,6 +75,8 @@ export interface EmulatorOptions {
   tokens?: Record<string, string>;
   /** Tokens that authenticate but may not manage users: every API request answers 403 problem details. */
   forbiddenTokens?: string[];
+  /** Tokens that have expired: 401 with an empty body and `WWW-Authenticate: Bearer error="invalid_token"`. */
+  expiredTokens?: string[];
   seed?: EmulatorSeed;
   faults?: EmulatorFaults;
   /** JSON file the store is loaded from (if it exists) and written to, atomically, after each write. */
