@@ -49,6 +49,23 @@ async function startUntil(
   return run;
 }
 
+/** `usersync apply --yes` of the demo against `e`, generated passwords in `dir`. */
+const applyDemo = (e: EmulatorHandle, dir: string, extra: string[], env: Record<string, string> = {}) =>
+  startCli(
+    [
+      "apply",
+      "--base-url",
+      e.url,
+      "--desired",
+      DESIRED,
+      "--yes",
+      "--credentials-file",
+      join(dir, "c.csv"),
+      ...extra,
+    ],
+    { env: { USERSYNC_TOKEN: TOKEN, ...env } },
+  );
+
 /** The run's messages (stderr must be JSON lines only) and its last line, the fatal one. */
 function fatalOf(stderr: string): { messages: string; last: Record<string, unknown> } {
   const messages = logMessages(stderr);
@@ -78,21 +95,10 @@ describe("Ctrl-C and SIGTERM in each phase, off a terminal", () => {
     const e = await serve({ latencyMs: 60 });
     await withTempDir(async (dir) => {
       const report = join(dir, "report.json");
-      const run = startCli(
-        [
-          "apply",
-          "--base-url",
-          e.url,
-          "--desired",
-          DESIRED,
-          "--yes",
-          "--credentials-file",
-          join(dir, "c.csv"),
-        ],
-        {
-          env: { USERSYNC_TOKEN: TOKEN, USERSYNC_EXECUTION_CONCURRENCY: "2", USERSYNC_OUTPUT_REPORT: report },
-        },
-      );
+      const run = applyDemo(e, dir, [], {
+        USERSYNC_EXECUTION_CONCURRENCY: "2",
+        USERSYNC_OUTPUT_REPORT: report,
+      });
       while (writes(e) < 4) await new Promise((r) => setTimeout(r, 20));
       run.child.kill("SIGINT");
       const r = await run.done;
@@ -114,21 +120,7 @@ describe("Ctrl-C and SIGTERM in each phase, off a terminal", () => {
     const e = await serve({ latencyMs: 2000 });
     await withTempDir(async (dir) => {
       const report = join(dir, "report.json");
-      const run = startCli(
-        [
-          "apply",
-          "--base-url",
-          e.url,
-          "--desired",
-          DESIRED,
-          "--yes",
-          "--credentials-file",
-          join(dir, "c.csv"),
-          "--report",
-          report,
-        ],
-        { env: { USERSYNC_TOKEN: TOKEN } },
-      );
+      const run = applyDemo(e, dir, ["--report", report]);
       let stderr = "";
       run.child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
       // Once the first write was answered: more are on their way, each taking 2 s.
