@@ -67,7 +67,7 @@ function emulatorLogger(values: ParsedValues, io: Io): Logger {
   const pick = { ...env("level"), ...env("format"), ...values };
   return runLogger(io, {
     level: choiceOption(pick, "log-level", LOG_LEVELS) ?? "info",
-    format: choiceOption(pick, "log-format", ["json", "pretty"] as const) ?? "auto",
+    format: choiceOption(pick, "log-format", ["auto", "json", "pretty"] as const) ?? "auto",
   });
 }
 
