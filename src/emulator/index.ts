@@ -17,6 +17,15 @@ export type * from "./types.js";
 
 export const DEFAULT_TOKENS: Readonly<Record<string, string>> = { "dev-token": "admin" };
 
+/** Who may call: the accepted tokens (each the caller it names), the forbidden and the expired ones. */
+function tokensOf(o: EmulatorOptions) {
+  return {
+    tokens: o.tokens ?? DEFAULT_TOKENS,
+    forbiddenTokens: new Set(o.forbiddenTokens ?? []),
+    expiredTokens: new Set(o.expiredTokens ?? []),
+  };
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const store = new Store();
   // A persisted store is the newer truth: it takes precedence over the seed.
@@ -42,9 +51,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       log,
       persister,
       profile: options.profile ?? "both",
-      tokens: options.tokens ?? DEFAULT_TOKENS,
-      forbiddenTokens: new Set(options.forbiddenTokens ?? []),
-      expiredTokens: new Set(options.expiredTokens ?? []),
+      ...tokensOf(options),
       builtinIdp: options.builtinIdp ?? true,
       userManagement: options.userManagement ?? "on",
       base: () => base,
