@@ -107,6 +107,8 @@ async function readBody(
   o: { max: number; method: string; path: string },
 ): Promise<string> {
   const tooLarge = (problem: string): AnswerError => {
+    // Destroying the stream makes it emit an "aborted" error: it is this one, already handled.
+    res.body.on("error", () => {});
     res.body.destroy();
     return new AnswerError({ method: o.method, path: o.path, status: res.statusCode, problem });
   };

@@ -17,8 +17,9 @@
  */
 import { pino } from "pino";
 import { expect, it } from "vitest";
+import { BROKEN_ANSWER_MODES } from "../../src/emulator/index.js";
 import { mulberry32 } from "../../src/emulator/faults.js";
-import type { BrokenAnswerMode, BrokenAnswerRule, EmulatorFaults } from "../../src/emulator/types.js";
+import type { BrokenAnswerRule, EmulatorFaults } from "../../src/emulator/types.js";
 import { listActualState } from "../../src/service/index.js";
 import { plan } from "../../src/plan/index.js";
 import { aDesiredGroup, aDesiredUser, aPolicy, desiredOf, planAndApply } from "../apply/scenario.js";
@@ -67,15 +68,7 @@ const ANY_READ = [
   ...LISTINGS,
   /^\/api\/v1\/(auth\/users|entities\/(users|userGroups))\/.+/,
 ] as const;
-const MODES: BrokenAnswerMode[] = [
-  "html",
-  "dataNull",
-  "truncated",
-  "oversize",
-  "repeatPage",
-  "emptyPage",
-  "trickle",
-];
+const MODES = BROKEN_ANSWER_MODES;
 
 /** The run's faults: the usual ones, and one or two broken-answer rules, all drawn from its seed. */
 function faultsOf(run: number): EmulatorFaults {
