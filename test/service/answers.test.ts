@@ -129,6 +129,14 @@ describe("a broken answer is retried like a 5xx, then refused", () => {
         "GET /api/v1/entities/userGroups/g1?include=parents answered 200, but the body is not valid JSON",
       sample: '{"data":{"id":"g1"',
     },
+    {
+      name: "a group's members, read back after a bulk move",
+      rule: { mode: "dataNull", pathPattern: /\/members$/ },
+      call: (c: ServiceClient) => c.getGroupMembers("g1"),
+      request:
+        "GET /api/v1/actions/userManagement/userGroups/g1/members answered 200, but the answer has the wrong shape: members: ",
+      sample: '{"data":null}',
+    },
   ] as const)("$name", async ({ rule, call, request, sample }) => {
     const env = await broken([rule]);
     try {
