@@ -15,6 +15,7 @@ export type ErrorCode =
   | "SOURCE_UNAVAILABLE"
   | "HTTP_ERROR"
   | "NETWORK_ERROR"
+  | "BAD_ANSWER"
   | "SAFETY_REFUSAL"
   | "INTERRUPTED"
   | "INTERNAL";
@@ -186,6 +187,47 @@ export class NetworkError extends UsersyncError {
   /** Sending again may help (a reset connection), or not (an untrusted certificate, an unknown host). */
   get retryable(): boolean {
     return RETRYABLE_NETWORK_CODES.has(this.causeCode);
+  }
+}
+
+export interface AnswerErrorInit {
+  method: string;
+  /** The request (path and query), or the listing, already redacted. */
+  path: string;
+  /** The status the answer came with, when one answer is at fault (not a listing that does not add up). */
+  status?: number | undefined;
+  /** What was wrong, e.g. `data: expected array, received null`. */
+  problem: string;
+  /** The start of the body, on one line, already redacted. */
+  sample?: string | undefined;
+}
+
+/**
+ * A successful status with an answer that cannot be believed: not JSON, the wrong shape, too
+ * large, or a listing whose pages do not add up. Retried like a 5xx (a gateway's page is often
+ * transient); nothing is planned on it.
+ */
+export class AnswerError extends UsersyncError {
+  readonly code = "BAD_ANSWER" as const;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number | undefined;
+  readonly problem: string;
+  readonly sample: string | undefined;
+  constructor(init: AnswerErrorInit) {
+    const answered = init.status !== undefined ? ` answered ${init.status}, but` : ":";
+    const sample = init.sample !== undefined ? `; the body began: ${JSON.stringify(init.sample)}` : "";
+    super(`${init.method} ${init.path}${answered} ${init.problem}${sample}`);
+    this.name = "AnswerError";
+    this.method = init.method;
+    this.path = init.path;
+    this.status = init.status;
+    this.problem = init.problem;
+    this.sample = init.sample;
+  }
+  /** Like a 5xx: the same request may be answered properly later. */
+  get retryable(): boolean {
+    return true;
   }
 }
 

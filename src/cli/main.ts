@@ -5,6 +5,7 @@
  */
 import { createRequire } from "node:module";
 import {
+  AnswerError,
   ExitCode,
   exitCodeFor,
   formatProblem,
@@ -115,6 +116,11 @@ export function fatalJsonLine(err: unknown, exitCode: number): string {
   return `${JSON.stringify({ level: 60, time: Date.now(), msg, code, exitCode })}\n`;
 }
 
+const ANSWER_HINT =
+  "usersync stopped before any change. Check that target.baseUrl is the service itself " +
+  "(not a sign-in page, a proxy or a load balancer's error page), then run again (docs/configuration.md, " +
+  '"Answers usersync refuses").';
+
 /** A failure that reached the CLI was retried as often as allowed if the retry policy could retry it. */
 const retriedNote = (err: HttpError | NetworkError): string => (err.retryable ? ", after every retry" : "");
 
@@ -157,6 +163,11 @@ export function describeError(err: unknown): string {
         ? " The server does not answer TLS on that port: check target.baseUrl (http:// for a local emulator, https:// for the service) and its port."
         : " Check target.baseUrl and that the service is reachable from here.";
     return `usersync: ${err.message}${retried}.${hint}\n`;
+  }
+  if (err instanceof AnswerError) {
+    // One answer (with a status) was retried; a listing that never added up says how often it was read.
+    const retried = err.status !== undefined ? ", after every retry" : "";
+    return `usersync: ${err.message}${retried}.\n${ANSWER_HINT}\n`;
   }
   if (err instanceof UsersyncError) return `usersync: ${err.message}\n`;
   const message = err instanceof Error ? err.message : String(err);

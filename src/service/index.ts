@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import { ConfigError, HttpError } from "../errors.js";
 import { createLogger } from "../logging.js";
+import { PROFILE_ANSWER } from "./answers.js";
 import { defined, ENTITY_MEDIA, JSON_MEDIA } from "./codec.js";
 import { ProfileClient } from "./client.js";
 import { legacyCodec } from "./profile-legacy.js";
@@ -32,7 +33,9 @@ export interface ClientOptions {
   retries?: number;
   /** Page size of entity listings (default 500, at most 1000). */
   pageSize?: number;
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; responseMs?: number };
+  /** A body larger than this is a broken answer (default 256 MiB). */
+  maxResponseBytes?: number;
   /** File with extra trusted CA certificates (PEM). TLS verification is never turned off. */
   caFile?: string;
   logger?: Logger;
@@ -52,7 +55,8 @@ export const CLIENT_DEFAULTS = {
   retries: 5,
   pageSize: 500,
   maxPageSize: 1000,
-  timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 },
+  timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000, responseMs: 120_000 },
+  maxResponseBytes: 256 * 1024 * 1024,
   maxRetryAfterMs: 60_000,
 } as const;
 
@@ -80,6 +84,7 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
     requestsPerSecond: Math.max(0, options.requestsPerSecond ?? d.requestsPerSecond),
     retries: positiveInt("retries", options.retries, d.retries, 0),
     timeouts: { ...d.timeouts, ...defined(options.timeouts ?? {}) },
+    maxResponseBytes: positiveInt("maxResponseBytes", options.maxResponseBytes, d.maxResponseBytes, 1),
     ...(ca !== undefined ? { ca } : {}),
     logger: options.logger ?? createLogger({ level: "warn" }),
     sleep: options.sleep ?? realSleep,
@@ -146,6 +151,7 @@ async function profileClient(o: {
     path: "/api/v1/profile",
     mediaType: JSON_MEDIA,
     accept: [404],
+    answer: PROFILE_ANSWER,
   });
   if (status === 404) {
     await expectLegacy(transport, baseUrl);
@@ -156,13 +162,12 @@ async function profileClient(o: {
     return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
   }
   o.logger?.info({ profile: "v1" }, "API dialect v1 (target.apiProfile auto): GET /api/v1/profile answered");
-  const userId = (json as { userId?: unknown } | undefined)?.userId;
   return new ProfileClient({
     codec: v1Codec,
     transport,
     baseUrl,
     pageSize,
-    knownProfile: typeof userId === "string" ? { userId } : undefined,
+    knownProfile: { userId: json.userId },
   });
 }
 

@@ -36,7 +36,8 @@ describe("loadConfig", () => {
     expect(c.target).toEqual({
       apiProfile: "auto",
       tokenEnv: "USERSYNC_TOKEN",
-      timeouts: { connectMs: 10000, headersMs: 30000, bodyMs: 30000 },
+      timeouts: { connectMs: 10000, headersMs: 30000, bodyMs: 30000, responseMs: 120000 },
+      maxResponseBytes: 268435456,
       allowInsecureHttp: false,
     });
     expect(c.execution).toEqual({

@@ -370,7 +370,7 @@ describe("usersync CLI", () => {
       const apply = await runCli(["apply", "--desired", DESIRED, "--yes"], { cwd: dir });
       expect(apply.code).toBe(0);
       const store = JSON.parse(await readFile(join(dir, "store.json"), "utf8")) as { mappings: unknown[] };
-      expect(store.mappings.length).toBe(51);
+      expect(store.mappings.length).toBe(52); // the file's 51 present users and the token's owner
       const again = await runCli(["plan", "--desired", DESIRED, "--detailed-exitcode"], { cwd: dir });
       expect(again.code).toBe(0);
     });

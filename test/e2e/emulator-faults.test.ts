@@ -109,7 +109,7 @@ describe("docs/emulator.md", () => {
     const examples = [
       ...doc.matchAll(/^usersync (emulator .*--faults .*)\n(?:#(?! faults:).*\n)*# (faults: .*)$/gm),
     ];
-    expect(examples.length).toBe(2);
+    expect(examples.length).toBe(3);
     for (const [, command, expected] of examples) {
       // Port 0 instead of 8080, the repo's fixtures wherever the test runs.
       const args = command!
@@ -216,6 +216,33 @@ describe("usersync emulator --faults: a bad file", () => {
     );
     expect(logMessages(r.stderr)).toContain(
       `${at(8)}rateLimit.resetHeader: must be one of delta, epoch-seconds, epoch-ms, ietf`,
+    );
+  });
+
+  it("names a broken-answer rule's problems by its place in the list", async () => {
+    const r = await refused(
+      "broken.yaml",
+      [
+        "brokenAnswers:",
+        "  - mode: html",
+        "    pathPatern: ^/api/v1/profile$",
+        "  - mode: gateway",
+        "    share: 2",
+        "    methods: [FETCH]",
+        "",
+      ].join("\n"),
+    );
+    expect(r.stderr).toContain("(4 problems)");
+    const at = `${r.file}:1: `;
+    expect(r.stderr).toContain(
+      `${at}brokenAnswers.0.pathPatern: unknown key; did you mean pathPattern? brokenAnswers.0 takes mode, pathPattern, methods, share, intervalMs, bytes`,
+    );
+    expect(r.stderr).toContain(
+      `${at}brokenAnswers.1.mode: must be one of html, dataNull, truncated, oversize, repeatPage, emptyPage, trickle`,
+    );
+    expect(r.stderr).toContain(`${at}brokenAnswers.1.share: must be a share of requests between 0 and 1`);
+    expect(r.stderr).toContain(
+      `${at}brokenAnswers.1.methods.0: must be one of GET, POST, PUT, PATCH, DELETE`,
     );
   });
 
