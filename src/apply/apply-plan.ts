@@ -116,7 +116,7 @@ function outcome(
 
 const INTERRUPTED = {
   by: "interrupted",
-  reason: "interrupted by a signal; no new steps were started (run again to finish: it converges)",
+  reason: "interrupted by a signal: no new steps were started; run again to finish, it converges",
 } as const;
 
 /** Starts ready steps as slots free up; resolves when nothing runs and nothing more may start. */

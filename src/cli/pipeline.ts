@@ -32,12 +32,13 @@ import {
   type Policy,
 } from "../plan/index.js";
 import { intOption, stringOption, type ParsedValues } from "./args.js";
-import type { Io } from "./io.js";
+import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
+import { listingCounts } from "./listing-counts.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -60,15 +61,19 @@ export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime
     cwd: io.cwd,
     overrides,
   });
-  const format =
-    config.logging.format === "auto" ? (io.stderr.isTTY ? "pretty" : "json") : config.logging.format;
-  const logger = createLogger({
-    level: config.logging.level,
-    format,
-    destination: io.stderr as NodeJS.WritableStream,
-  });
+  const logger = runLogger(io, config.logging);
   for (const warning of config.warnings) logger.warn(warning);
   return { config, logger, io };
+}
+
+/**
+ * The run's logger on stderr: `auto` is pretty on a terminal, JSON lines otherwise. The choice
+ * is kept for the stream, so a fatal error is written the same way (main.ts).
+ */
+export function runLogger(io: Io, logging: { level: string; format: "auto" | "json" | "pretty" }): Logger {
+  const format = logging.format === "auto" ? (io.stderr.isTTY ? "pretty" : "json") : logging.format;
+  setLogFormat(io.stderr, format);
+  return createLogger({ level: logging.level, format, destination: io.stderr as NodeJS.WritableStream });
 }
 
 export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -78,10 +83,7 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 /** Reads and validates the desired state; every error at once as an InputError (exit 4). */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   if (runtime.config.source.type === "ldap") {
-    if (runtime.config.source.desired !== undefined)
-      runtime.logger.warn(
-        "source.type is ldap: the desired-state file (--desired, source.desired) is not read",
-      );
+    checkOneSource(runtime.config);
     const { state, problems } = await readLdap(runtime);
     reportProblems(problems, runtime.logger);
     // A count needs nothing from the service: checked before the first request.
@@ -117,6 +119,18 @@ function unreadableSource(problems: readonly Problem[]): SourceUnavailableError 
   return new SourceUnavailableError({
     message: `the desired state could not be read (${errors.length} problem${errors.length === 1 ? "" : "s"})`,
     problems: errors,
+  });
+}
+
+/**
+ * A desired-state file and `source.type: ldap` name two sources of the truth: one of them is a
+ * mistake, so neither wins silently (exit 4, before anything is read or sent).
+ */
+export function checkOneSource(config: Runtime["config"]): void {
+  const file = config.source.desired;
+  if (config.source.type !== "ldap" || file === undefined) return;
+  throw new ConfigError({
+    message: `two sources of the desired state: the file ${file} (--desired or source.desired) and the directory (source.type: ldap${config.configFile ? ` in ${config.configFile}` : ""}). Use one: drop --desired (and source.desired) to read the directory, or set source.type: file to read the file.`,
   });
 }
 
@@ -253,17 +267,8 @@ async function listChecked(
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
   const actual = await listActualState(connection.client, { permissions });
-  logger.info(
-    {
-      idpUsers: actual.idpUsers.length,
-      mappings: actual.mappings.length,
-      groups: actual.groups.length,
-      ...permissionCounts(actual),
-      profile: connection.client.profile,
-      durationMs: Math.round(performance.now() - started),
-    },
-    `listed ${connection.label}`,
-  );
+  const durationMs = Math.round(performance.now() - started);
+  logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)
     logger.warn("this service has no built-in identity provider (its user listing answered 404)");
   reportProblems(
@@ -275,15 +280,4 @@ async function listChecked(
     logger,
   );
   return actual;
-}
-
-/** For the listing's log line: workspaces, grants read, and how (one layout per workspace, or per assignee). */
-function permissionCounts(actual: ActualState): Record<string, number | string> {
-  const p = actual.permissions;
-  if (!p) return {};
-  return {
-    workspaces: p.workspaces.length,
-    grants: p.assignments.length,
-    ...(p.via !== undefined ? { permissionsListed: p.via } : {}),
-  };
 }

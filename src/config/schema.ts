@@ -28,8 +28,11 @@ const target = z.strictObject({
       connectMs: int(1, 600_000, 10_000),
       headersMs: int(1, 600_000, 30_000),
       bodyMs: int(1, 600_000, 30_000),
+      responseMs: int(1, 3_600_000, 120_000),
     })
     .prefault({}),
+  /** A larger answer is refused (256 MiB; at most 500 MiB, below what one string can hold). */
+  maxResponseBytes: int(1024, 500 * 1024 * 1024, 256 * 1024 * 1024),
   caFile: path.optional(),
   allowInsecureHttp: z.boolean().default(false),
   embeddedData: path.optional(),
@@ -218,6 +221,8 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "target.timeouts.connectMs": "number",
   "target.timeouts.headersMs": "number",
   "target.timeouts.bodyMs": "number",
+  "target.timeouts.responseMs": "number",
+  "target.maxResponseBytes": "number",
   "target.caFile": "string",
   "target.allowInsecureHttp": "boolean",
   "target.embeddedData": "string",

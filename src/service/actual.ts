@@ -1,7 +1,8 @@
 /** Lists the organization's actual state through the client (for planning and stale checks). */
-import { HttpError } from "../errors.js";
+import { AnswerError, HttpError } from "../errors.js";
 import { listPermissions, type PermissionListing } from "./permission-listing.js";
-import type { ActualState, ServiceClient } from "./types.js";
+import { v1Codec } from "./profile-v1.js";
+import type { ActualState, Mapping, ServiceClient } from "./types.js";
 
 export interface ListOptions {
   /** Also list workspaces and the grants a run manages (only then: a run without permissions sends what it always sent). */
@@ -23,6 +24,7 @@ export async function listActualState(
     client.getProfile(),
     options.permissions ? client.permissions.listWorkspaces() : undefined,
   ]);
+  if (profile) requireCallerMapped(profile.userId, mappings);
   const actual: ActualState = { idpUsers: idpUsers ?? [], mappings, groups };
   if (idpUsers === undefined) actual.builtinIdp = false;
   if (profile) actual.callerId = profile.userId;
@@ -33,4 +35,21 @@ export async function listActualState(
       users: mappings.length,
     });
   return actual;
+}
+
+/**
+ * The token's owner must be one of the mappings listed (profile v1; legacy has no profile): the
+ * caller's own login is protected by its mapping, and a listing without it is either incomplete or
+ * of another organization. Either way nothing is planned on it.
+ */
+function requireCallerMapped(userId: string, mappings: readonly Mapping[]): void {
+  if (mappings.some((m) => m.id === userId)) return;
+  throw new AnswerError({
+    method: "GET",
+    path: v1Codec.paths.users,
+    problem:
+      `the token's owner "${userId}" (${v1Codec.paths.profile}) is not among the ${mappings.length} mappings listed: ` +
+      "the listing is incomplete, or the token belongs to a user this organization does not map. " +
+      "usersync protects the caller's own login and cannot without finding it",
+  });
 }

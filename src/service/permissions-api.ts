@@ -1,23 +1,32 @@
 /**
  * The permission endpoints of the current API (profile v1), as calls over the transport. Each
- * answer is read by one decoder below (`decode…`): what the rest of the program believes of an
- * answer comes from there, so a schema check of the answer slots in beside it. A member the
- * decoder does not understand (an unknown permission, a missing id) is dropped, never guessed.
+ * answer is checked against its schema (permission-answers.ts) and read by one decoder below
+ * (`decode…`): a broken answer (an unknown permission, a missing id, pages that do not add up) is
+ * an AnswerError, retried then fatal before any write, never a grant dropped or guessed.
  */
+import type { z } from "zod";
 import {
+  assigneeKey,
   grantOf,
-  isOrganizationPermission,
-  isWorkspacePermission,
   permissionSet,
   type Assignee,
   type OrganizationAssignment,
   type Workspace,
   type WorkspaceAssignment,
   type WorkspaceGrant,
+  type WorkspacePermission,
 } from "../permissions.js";
 import { ConfigError } from "../errors.js";
 import { JSON_MEDIA, isResource, type Resource } from "./codec.js";
 import { listAllPages } from "./paging.js";
+import { listAssignees } from "./assignee-listing.js";
+import {
+  ORGANIZATION_LAYOUT_ANSWER,
+  USER_PERMISSIONS_ANSWER,
+  WORKSPACE_LAYOUT_ANSWER,
+  WORKSPACE_RESOURCE,
+  type AssigneeItem,
+} from "./permission-answers.js";
 import type { Transport } from "./transport.js";
 import type { CallOptions, PermissionsClient } from "./types.js";
 
@@ -33,21 +42,7 @@ export const PERMISSION_PATHS = {
   manageOrganization: "/api/v1/actions/organization/managePermissions",
 } as const;
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const items = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-function decodeAssignee(v: unknown): Assignee | undefined {
-  if (!isRecord(v) || typeof v.id !== "string") return undefined;
-  return v.type === "user" || v.type === "userGroup" ? { type: v.type, id: v.id } : undefined;
-}
-
-const workspacePermissions = (v: unknown) =>
-  permissionSet(
-    items(v)
-      .filter((p): p is string => typeof p === "string")
-      .filter(isWorkspacePermission),
-  );
+type Listed<T> = T extends z.ZodType<infer U> ? U : never;
 
 export function decodeWorkspace(r: Resource): Workspace {
   const name = r.attributes?.["name"];
@@ -59,38 +54,41 @@ export function decodeWorkspace(r: Resource): Workspace {
   };
 }
 
-/** `DeclarativeWorkspacePermissions` → one assignment per assignee. */
-export function decodeWorkspaceLayout(workspace: string, json: unknown): WorkspaceAssignment[] {
-  const body = isRecord(json) ? json : {};
-  const by = new Map<string, { assignee: Assignee; permissions: string[]; hierarchy: string[] }>();
-  const add = (list: unknown, into: "permissions" | "hierarchy"): void => {
-    for (const p of items(list)) {
-      const a = isRecord(p) ? decodeAssignee(p.assignee) : undefined;
-      if (!a || !isRecord(p) || typeof p.name !== "string") continue;
-      const key = `${a.type}/${a.id}`;
+/** `DeclarativeWorkspacePermissions` (checked) → one assignment per assignee. */
+export function decodeWorkspaceLayout(
+  workspace: string,
+  json: Listed<typeof WORKSPACE_LAYOUT_ANSWER>,
+): WorkspaceAssignment[] {
+  const by = new Map<
+    string,
+    { assignee: Assignee; permissions: WorkspacePermission[]; hierarchy: WorkspacePermission[] }
+  >();
+  const add = (list: typeof json.permissions, into: "permissions" | "hierarchy"): void => {
+    for (const p of list ?? []) {
+      const a: Assignee = { type: p.assignee.type, id: p.assignee.id };
+      const key = assigneeKey(a);
       const entry = by.get(key) ?? by.set(key, { assignee: a, permissions: [], hierarchy: [] }).get(key)!;
       entry[into].push(p.name);
     }
   };
-  add(body.permissions, "permissions");
-  add(body.hierarchyPermissions, "hierarchy");
+  add(json.permissions, "permissions");
+  add(json.hierarchyPermissions, "hierarchy");
   return [...by.values()].map((e) => ({
     workspace,
     assignee: e.assignee,
-    ...grantOf({
-      permissions: workspacePermissions(e.permissions),
-      hierarchy: workspacePermissions(e.hierarchy),
-    }),
+    ...grantOf({ permissions: permissionSet(e.permissions), hierarchy: permissionSet(e.hierarchy) }),
   }));
 }
 
-/** `UserManagementWorkspacePermissionAssignment[]` of one assignee. */
-export function decodeAssigneeWorkspaces(assignee: Assignee, list: unknown): WorkspaceAssignment[] {
-  return items(list).flatMap((w) => {
-    if (!isRecord(w) || typeof w.id !== "string") return [];
+/** `UserManagementWorkspacePermissionAssignment[]` (checked) of one assignee. */
+export function decodeAssigneeWorkspaces(
+  assignee: Assignee,
+  list: AssigneeItem["workspaces"],
+): WorkspaceAssignment[] {
+  return list.flatMap((w) => {
     const grant = {
-      permissions: workspacePermissions(w.permissions),
-      hierarchy: workspacePermissions(w.hierarchyPermissions),
+      permissions: permissionSet(w.permissions),
+      hierarchy: permissionSet(w.hierarchyPermissions),
     };
     return grant.permissions.length + grant.hierarchy.length > 0
       ? [{ workspace: w.id, assignee, ...grant }]
@@ -98,13 +96,14 @@ export function decodeAssigneeWorkspaces(assignee: Assignee, list: unknown): Wor
   });
 }
 
-/** `DeclarativeOrganizationPermission[]` → one assignment per assignee. */
-export function decodeOrganizationLayout(json: unknown): OrganizationAssignment[] {
+/** `DeclarativeOrganizationPermission[]` (checked) → one assignment per assignee. */
+export function decodeOrganizationLayout(
+  json: Listed<typeof ORGANIZATION_LAYOUT_ANSWER>,
+): OrganizationAssignment[] {
   const by = new Map<string, OrganizationAssignment>();
-  for (const p of items(json)) {
-    const a = isRecord(p) ? decodeAssignee(p.assignee) : undefined;
-    if (!a || !isRecord(p) || typeof p.name !== "string" || !isOrganizationPermission(p.name)) continue;
-    const key = `${a.type}/${a.id}`;
+  for (const p of json) {
+    const a: Assignee = { type: p.assignee.type, id: p.assignee.id };
+    const key = assigneeKey(a);
     const entry = by.get(key) ?? by.set(key, { assignee: a, permissions: [] }).get(key)!;
     entry.permissions = permissionSet([...entry.permissions, p.name]);
   }
@@ -120,13 +119,19 @@ export class PermissionsApi implements PermissionsClient {
       path: PERMISSION_PATHS.workspaces,
       pageSize: this.o.pageSize,
       include: "parent",
+      item: WORKSPACE_RESOURCE,
     });
     return list.map(decodeWorkspace);
   }
 
   async getWorkspacePermissions(workspace: string): Promise<WorkspaceAssignment[]> {
     const path = PERMISSION_PATHS.workspaceLayout(workspace);
-    const { json } = await this.o.transport.request({ method: "GET", path, mediaType: JSON_MEDIA });
+    const { json } = await this.o.transport.request({
+      method: "GET",
+      path,
+      mediaType: JSON_MEDIA,
+      answer: WORKSPACE_LAYOUT_ANSWER,
+    });
     return decodeWorkspaceLayout(workspace, json);
   }
 
@@ -138,43 +143,20 @@ export class PermissionsApi implements PermissionsClient {
       path,
       mediaType: JSON_MEDIA,
       accept: [404],
+      answer: USER_PERMISSIONS_ANSWER,
     });
-    return status === 404
-      ? []
-      : decodeAssigneeWorkspaces({ type: "user", id: userId }, isRecord(json) ? json.workspaces : []);
+    return status === 404 ? [] : decodeAssigneeWorkspaces({ type: "user", id: userId }, json.workspaces);
   }
 
-  /** Every group's (or user's) direct grants, page by page (`{userGroups|users, totalCount}`). */
+  /** Every group's (or user's) direct grants, from the whole paged listing (assignee-listing.ts). */
   async listAssigneePermissions(type: Assignee["type"]): Promise<WorkspaceAssignment[]> {
-    const path = type === "user" ? PERMISSION_PATHS.users : PERMISSION_PATHS.groups;
-    const member = type === "user" ? "users" : "userGroups";
-    const size = this.o.pageSize;
-    const page = async (n: number) => {
-      const { json } = await this.o.transport.request({
-        method: "GET",
-        path: `${path}?page=${n}&size=${size}`,
-        mediaType: JSON_MEDIA,
-      });
-      const body = isRecord(json) ? json : {};
-      return {
-        list: items(body[member]),
-        total: typeof body.totalCount === "number" ? body.totalCount : undefined,
-      };
-    };
-    const first = await page(0);
-    const pages = [first.list];
-    const count = first.total === undefined ? 1 : Math.ceil(first.total / size);
-    pages.push(
-      ...(await Promise.all(Array.from({ length: Math.max(0, count - 1) }, (_, i) => page(i + 1)))).map(
-        (p) => p.list,
-      ),
-    );
-    const seen = new Set<string>();
-    return pages.flat().flatMap((item) => {
-      if (!isRecord(item) || typeof item.id !== "string" || seen.has(item.id)) return [];
-      seen.add(item.id);
-      return decodeAssigneeWorkspaces({ type, id: item.id }, item.workspaces);
+    const items = await listAssignees({
+      transport: this.o.transport,
+      path: type === "user" ? PERMISSION_PATHS.users : PERMISSION_PATHS.groups,
+      member: type === "user" ? "users" : "userGroups",
+      pageSize: this.o.pageSize,
     });
+    return items.flatMap((item) => decodeAssigneeWorkspaces({ type, id: item.id }, item.workspaces));
   }
 
   /** Sets each listed assignee's grant on the workspace to exactly the one given (empty: none). */
@@ -193,7 +175,12 @@ export class PermissionsApi implements PermissionsClient {
 
   async getOrganizationPermissions(): Promise<OrganizationAssignment[]> {
     const path = PERMISSION_PATHS.organizationLayout;
-    const { json } = await this.o.transport.request({ method: "GET", path, mediaType: JSON_MEDIA });
+    const { json } = await this.o.transport.request({
+      method: "GET",
+      path,
+      mediaType: JSON_MEDIA,
+      answer: ORGANIZATION_LAYOUT_ANSWER,
+    });
     return decodeOrganizationLayout(json);
   }
 

@@ -112,10 +112,12 @@ describe("listing permissions", () => {
     try {
       const all = await env.client.permissions.listAssigneePermissions("user");
       expect(all.map((x) => x.assignee.id).sort()).toEqual(["jane", "joe"]);
+      // Three users (jane, joe and the token's owner, admin, mapped by the emulator, without grants).
       const pages = env.emulator.requestLog().filter((e) => e.url.includes("/userManagement/users"));
       expect(pages.map((e) => e.url)).toEqual([
         "/api/v1/actions/userManagement/users?page=0&size=1",
         "/api/v1/actions/userManagement/users?page=1&size=1",
+        "/api/v1/actions/userManagement/users?page=2&size=1",
       ]);
       expect(await env.client.permissions.getUserPermissions("nobody")).toEqual([]);
     } finally {

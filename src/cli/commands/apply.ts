@@ -92,7 +92,7 @@ export async function runApply(command: ParsedCommand, io: Io): Promise<number> 
     "journal",
     "credentials",
   ]);
-  await prepareOutputs(outputs);
+  await prepareOutputs(outputs, runtime.config);
   await prepareStateFile(runtime.config);
   const metrics = runMetrics("apply", metricsTargets(outputs.metrics?.path, runtime));
   try {

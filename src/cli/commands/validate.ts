@@ -3,7 +3,7 @@ import { ConfigError, ExitCode, formatProblem } from "../../errors.js";
 import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { loadRuntime, readLdap, sourceUnreadable } from "../pipeline.js";
+import { checkOneSource, loadRuntime, readLdap, sourceUnreadable } from "../pipeline.js";
 import { desiredReadOptions, toPolicy } from "../../config/index.js";
 import { checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
@@ -15,6 +15,7 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   const options = desiredReadOptions(config, positionals[0]);
   // A FILE argument wins; otherwise source.type: ldap reads the directory (read-only).
   const fromLdap = config.source.type === "ldap" && positionals[0] === undefined;
+  if (fromLdap) checkOneSource(config);
   if (options === undefined && !fromLdap) {
     throw new ConfigError({
       message:
