@@ -80,7 +80,8 @@ describe("a fatal error with the format left to auto", () => {
         ["plan", "--config", join(dir, "usersync.yaml"), "--desired", join(dir, "x.yaml")],
         c.io,
       );
-      expect(code).toBe(4);
+      // The desired file is missing: exit 5 (the source could not be read), in the config's format.
+      expect(code).toBe(5);
       expect(c.err()).toMatch(/^usersync: /m);
       expect(c.err()).not.toContain('"level"');
     });

@@ -13,7 +13,7 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import type { BrokenAnswerRule, EmulatorHandle, EmulatorState } from "../../src/emulator/types.js";
-import { ROOT, runCli, withTempDir } from "./run-cli.js";
+import { logMessages, ROOT, runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "broken-answers-token-3f9e";
 const DEMO = join(ROOT, "fixtures", "demo");
@@ -36,12 +36,12 @@ const cases: Case[] = [
     name: "the profile is a sign-in page",
     rule: { mode: "html", pathPattern: PROFILE },
     message:
-      /usersync: GET \/api\/v1\/profile answered 200, but the body is not JSON \(Content-Type text\/html; charset=utf-8\); the body began: "<!doctype html> .*", after every retry\./,
+      /^GET \/api\/v1\/profile answered 200, but the body is not JSON \(Content-Type text\/html; charset=utf-8\); the body began: "<!doctype html> .*", after every retry\./,
   },
   {
     name: "the mapping list is a sign-in page",
     rule: { mode: "html", pathPattern: USERS },
-    message: /usersync: GET \/api\/v1\/entities\/users\?page=0&\S+ answered 200, but the body is not JSON/,
+    message: /^GET \/api\/v1\/entities\/users\?page=0&\S+ answered 200, but the body is not JSON/,
   },
   {
     name: "the mapping list has data: null",
@@ -53,13 +53,12 @@ const cases: Case[] = [
     name: "the IdP list is {data: null}",
     rule: { mode: "dataNull", pathPattern: IDP },
     message:
-      /usersync: GET \/api\/v1\/auth\/users answered 200, but the answer has the wrong shape: \(the whole answer\)/,
+      /^GET \/api\/v1\/auth\/users answered 200, but the answer has the wrong shape: \(the whole answer\)/,
   },
   {
     name: "the group list is cut in half",
     rule: { mode: "truncated", pathPattern: GROUPS },
-    message:
-      /usersync: GET \/api\/v1\/entities\/userGroups\?\S+ answered 200, but the body is not valid JSON/,
+    message: /^GET \/api\/v1\/entities\/userGroups\?\S+ answered 200, but the body is not valid JSON/,
   },
   {
     name: "the IdP list is larger than the cap",
@@ -70,13 +69,13 @@ const cases: Case[] = [
     name: "every mapping page repeats page 0",
     rule: { mode: "repeatPage", pathPattern: USERS },
     message:
-      /usersync: GET \/api\/v1\/entities\/users: the pages do not add up: page=1 answered as page 0; read 3 times, the listing never added up, so it cannot be proven whole\./,
+      /^GET \/api\/v1\/entities\/users: the pages do not add up: page=1 answered as page 0; read 3 times, the listing never added up, so it cannot be proven whole\./,
   },
   {
     name: "the middle mapping pages are empty",
     rule: { mode: "emptyPage", pathPattern: USERS },
     message:
-      /usersync: GET \/api\/v1\/entities\/users: the pages do not add up: page=1 has 0 items, expected 4 \(a page before the last must be full; 32 items in 8 pages of 4\)/,
+      /^GET \/api\/v1\/entities\/users: the pages do not add up: page=1 has 0 items, expected 4 \(a page before the last must be full; 32 items in 8 pages of 4\)/,
   },
 ];
 
@@ -131,8 +130,9 @@ describe("a broken answer never becomes a plan", () => {
         const { plan, apply, broken } = await planAndApply(dir, rule);
         for (const run of [plan, apply]) {
           expect(run.code, run.stderr).toBe(1);
-          expect(run.stderr).toMatch(message);
-          expect(run.stderr).toContain("usersync stopped before any change.");
+          // Off a terminal stderr is JSON lines, the fatal error the last (logMessages reads them).
+          expect(logMessages(run.stderr)).toMatch(message);
+          expect(logMessages(run.stderr)).toContain("usersync stopped before any change.");
           expect(run.stderr).not.toContain(TOKEN);
         }
         expect(broken).toBeGreaterThan(0);
@@ -149,8 +149,8 @@ describe("a broken answer never becomes a plan", () => {
       const elapsed = Date.now() - started;
       for (const run of [plan, apply]) {
         expect(run.code, run.stderr).toBe(1);
-        expect(run.stderr).toContain(
-          `usersync: GET /api/v1/auth/users failed: the whole answer did not arrive within ${RESPONSE_MS} ms (target.timeouts.responseMs) (UND_ERR_BODY_TIMEOUT), after every retry.`,
+        expect(logMessages(run.stderr)).toContain(
+          `GET /api/v1/auth/users failed: the whole answer did not arrive within ${RESPONSE_MS} ms (target.timeouts.responseMs) (UND_ERR_BODY_TIMEOUT), after every retry.`,
         );
       }
       expect(writes()).toEqual([]);

@@ -8,7 +8,7 @@
  * test/deploy/manifests.test.ts and scripts/check-package.sh check what they would do.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmod, lstat, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -46,7 +46,7 @@ interface Fixture {
 }
 
 /** What a `<!-- runnable: FIXTURE -->` block expects to find in its folder. */
-const FIXTURES: Record<string, (dir: string) => Promise<Fixture>> = {
+const FIXTURES: Record<string, (dir: string, port: number) => Promise<Fixture>> = {
   /** A usersync.yaml that targets an emulator holding the demo organization, and its token. */
   "demo-service": async (dir) => {
     const emulator = await startEmulator({
@@ -58,6 +58,28 @@ const FIXTURES: Record<string, (dir: string) => Promise<Fixture>> = {
     const config = { target: { baseUrl: emulator.url }, source: { desired: "fixtures/demo/users.yaml" } };
     await writeFile(join(dir, "usersync.yaml"), stringify(config));
     return { env: { USERSYNC_TOKEN: "dev-token" } };
+  },
+  /**
+   * The README tour after its apply: the emulator on the block's port 8080 holds the demo
+   * organization with fixtures/demo/users.yaml applied, permissions managed on every workspace.
+   */
+  "demo-applied": async (dir, port) => {
+    const emulator = await startEmulator({
+      port,
+      tokens: { "dev-token": "admin" },
+      seed: await loadSeedFile(DEMO_SEED),
+    });
+    cleanups.push(() => emulator.close());
+    const env = { USERSYNC_TOKEN: "dev-token", USERSYNC_PERMISSIONS_WORKSPACES: "all" };
+    await mkdir(join(dir, ".usersync"));
+    const desired = join(ROOT, "fixtures", "demo", "users.yaml");
+    const credentials = join(dir, ".usersync", "credentials.csv");
+    const r = await runCli(
+      ["apply", "--base-url", emulator.url, "--desired", desired, "--yes", "--credentials-file", credentials],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    return { env };
   },
   /** A usersync.yaml reading a directory (slapd, 20 people) and targeting an empty emulator. */
   "ldap-directory": async (dir) => {
@@ -143,10 +165,11 @@ async function runBlock(block: ShellBlock): Promise<{ code: number | null; out: 
     for (const link of ["fixtures", "dist", "deploy", "config.example.yaml", "package.json"])
       await symlink(join(ROOT, link), join(dir, link));
     const fixture = block.marker?.runnable && block.marker.fixture ? block.marker.fixture : undefined;
-    const setUp = fixture ? await FIXTURES[fixture]!(dir) : { env: {} };
+    const port = await freePort();
+    const setUp = fixture ? await FIXTURES[fixture]!(dir, port) : { env: {} };
     const before = new Set(await filesUnder(dir));
     const script = blockScript(block, {
-      port: await freePort(),
+      port,
       ...(setUp.replace ? { replace: setUp.replace } : {}),
     });
     const r = await bash(script, dir, {
