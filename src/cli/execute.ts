@@ -18,7 +18,7 @@ import type { PasswordSource, Plan } from "../plan/index.js";
 import type { ServiceClient } from "../service/index.js";
 import { useColor } from "./io.js";
 import { optional, type Runtime } from "./pipeline.js";
-import type { Outputs } from "./outputs.js";
+import type { Outputs } from "./output-paths.js";
 
 export interface ExecuteOptions {
   plan: Plan;

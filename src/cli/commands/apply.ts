@@ -11,7 +11,7 @@ import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { prepareOutputs, resolveOutputs, type Outputs } from "../outputs.js";
+import { prepareOutputs, resolveOutputs, type Outputs } from "../output-paths.js";
 import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
