@@ -7,7 +7,7 @@
  * grants were missed would be planned as having none.
  */
 import { AnswerError } from "../errors.js";
-import { LISTING_REREADS, MAX_LISTED } from "./paging.js";
+import { MAX_LISTED, NotWhole, readWhole } from "./paging.js";
 import { assigneePageAnswer, type AssigneeItem } from "./permission-answers.js";
 import { JSON_MEDIA } from "./codec.js";
 import type { Transport } from "./transport.js";
@@ -19,8 +19,6 @@ export interface AssigneeListingOptions {
   pageSize: number;
   rereads?: number;
 }
-
-class NotWhole extends Error {}
 
 async function readPage(
   o: AssigneeListingOptions,
@@ -68,20 +66,6 @@ async function readListing(o: AssigneeListingOptions): Promise<AssigneeItem[]> {
 }
 
 /** Every assignee of the listing, whole, or an AnswerError after the rereads. */
-export async function listAssignees(o: AssigneeListingOptions): Promise<AssigneeItem[]> {
-  const rereads = o.rereads ?? LISTING_REREADS;
-  for (let read = 1; ; read++) {
-    try {
-      return await readListing(o);
-    } catch (err) {
-      if (!(err instanceof NotWhole)) throw err;
-      if (read > rereads)
-        throw new AnswerError({
-          method: "GET",
-          path: o.path,
-          problem: `the pages do not add up: ${err.message}; read ${read} times, the listing never added up, so it cannot be proven whole`,
-        });
-      await o.transport.reread({ path: o.path, read, problem: err.message });
-    }
-  }
+export function listAssignees(o: AssigneeListingOptions): Promise<AssigneeItem[]> {
+  return readWhole(o, () => readListing(o));
 }

@@ -47,7 +47,7 @@ interface Page {
 }
 
 /** The pages do not add up: read the listing again, or refuse it. */
-class NotWhole extends Error {}
+export class NotWhole extends Error {}
 
 function pageUrl(o: ListPagesOptions, page: number): string {
   const q = new URLSearchParams({ page: String(page), size: String(o.pageSize) });
@@ -156,19 +156,30 @@ async function readListing(o: ListPagesOptions): Promise<Resource[]> {
 }
 
 export async function listAllPages(o: ListPagesOptions): Promise<Resource[]> {
+  return readWhole(o, () => readListing(o));
+}
+
+/**
+ * `read()` until a read adds up (it throws `NotWhole` when it does not): at most `rereads` more
+ * times, waiting as before a retry, then an AnswerError naming the listing and the last mismatch.
+ */
+export async function readWhole<T>(
+  o: { transport: Pick<Transport, "reread">; path: string; rereads?: number | undefined },
+  read: () => Promise<T>,
+): Promise<T> {
   const rereads = o.rereads ?? LISTING_REREADS;
-  for (let read = 1; ; read++) {
+  for (let n = 1; ; n++) {
     try {
-      return await readListing(o);
+      return await read();
     } catch (err) {
       if (!(err instanceof NotWhole)) throw err;
-      if (read > rereads)
+      if (n > rereads)
         throw new AnswerError({
           method: "GET",
           path: o.path,
-          problem: `the pages do not add up: ${err.message}; read ${read} times, the listing never added up, so it cannot be proven whole`,
+          problem: `the pages do not add up: ${err.message}; read ${n} times, the listing never added up, so it cannot be proven whole`,
         });
-      await o.transport.reread({ path: o.path, read, problem: err.message });
+      await o.transport.reread({ path: o.path, read: n, problem: err.message });
     }
   }
 }
