@@ -212,6 +212,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions)",
       },
       data: { type: "string", value: "FILE", help: "persist the organization to this JSON file" },
+      "user-management": {
+        type: "string",
+        value: "M",
+        help: "on|404|405 (default on): 404 or 405 answers every bulk membership\nrequest (userManagement) with that status, like an older service",
+      },
       latency: {
         type: "string",
         value: "MS",

@@ -361,6 +361,43 @@ describe("usersync CLI", () => {
     expect((await done).code).toBe(0);
   });
 
+  it("usersync emulator --user-management 405 refuses bulk membership like an older service; plan falls back to one PUT a person", async () => {
+    const seed = join(ROOT, "fixtures", "demo", "organization.yaml");
+    const args = [
+      "emulator",
+      "--port",
+      "0",
+      "--user-management",
+      "405",
+      "--seed",
+      seed,
+      "--token",
+      "cli-token",
+    ];
+    const { child, done } = startCli(args);
+    const url = await new Promise<string>((resolve) =>
+      child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())),
+    );
+    try {
+      const headers = { authorization: "Bearer cli-token", "content-type": "application/json" };
+      const add = await fetch(`${url}/api/v1/actions/userManagement/userGroups/sales/addMembers`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ members: [{ id: "x" }] }),
+      });
+      expect(add.status).toBe(405);
+      const plan = await runCli(["plan", "--desired", DESIRED, "--base-url", url], {
+        env: { USERSYNC_TOKEN: "cli-token" },
+      });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).not.toContain("Bulk moves");
+      expect(logMessages(plan.stderr)).toMatch(/bulk membership/i);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect((await done).code).toBe(0);
+  });
+
   it("--base-url embedded runs the emulator in the process and persists it with target.embeddedData", async () => {
     await withTempDir(async (dir) => {
       const config = join(dir, "usersync.yaml");

@@ -13,6 +13,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
   const profile = choiceOption(values, "profile", ["v1", "legacy", "both"] as const) ?? "both";
   const tokens = (values["token"] as string[] | undefined) ?? ["dev-token"];
   const seedFile = stringOption(values, "seed");
+  const userManagement = choiceOption(values, "user-management", ["on", "404", "405"] as const) ?? "on";
   const logger = emulatorLogger(values, io);
   const faults = await faultsOf(values);
   let emulator;
@@ -20,6 +21,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     emulator = await startEmulator({
       port,
       profile,
+      userManagement: userManagement === "on" ? "on" : userManagement === "404" ? 404 : 405,
       tokens: Object.fromEntries(tokens.map((t) => [t, "admin"])),
       ...(seedFile !== undefined ? { seed: await loadSeedFile(seedFile) } : {}),
       ...optional("persistPath", stringOption(values, "data")),
