@@ -32,6 +32,7 @@ import type { EmulatorHandle, EmulatorSeed } from "../../src/emulator/types.js";
 import { startCli, type CliResult } from "./run-cli.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { startFakePushgateway } from "../helpers/fake-pushgateway.js";
+import { ageStateFile, readStateFile } from "../helpers/state-file.js";
 import {
   find,
   findKubectl,
@@ -43,7 +44,6 @@ import {
 } from "../helpers/kustomize.js";
 
 const TOKEN = "week-token";
-const HOUR = 3_600_000;
 /**
  * The cut-off run: once the service slows down, every answer takes SLOW_MS, and the kubelet's
  * SIGKILL follows its SIGTERM after GRACE_MS (terminationGracePeriodSeconds, scaled down). A
@@ -285,22 +285,6 @@ async function runPod(
   return r;
 }
 
-interface StateFile {
-  fullRunAt?: string;
-  people: Record<string, { since: string; reason: string }>;
-}
-const readState = async (): Promise<StateFile> =>
-  JSON.parse(await readFile(pods.sync.state!, "utf8")) as StateFile;
-
-/** Moves every date of the state file on the volume back by `hours`: the runs were that long ago. */
-async function ageStateFile(hours: number): Promise<void> {
-  const state = await readState();
-  const back = (iso: string): string => new Date(Date.parse(iso) - hours * HOUR).toISOString();
-  for (const p of Object.values(state.people)) p.since = back(p.since);
-  if (state.fullRunAt !== undefined) state.fullRunAt = back(state.fullRunAt);
-  await writeFile(pods.sync.state!, JSON.stringify(state));
-}
-
 async function layOut(w: Workload): Promise<Pod> {
   const objects = render(WORKLOADS[w].overlay);
   const workload = find(objects, "CronJob", WORKLOADS[w].cronJob);
@@ -405,7 +389,7 @@ describe.skipIf(!findKubectl() && !process.env["CI"])(
       expect(pods.onboarding.state).toBe(pods.sync.state);
       const r = await runPod("onboarding", { code: 0, report: true });
       expect(r.stdout).toContain("Done: 3 people (3 added)");
-      const state = await readState();
+      const state = await readStateFile(pods.sync.state!);
       for (const p of batch)
         expect(state.people[`mapping:${deriveUserId(p.email)}`], p.email).toMatchObject({
           reason: "created",
@@ -423,7 +407,7 @@ describe.skipIf(!findKubectl() && !process.env["CI"])(
       await publish();
       const r = await runPod("sync", { code: 0, report: false });
       expect(r.stdout).toContain("No changes");
-      expect((await readState()).people).toEqual({});
+      expect((await readStateFile(pods.sync.state!)).people).toEqual({});
     });
 
     const mover = (): Person => users.users.find((p) => p.email === "staff03@example.com")!;
@@ -471,7 +455,7 @@ describe.skipIf(!findKubectl() && !process.env["CI"])(
     });
 
     it("Friday (73 h later): the leaver's grace has passed: revoked within policy.maxDeletes, and nobody else", async () => {
-      await ageStateFile(73);
+      await ageStateFile(pods.sync.state!, 73);
       leaversDue.add(leaver);
       const r = await runPod("sync", { code: 0, report: true });
       expect(r.stdout).toContain("policy.revokeAfter 72h has passed");
