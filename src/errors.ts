@@ -15,7 +15,9 @@ export type ErrorCode =
   | "SOURCE_UNAVAILABLE"
   | "HTTP_ERROR"
   | "NETWORK_ERROR"
+  | "BAD_ANSWER"
   | "SAFETY_REFUSAL"
+  | "INTERRUPTED"
   | "INTERNAL";
 
 export abstract class UsersyncError extends Error {
@@ -91,6 +93,8 @@ export interface HttpErrorInit {
   retryAfterMs?: number | undefined;
   /** True for 400 "user already exists" / 409 on a create. */
   exists?: boolean | undefined;
+  /** Replaces the message built from the fields (it must still name the request and status). */
+  message?: string | undefined;
 }
 
 export class HttpError extends UsersyncError {
@@ -105,7 +109,8 @@ export class HttpError extends UsersyncError {
   constructor(init: HttpErrorInit) {
     const detail = init.detail ?? init.title;
     super(
-      `${init.method} ${init.path} answered ${init.status}${detail ? `: ${detail}` : ""}${init.traceId ? ` (traceId ${init.traceId})` : ""}`,
+      init.message ??
+        `${init.method} ${init.path} answered ${init.status}${detail ? `: ${detail}` : ""}${init.traceId ? ` (traceId ${init.traceId})` : ""}`,
     );
     this.name = "HttpError";
     this.method = init.method;
@@ -185,11 +190,61 @@ export class NetworkError extends UsersyncError {
   }
 }
 
+export interface AnswerErrorInit {
+  method: string;
+  /** The request (path and query), or the listing, already redacted. */
+  path: string;
+  /** The status the answer came with, when one answer is at fault (not a listing that does not add up). */
+  status?: number | undefined;
+  /** What was wrong, e.g. `data: expected array, received null`. */
+  problem: string;
+  /** The start of the body, on one line, already redacted. */
+  sample?: string | undefined;
+}
+
+/**
+ * A successful status with an answer that cannot be believed: not JSON, the wrong shape, too
+ * large, or a listing whose pages do not add up. Retried like a 5xx (a gateway's page is often
+ * transient); nothing is planned on it.
+ */
+export class AnswerError extends UsersyncError {
+  readonly code = "BAD_ANSWER" as const;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number | undefined;
+  readonly problem: string;
+  readonly sample: string | undefined;
+  constructor(init: AnswerErrorInit) {
+    const answered = init.status !== undefined ? ` answered ${init.status}, but` : ":";
+    const sample = init.sample !== undefined ? `; the body began: ${JSON.stringify(init.sample)}` : "";
+    super(`${init.method} ${init.path}${answered} ${init.problem}${sample}`);
+    this.name = "AnswerError";
+    this.method = init.method;
+    this.path = init.path;
+    this.status = init.status;
+    this.problem = init.problem;
+    this.sample = init.sample;
+  }
+  /** Like a 5xx: the same request may be answered properly later. */
+  get retryable(): boolean {
+    return true;
+  }
+}
+
 export class SafetyRefusal extends UsersyncError {
   readonly code = "SAFETY_REFUSAL" as const;
   constructor(init: MessageInit) {
     super(init.message);
     this.name = "SafetyRefusal";
+  }
+}
+
+/** Ctrl-C or SIGTERM ended the run (exit 130); the message says what was or was not changed. */
+export class Interrupted extends UsersyncError {
+  readonly code = "INTERRUPTED" as const;
+  constructor(init: MessageInit) {
+    super(init.message);
+    this.name = "Interrupted";
   }
 }
 
@@ -209,11 +264,14 @@ export const ExitCode = {
   refused: 3,
   invalid: 4,
   unavailable: 5,
+  /** Ctrl-C or SIGTERM, whatever the phase (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof ConfigError || err instanceof InputError) return ExitCode.invalid;
   if (err instanceof SourceUnavailableError) return ExitCode.unavailable;
   if (err instanceof SafetyRefusal) return ExitCode.refused;
+  if (err instanceof Interrupted) return ExitCode.interrupted;
   return ExitCode.failed;
 }

@@ -1,8 +1,8 @@
 /** Writing output files atomically (temp file + rename), so a reader never sees half a file. */
 import { constants } from "node:fs";
-import { access, mkdir, rename, writeFile, rm, stat } from "node:fs/promises";
+import { access, mkdir, open, rename, writeFile, rm, stat } from "node:fs/promises";
 import { dirname, basename, join } from "node:path";
-import { ConfigError } from "./errors.js";
+import { ConfigError, SafetyRefusal } from "./errors.js";
 
 let counter = 0;
 
@@ -45,4 +45,39 @@ export async function prepareOutputPaths(paths: Record<string, string | undefine
       });
     }
   }
+}
+
+/**
+ * A file that is appended to (the journal, the credentials file), checked as it is before
+ * anything is sent, and without creating or writing anything: an existing one must open for
+ * appending and, for root (who could write anything), have a write bit: a read-only file is a
+ * configuration error (exit 4) naming the option and the path. A `secret` one (passwords) must
+ * be a regular file and private: readable by group or others is refused (exit 3).
+ * A file that does not exist yet is created later, its folder checked by prepareOutputPaths.
+ */
+export async function checkAppendTarget(option: string, path: string, secret: boolean): Promise<void> {
+  const st = await stat(path).catch(() => undefined);
+  if (st === undefined || st.isDirectory()) return; // a folder is said by prepareOutputPaths
+  const refuse = (why: string): never => {
+    throw new ConfigError({ message: `${option} ${path} ${why}. Nothing was sent.` });
+  };
+  const mode = (st.mode & 0o777).toString(8);
+  // A journal may go to a device (/dev/stderr); passwords only to a file of their own.
+  if (secret && !st.isFile()) refuse("is not a regular file; give the path of a file");
+  if (st.isFile() && process.getuid?.() === 0 && (st.mode & 0o222) === 0)
+    refuse(
+      `is read-only (mode ${mode}) and is appended to: make it writable (chmod 600 ${path}) or choose another path`,
+    );
+  try {
+    await (await open(path, constants.O_WRONLY | constants.O_APPEND)).close();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    refuse(
+      `cannot be opened for appending (${code}): fix its permissions (chmod 600 ${path}) or choose another path`,
+    );
+  }
+  if (secret && (st.mode & 0o077) !== 0)
+    throw new SafetyRefusal({
+      message: `${option} ${path} can be read or written by group or others (mode ${mode}) and would hold passwords: run chmod 600 ${path}, or choose another path. Nothing was sent.`,
+    });
 }

@@ -72,7 +72,8 @@ export function setLineOwner(owner: LineOwner | undefined): void {
   lineOwner = owner;
 }
 
-function prettyStream(out: { write(s: string): unknown }): Writable {
+/** Log lines written whole, each one around the line owner's clear and redraw (the bar). */
+function lineStream(out: { write(s: string): unknown }, format: (line: string) => string): Writable {
   let pending = "";
   return new Writable({
     write(chunk: Buffer | string, _enc, done) {
@@ -80,7 +81,7 @@ function prettyStream(out: { write(s: string): unknown }): Writable {
       let nl = pending.indexOf("\n");
       while (nl >= 0) {
         lineOwner?.clear();
-        out.write(formatPrettyLine(pending.slice(0, nl)));
+        out.write(format(pending.slice(0, nl)));
         lineOwner?.redraw();
         pending = pending.slice(nl + 1);
         nl = pending.indexOf("\n");
@@ -97,13 +98,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: null,
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
   };
-  if (options.format === "pretty") {
-    const out: { write(s: string): unknown } =
-      typeof dest === "number" ? pino.destination({ fd: dest, sync: true }) : dest;
-    return pino(opts, prettyStream(out));
-  }
-  const stream = typeof dest === "number" ? pino.destination({ fd: dest, sync: true }) : dest;
-  return pino(opts, stream);
+  const out: { write(s: string): unknown } =
+    typeof dest === "number" ? pino.destination({ fd: dest, sync: true }) : dest;
+  if (options.format === "pretty") return pino(opts, lineStream(out, formatPrettyLine));
+  // JSON lines on a terminal share it with the progress bar too (--log-format json on a TTY).
+  if (typeof dest !== "number" && (dest as { isTTY?: boolean }).isTTY === true)
+    return pino(
+      opts,
+      lineStream(out, (line) => `${line}\n`),
+    );
+  return pino(opts, out as NodeJS.WritableStream);
 }
 
 /** Replaces every occurrence of each (non-trivial) secret, also URL-encoded, with `[redacted]`. */

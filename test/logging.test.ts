@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, formatPrettyLine, redactSecrets } from "../src/logging.js";
+import { createLogger, formatPrettyLine, redactSecrets, setLineOwner } from "../src/logging.js";
 
 function capture() {
   const lines: string[] = [];
@@ -44,6 +44,27 @@ describe("createLogger", () => {
       /^\d\d:\d\d:\d\d\.\d{3} INFO {2}step done step=mapping.create:jane password=\[redacted\]\n$/,
     );
   });
+});
+
+describe("a log line and the progress bar on one terminal", () => {
+  it.each(["json", "pretty"] as const)(
+    "%s: the bar is cleared before each line and redrawn after it",
+    (format) => {
+      let screen = "";
+      const tty = Object.assign(capture().stream, { isTTY: true });
+      tty._write = (chunk: Buffer | string, _enc: BufferEncoding, done: () => void) => {
+        screen += chunk.toString();
+        done();
+      };
+      setLineOwner({ clear: () => void (screen += "<clear>"), redraw: () => void (screen += "<bar>") });
+      try {
+        createLogger({ level: "info", format, destination: tty }).warn("interrupted");
+      } finally {
+        setLineOwner(undefined);
+      }
+      expect(screen).toMatch(/^<clear>.*interrupted.*\n<bar>$/);
+    },
+  );
 });
 
 describe("formatPrettyLine", () => {

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "pino";
 import { HttpError } from "../errors.js";
+import { nounOf } from "../plan/kinds.js";
 import type { Plan, Step } from "../plan/types.js";
 import type { ClientStats, ServiceClient } from "../service/types.js";
 import { logStep, notRun, toStepError } from "./outcomes.js";
@@ -115,7 +116,7 @@ function outcome(
 
 const INTERRUPTED = {
   by: "interrupted",
-  reason: "interrupted by a signal; no new steps were started (run again to finish: it converges)",
+  reason: "interrupted by a signal: no new steps were started; run again to finish, it converges",
 } as const;
 
 /** Starts ready steps as slots free up; resolves when nothing runs and nothing more may start. */
@@ -178,12 +179,29 @@ async function execute(node: Node, s: Schedule, ctx: RunContext): Promise<StepOu
 
 /** A held-back or stale step keeps that outcome even when it also depends on another one. */
 function presetOutcome(step: Step, options: ApplyOptions): StepOutcome | undefined {
-  if (step.status === "heldBack") return notRun(step, "heldBack", heldBackReason(options.plan.deleteGuard));
+  if (step.status === "heldBack")
+    return notRun(
+      step,
+      "heldBack",
+      nounOf(step.kind) === "permissions"
+        ? removalsHeldBackReason(options.plan.permissionGuard)
+        : heldBackReason(options.plan.deleteGuard),
+    );
   if (!options.stale?.has(step.id)) return undefined;
   return notRun(
     step,
     "stale",
     "stale: an object this step relies on changed since the plan was made; re-run plan",
+  );
+}
+
+/** Which limit held a permission removal back and the flag that lifts it, in words. */
+function removalsHeldBackReason(guard: Plan["permissionGuard"]): string {
+  const { wanted = 0, limit = 0, managedAssignments = 0 } = guard ?? {};
+  return (
+    `held back by the permission removal limit: ${wanted} removal(s), ${limit} allowed ` +
+    `(permissions.maxRemovals, or --allow-permission-removals when given, of ${managedAssignments} managed assignment(s)); ` +
+    `run with --allow-permission-removals ${wanted} to carry them out`
   );
 }
 

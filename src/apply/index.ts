@@ -10,6 +10,6 @@ export {
   type ApplyReport,
 } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
-export { checkPlanProfile, findStaleSteps, type ProfileCheck } from "./stale.js";
+export { checkPlanProfile, findStaleSteps, permissionListingForPlan, type ProfileCheck } from "./stale.js";
 export type * from "./types.js";
 export { OUTCOMES, emptyCounts } from "./types.js";

@@ -44,7 +44,7 @@ export function rootOf(o: StepOutcome, roots: ReadonlyMap<string, Root>): Root {
 export function skippedBecause(step: Step, dep: StepOutcome, root: Root): StepOutcome {
   const reason =
     dep.outcome === "skipped"
-      ? `dependency ${dep.stepId} was skipped (root cause: ${root.desc})`
+      ? `dependency ${dep.stepId} was skipped; root cause: ${root.desc}`
       : `dependency ${dep.stepId} ${verb[dep.outcome]}`;
   return { ...notRun(step, "skipped", reason), cause: root.cause };
 }
@@ -83,8 +83,9 @@ export function logStep(logger: Logger | undefined, o: StepOutcome): void {
   else logger.debug(fields, `step ${o.outcome}`);
 }
 
-/** 0: all done; 1: a step failed, was skipped because of a failure, or the run stopped; 3: only safety guards (stale, held back). */
+/** 0: all done; 1: a step failed, was skipped because of a failure, or the run stopped; 3: only safety guards (stale, held back); 130: interrupted. */
 export function exitCodeForApply(result: ApplyResult): number {
+  if (result.stoppedBy === "interrupted") return ExitCode.interrupted;
   if (result.stoppedBy || result.counts.failed > 0) return ExitCode.failed;
   const failedSkip = result.outcomes.some(
     (o) => o.outcome === "skipped" && (o.cause === "failed" || o.cause === "stopped" || o.cause === "cycle"),

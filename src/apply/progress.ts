@@ -109,16 +109,19 @@ function etaSeconds(p: Progress, elapsedS: number, estimateS: number | undefined
   return Math.max(0, estimateS - elapsedS);
 }
 
+/** 2,078: the bar counts as the summary below it does. */
+const num = (n: number): string => n.toLocaleString("en-US");
+
 function barLine(p: Progress, elapsedS: number, etaS: number | undefined): string {
   const share = p.total === 0 ? 1 : p.done / p.total;
   const filled = Math.round(share * BAR_WIDTH);
-  const parts = [`${p.done}/${p.total} steps`, `${p.running} running`];
+  const parts = [`${num(p.done)}/${num(p.total)} steps`, `${num(p.running)} running`];
   if (elapsedS >= 1) parts.push(`${(p.done / elapsedS).toFixed(1)}/s`);
-  // A stopped run has no time left to estimate: its not-started steps say what is left.
+  // A stopped run has no time left to estimate; what it left undone is said once, by the
+  // summary after the bar, not here as well.
   if (etaS !== undefined && p.done < p.total && !p.notStarted) parts.push(`ETA ${clock(etaS)}`);
-  if (p.retries) parts.push(`${p.retries} retried`);
-  if (p.counts.failed) parts.push(`${p.counts.failed} failed`);
-  if (p.notStarted) parts.push(`${p.notStarted} not started`);
+  if (p.retries) parts.push(`${num(p.retries)} retried`);
+  if (p.counts.failed) parts.push(`${num(p.counts.failed)} failed`);
   return `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${parts.join(", ")}`;
 }
 

@@ -30,6 +30,8 @@ export interface ApplyReport {
     people: { added: number; changed: number; revoked: number; removed: number };
     /** Groups whose step succeeded, by what was done to them. */
     groups: { added: number; changed: number; removed: number };
+    /** Permission changes (assignee × workspace or organization) of succeeded steps; only when the plan manages permissions. */
+    permissions?: { granted: number; revoked: number };
     requests: number;
     retries: number;
     durationMs: number;
@@ -59,6 +61,9 @@ export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
         removed: done.people.remove,
       },
       groups: { added: done.groups.add, changed: done.groups.change, removed: done.groups.remove },
+      ...(done.permissions !== undefined
+        ? { permissions: { granted: done.permissions.grant, revoked: done.permissions.revoke } }
+        : {}),
       requests: result.requests,
       retries: result.retries,
       durationMs: result.durationMs,

@@ -11,7 +11,7 @@
  *   this step moves its people one by one and the others still move;
  * - 404 for a group that is gone: the step fails (re-run plan).
  */
-import { HttpError, NetworkError } from "../errors.js";
+import { AnswerError, HttpError, NetworkError } from "../errors.js";
 import type { MembersStep } from "../plan/types.js";
 import type { CallOptions, Mapping, ServiceClient } from "../service/types.js";
 import { StepFailure } from "./step-failure.js";
@@ -95,7 +95,9 @@ async function sendBulk(
 
 /** A failure after which the change may still have been carried out: no answer, or a transient error. */
 function mayHaveLanded(err: unknown): boolean {
-  return (err instanceof HttpError || err instanceof NetworkError) && err.retryable;
+  return (
+    (err instanceof HttpError || err instanceof NetworkError || err instanceof AnswerError) && err.retryable
+  );
 }
 
 /** The group's members, read back, show the step's change. */

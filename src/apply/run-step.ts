@@ -10,6 +10,7 @@ import type { PlannedMapping, Step } from "../plan/types.js";
 import type { StepOutcome } from "./types.js";
 import { runMembersStep, type MembersContext } from "./run-members.js";
 import { StepFailure } from "./step-failure.js";
+import { runOrganizationPermissions, runWorkspacePermissions } from "./run-permissions.js";
 import type { PasswordProvider } from "./types.js";
 
 export interface StepContext extends MembersContext {
@@ -71,6 +72,19 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     case "addMembers":
     case "removeMembers":
       return runMembersStep(step, ctx);
+    case "grantWorkspacePermissions":
+    case "revokeWorkspacePermissions": {
+      let done: StepSuccess = {};
+      await whenPresent(
+        step.target,
+        "workspace",
+        async () => (done = await runWorkspacePermissions(step, ctx)),
+      );
+      return done;
+    }
+    case "grantOrganizationPermissions":
+    case "revokeOrganizationPermissions":
+      return runOrganizationPermissions(step, ctx);
   }
 }
 

@@ -138,7 +138,7 @@ export function settle(s: Schedule, node: Node, o: StepOutcome): void {
   if (s.consecutiveFailures >= circuitBreaker) {
     stop(s, {
       by: "circuitBreaker",
-      reason: `circuit breaker: ${s.consecutiveFailures} consecutive steps failed (limit ${circuitBreaker}); no new steps were started`,
+      reason: `circuit breaker: ${s.consecutiveFailures} consecutive steps failed, the limit is ${circuitBreaker}; no new steps were started`,
     });
   }
   record(s, node, o);
@@ -155,7 +155,7 @@ export function settleUnstarted(s: Schedule): void {
     if (n.outcome) continue;
     const cause = s.stop ? "stopped" : "cycle";
     const reason = s.stop
-      ? `not started: the run stopped (${s.stop.reason})`
+      ? `not started: the run stopped: ${s.stop.reason}`
       : "not started: its dependencies form a cycle";
     s.roots.set(n.step.id, { desc: reason, cause });
     record(s, n, { ...notRun(n.step, "skipped", reason), cause });

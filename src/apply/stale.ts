@@ -10,6 +10,8 @@
  */
 import { SafetyRefusal } from "../errors.js";
 import { ABSENT, fingerprintActual, mappingKey } from "../plan/fingerprint.js";
+import { parseObjectKey } from "../plan/kinds.js";
+import type { PermissionListing } from "../service/permission-listing.js";
 import type { Plan, Step } from "../plan/types.js";
 import type { ActualState, ApiProfile } from "../service/types.js";
 
@@ -33,6 +35,27 @@ export function checkPlanProfile(c: ProfileCheck): void {
   throw new SafetyRefusal({
     message: `${plan} was made for API profile ${c.plan.profile} but ${c.service ?? "the service"} speaks ${c.profile}; make a new plan against this service`,
   });
+}
+
+/**
+ * What to list of permissions to check a saved plan's permission steps: the workspaces, users and
+ * organization its touched keys name (the config of the day may differ from the plan's).
+ */
+export function permissionListingForPlan(plan: Plan, pageSize: number): PermissionListing | undefined {
+  const workspaces = new Set<string>();
+  const users = new Set<string>();
+  let organization = false;
+  for (const s of plan.steps)
+    for (const key of s.touches) {
+      const ref = parseObjectKey(key);
+      if (ref?.kind === "orgPermission") organization = true;
+      if (ref?.kind !== "permission") continue;
+      const [workspace, type, ...id] = ref.id.split("/");
+      workspaces.add(workspace ?? "");
+      if (type === "user") users.add(id.join("/"));
+    }
+  if (workspaces.size === 0 && !organization) return undefined;
+  return { inScope: (id) => workspaces.has(id), users: [...users], organization, pageSize };
 }
 
 export function findStaleSteps(plan: Plan, actual: ActualState): Set<string> {

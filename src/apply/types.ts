@@ -34,7 +34,8 @@ export interface StepOutcome {
   /**
    * The create met "exists" and the read-back matched, or the delete met 404; for a bulk
    * membership step: `readBack` (its answer was lost, the group's members showed the change) or
-   * `perPerson` (no bulk endpoint: its people were moved one mapping PUT each).
+   * `perPerson` (no bulk endpoint: its people were moved one mapping PUT each); for a permission
+   * step: `readBack` (its answer was lost, the grants read back showed the change).
    */
   recovered?: "exists" | "notFound" | "readBack" | "perPerson";
 }

@@ -1,71 +1,22 @@
 /**
- * Command-line arguments: one table of options per command, parsed with `node:util` parseArgs.
- * The help texts below are the reference; the README quotes them.
+ * Command-line arguments, parsed with `node:util` parseArgs from the one table of options
+ * (options.ts); `--help` is rendered from the same table.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../errors.js";
-import { closest } from "./suggest.js";
+import { closest } from "../suggest.js";
+import {
+  COMMANDS,
+  COMMAND_SPECS,
+  EXIT_CODE_HELP,
+  GLOBAL_OPTIONS,
+  type CommandName,
+  type OptionSpec,
+} from "./options.js";
 
-export const COMMANDS = ["plan", "apply", "validate", "export", "emulator", "demo"] as const;
-export type CommandName = (typeof COMMANDS)[number];
+export { COMMANDS, type CommandName } from "./options.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
-
-// Each command takes only the options it uses, so its --help lists nothing that does nothing.
-const commonOptions = {
-  config: { type: "string", short: "c" },
-  "log-level": { type: "string" },
-  "log-format": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} satisfies Options;
-const sourceOptions = {
-  desired: { type: "string", short: "d" },
-  groups: { type: "string" },
-} satisfies Options;
-const targetOptions = { "base-url": { type: "string" } } satisfies Options;
-const globalOptions = { ...commonOptions, ...sourceOptions, ...targetOptions } satisfies Options;
-
-const planOptions = {
-  mode: { type: "string" },
-  out: { type: "string", short: "o" },
-  format: { type: "string", short: "f" },
-  detail: { type: "string" },
-  "detailed-exitcode": { type: "boolean" },
-  "allow-deletes": { type: "string" },
-  "metrics-file": { type: "string" },
-} satisfies Options;
-
-const commandOptions = {
-  plan: { ...globalOptions, ...planOptions, "log-report": { type: "boolean" } },
-  apply: {
-    ...globalOptions,
-    ...planOptions,
-    yes: { type: "boolean", short: "y" },
-    plan: { type: "string" },
-    report: { type: "string" },
-    journal: { type: "string" },
-    "credentials-file": { type: "string" },
-  },
-  validate: { ...commonOptions, ...sourceOptions, profile: { type: "string" } },
-  export: {
-    ...commonOptions,
-    ...targetOptions,
-    format: { type: "string", short: "f" },
-    out: { type: "string", short: "o" },
-    source: { type: "string" },
-  },
-  emulator: {
-    help: { type: "boolean", short: "h" },
-    port: { type: "string", short: "p" },
-    profile: { type: "string" },
-    token: { type: "string", multiple: true },
-    seed: { type: "string" },
-    data: { type: "string" },
-    latency: { type: "string" },
-    faults: { type: "string" },
-  },
-  demo: { help: { type: "boolean", short: "h" } },
-} satisfies Record<CommandName, Options>;
 
 export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -78,11 +29,28 @@ export interface ParsedCommand {
 export type ParseResult =
   { kind: "command"; parsed: ParsedCommand } | { kind: "help"; text: string } | { kind: "version" };
 
+/** A command's own options and the global ones it takes, by name. */
+export function optionsOf(command: CommandName): Record<string, OptionSpec> {
+  const spec = COMMAND_SPECS[command];
+  return { ...spec.options, ...Object.fromEntries(spec.globals.map((g) => [g, GLOBAL_OPTIONS[g]])) };
+}
+
+function parserOptions(command: CommandName): Options {
+  const out: Options = {};
+  for (const [name, o] of Object.entries(optionsOf(command)))
+    out[name] = {
+      type: o.type,
+      ...(o.short !== undefined ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    };
+  return out;
+}
+
 export function parseCommandLine(argv: string[]): ParseResult {
   const [first, ...rest] = argv;
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     const topic = first === "help" ? rest[0] : undefined;
-    return { kind: "help", text: topic && isCommand(topic) ? HELP[topic] : MAIN_HELP };
+    return { kind: "help", text: topic && isCommand(topic) ? commandHelp(topic) : mainHelp() };
   }
   if (first === "--version" || first === "-V") return { kind: "version" };
   if (!isCommand(first)) {
@@ -94,22 +62,33 @@ export function parseCommandLine(argv: string[]): ParseResult {
   }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: rest,
-      options: commandOptions[first],
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args: rest, options: parserOptions(first), allowPositionals: true, strict: true });
   } catch (err) {
     throw new ConfigError({
       message: `${parseErrorText(err as Error, first)} See usersync ${first} --help.`,
     });
   }
-  if (parsed.values.help === true) return { kind: "help", text: HELP[first] };
+  if (parsed.values["help"] === true) return { kind: "help", text: commandHelp(first) };
+  if (parsed.values["version"] === true) return { kind: "version" };
+  checkPositionals(first, parsed.positionals);
   return {
     kind: "command",
     parsed: { command: first, values: parsed.values as ParsedValues, positionals: parsed.positionals },
   };
+}
+
+/** A word a command does not take (`plan users.yaml`) is refused, not ignored. */
+function checkPositionals(command: CommandName, positionals: readonly string[]): void {
+  const max = COMMAND_SPECS[command].positional?.max ?? 0;
+  if (positionals.length <= max) return;
+  const extra = positionals[max]!;
+  const takesDesired = COMMAND_SPECS[command].globals.includes("desired");
+  const hint =
+    takesDesired && /\.(ya?ml|csv)$/i.test(extra) ? ` To plan from that file: --desired ${extra}.` : "";
+  const takes = max === 0 ? "takes no arguments" : `takes at most ${max} argument`;
+  throw new ConfigError({
+    message: `usersync ${command} ${takes}, got "${extra}".${hint} See usersync ${command} --help.`,
+  });
 }
 
 /** Node's parseArgs message, without its "-- positional" advice, plus a "did you mean". */
@@ -117,7 +96,11 @@ function parseErrorText(err: Error, command: CommandName): string {
   const text = `${err.message.replace(/\. To specify.*$/s, "").replace(/\.$/, "")}.`;
   const unknown = /^Unknown option '(-{1,2})([^'=]+)/.exec(err.message);
   if (!unknown) return text;
-  const names = Object.keys(commandOptions[command]);
+  const names = Object.keys(optionsOf(command));
+  // Another command's option (export --desired): say so, rather than guess at a typo.
+  const elsewhere = COMMANDS.filter((c) => c !== command && unknown[2]! in optionsOf(c));
+  if (unknown[1] === "--" && elsewhere.length > 0)
+    return `${text} usersync ${command} does not take it (${elsewhere.map((c) => `usersync ${c}`).join(", ")} ${elsewhere.length === 1 ? "does" : "do"}).`;
   const near = unknown[1] === "--" ? closest(unknown[2]!, names) : undefined;
   if (near) return `${text} Did you mean --${near}?`;
   // "-format": a long option written with one dash.
@@ -149,138 +132,67 @@ export function choiceOption<T extends string>(
   const v = stringOption(values, name);
   if (v === undefined) return undefined;
   if (!(choices as readonly string[]).includes(v)) {
-    throw new ConfigError({ message: `--${name} must be one of ${choices.join(", ")}, not "${v}".` });
+    const near = closest(v, choices);
+    throw new ConfigError({
+      message: `--${name} must be one of ${choices.join(", ")}, not "${v}".${near ? ` Did you mean ${near}?` : ""}`,
+    });
   }
   return v as T;
 }
 
-const SOURCE_HELP = `
-  -d, --desired FILE     desired-state file, YAML or CSV (config: source.desired; or read an
-                         LDAP/AD directory with source.type: ldap, see docs/ldap.md)
-      --groups FILE      groups file for a CSV desired state (config: source.groups)`;
-const TARGET_HELP = `
-      --base-url URL     the service, or "embedded" for the built-in emulator (config: target.baseUrl)`;
-const TOKEN_HELP = `
-
-The API token comes only from the environment (USERSYNC_TOKEN, or target.tokenEnv) or from
-target.tokenFile; never from a flag or the config file.`;
-
-/** The options shared by several commands, listing only those the command takes. */
-function globalHelp(parts: { source: boolean; target: boolean }): string {
-  return `Global options:
-  -c, --config FILE      config file (default: $USERSYNC_CONFIG, else usersync.yaml in the current folder, if present)${
-    parts.source ? SOURCE_HELP : ""
-  }${parts.target ? TARGET_HELP : ""}
-      --log-level LEVEL  trace|debug|info|warn|error|silent (default info)
-      --log-format FMT   json|pretty (default: pretty on a terminal, json otherwise)
-  -h, --help             this help${parts.target ? TOKEN_HELP : ""}`;
+/** `  -c, --config FILE` */
+function optionLabel(name: string, o: OptionSpec): string {
+  return `  ${o.short !== undefined ? `-${o.short}, ` : "    "}--${name}${o.value !== undefined ? ` ${o.value}` : ""}`;
 }
-const GLOBAL_HELP = globalHelp({ source: true, target: true });
 
-const EXIT_CODES = `Exit codes: 0 done / no changes, 1 some steps failed or the run stopped, 2 the plan has
-changes (plan --detailed-exitcode only), 3 refused by a safety guard, 4 invalid config or input,
-5 the source could not be read now (directory down, file missing): retry later.`;
+/** The options as aligned lines: label, then the help text, its further lines under its first. */
+function optionLines(options: ReadonlyArray<[string, OptionSpec]>, width: number): string {
+  return options
+    .map(([name, o]) => {
+      const label = optionLabel(name, o);
+      const [head, ...more] = o.help.split("\n");
+      const pad = label.length >= width ? " " : " ".repeat(width - label.length);
+      return [`${label}${pad}${head}`, ...more.map((l) => `${" ".repeat(width)}${l}`)].join("\n");
+    })
+    .join("\n");
+}
 
-export const MAIN_HELP = `usersync: keep an organization's users, credentials and user groups in line with a file.
+const EXIT_CODES = `Exit codes: ${EXIT_CODE_HELP.map(([code, meaning]) => `${code} ${meaning}`).join(", ")}.`;
 
-Usage: usersync <command> [options]
+export function commandHelp(command: CommandName): string {
+  const spec = COMMAND_SPECS[command];
+  const own = Object.entries(spec.options);
+  const globals = spec.globals.map((g): [string, OptionSpec] => [g, GLOBAL_OPTIONS[g]]);
+  const width = Math.max(...[...own, ...globals].map(([n, o]) => optionLabel(n, o).length)) + 2;
+  const sections = [`Usage: ${spec.usage}`, spec.description];
+  if (own.length > 0) sections.push(`Options:\n${optionLines(own, width)}`);
+  sections.push(`Global options:\n${optionLines(globals, width)}`);
+  if (spec.footer !== undefined) sections.push(spec.footer);
+  sections.push(wrap(EXIT_CODES));
+  return sections.join("\n\n");
+}
 
-Commands:
-  plan       list the service, compare with the desired state, print the plan (a dry run)
-  apply      plan, confirm, and carry the plan out (or apply a saved plan with --plan)
-  validate   check a desired-state file offline; nothing is sent
-  export     write the organization's users and groups as a desired-state file
-  emulator   run the local emulator of the service API
-  demo       plan and apply fixtures/demo on an embedded emulator (what npm start runs)
+export function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.length)) + 3;
+  const list = COMMANDS.map((c) => `  ${c.padEnd(width)}${COMMAND_SPECS[c].summary}`).join("\n");
+  return [
+    "usersync: keep an organization's users, credentials and user groups in line with a file.",
+    "Usage: usersync <command> [options]",
+    `Commands:\n${list}`,
+    'Run "usersync <command> --help" for a command\'s options; "usersync --version" prints the version.',
+    wrap(EXIT_CODES),
+  ].join("\n\n");
+}
 
-Run "usersync <command> --help" for a command's options.
-
-${EXIT_CODES}`;
-
-export const HELP: Record<CommandName, string> = {
-  plan: `Usage: usersync plan [options]
-
-Lists the service, compares it with the desired state and prints the plan. Writes nothing to
-the service.
-
-Options:
-  -o, --out FILE          also save the plan as JSON (apply it later with apply --plan FILE)
-  -f, --format FMT        text|json|markdown (default text)
-      --detail D          text: full|compact|summary (default compact over 200 steps, else full)
-      --detailed-exitcode exit 2 when the plan has changes, 0 when it has none
-      --log-report        also log the drift (the summary and up to 200 steps) as one log
-                          line, so kubectl logs of a batch job shows it
-      --mode M            incremental|full for this run (config: policy.mode)
-      --allow-deletes N   allow up to N user deletions in this run, over policy.maxDeletes
-      --metrics-file FILE write Prometheus metrics (textfile collector format) at the end
-
-${GLOBAL_HELP}
-
-${EXIT_CODES}`,
-  apply: `Usage: usersync apply [options]
-
-Plans, shows the plan, asks for confirmation, and carries it out. A run without a terminal
-needs --yes.
-
-Options:
-  -y, --yes                 do not ask for confirmation (required without a terminal)
-      --plan FILE           apply a saved plan exactly; steps whose objects changed since are
-                            reported as stale (exit 3) and not carried out (--mode and
-                            --allow-deletes are refused with it: they shape a new plan)
-      --credentials-file F  where generated passwords are written (mode 0600, appended to);
-                            in Kubernetes, output.credentialsSecretPrefix writes Secrets instead
-      --report FILE         write the apply report (JSON): every step's outcome
-      --journal FILE        append one JSON line per finished step as the run goes
-  -o, --out FILE            also save the plan as JSON
-  -f, --format FMT          how the plan is shown: text|json|markdown (default text)
-      --detail D            text: full|compact|summary (default summary over 200 steps, else full)
-      --mode M              incremental|full for this run (config: policy.mode)
-      --allow-deletes N     allow up to N user deletions in this run, over policy.maxDeletes
-      --metrics-file FILE   write Prometheus metrics (textfile collector format) at the end
-
-${GLOBAL_HELP}
-
-${EXIT_CODES}`,
-  validate: `Usage: usersync validate [FILE] [options]
-
-Checks a desired-state file (and the config) offline: every problem with file, line and field.
-Nothing is sent. FILE defaults to --desired or source.desired.
-
-Options:
-      --profile P    also check the rules of an API profile: v1|legacy
-
-${globalHelp({ source: true, target: false })}
-
-Exit codes: 0 valid, 4 invalid, 5 the file or directory could not be read.`,
-  export: `Usage: usersync export [options]
-
-Writes the organization's users and groups as a desired-state file: the first step of adopting
-usersync.
-
-Options:
-  -f, --format FMT   yaml|csv (default yaml)
-  -o, --out FILE     write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout
-      --source S     service|ldap (default service); ldap writes what the directory of
-                     source.ldap says, as YAML (see docs/ldap.md)
-
-${globalHelp({ source: false, target: true })}`,
-  emulator: `Usage: usersync emulator [options]
-
-Runs the local emulator of the service API on 127.0.0.1 until interrupted.
-
-Options:
-  -p, --port N        port (default 8080; 0 picks a free one)
-      --profile P     v1|legacy|both (default both)
-      --token T       accepted bearer token (repeatable; default dev-token)
-      --seed FILE     initial organization (JSON or YAML: idpUsers, mappings, groups)
-      --data FILE     persist the organization to this JSON file
-      --latency MS    add this latency to every answer (wins over the faults file's latencyMs)
-      --faults FILE   inject faults as FILE says (YAML or JSON: error500, error503,
-                      throttle429, dropConnection, loseAnswer, rateLimit, seed, ...;
-                      see docs/emulator.md and fixtures/emulator/); checked before it starts
-  -h, --help          this help`,
-  demo: `Usage: usersync demo
-
-Plans and applies fixtures/demo/ against an embedded emulator seeded with a small organization,
-then plans again to show that nothing is left to do. Needs no token and no set-up.`,
-};
+/** Words wrapped at 100 columns. */
+function wrap(text: string, columns = 100): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > columns) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join("\n");
+}

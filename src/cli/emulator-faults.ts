@@ -6,9 +6,17 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { keyLines, parseYaml } from "../desired/index.js";
-import { RESET_HEADER_MODES, type EmulatorFaults, type ResetHeaderMode } from "../emulator/index.js";
+import {
+  BROKEN_ANSWER_MODES,
+  DEFAULT_OVERSIZE_BYTES,
+  DEFAULT_TRICKLE_MS,
+  RESET_HEADER_MODES,
+  type BrokenAnswerRule,
+  type EmulatorFaults,
+  type ResetHeaderMode,
+} from "../emulator/index.js";
 import { ConfigError, formatProblem, type Problem } from "../errors.js";
-import { closest } from "./suggest.js";
+import { closest } from "../suggest.js";
 
 const SHARE = "must be a share of requests between 0 and 1 (e.g. 0.05 for 5%)";
 const share = z.number({ error: SHARE }).min(0, SHARE).max(1, SHARE);
@@ -43,6 +51,22 @@ const rateLimitShape = {
     .optional(),
 };
 
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+// Every key of BrokenAnswerRule, and no other.
+const brokenRuleShape = {
+  mode: z.enum(BROKEN_ANSWER_MODES, { error: `must be one of ${BROKEN_ANSWER_MODES.join(", ")}` }),
+  pathPattern: pathPattern.optional(),
+  methods: z
+    .array(z.enum(METHODS, { error: `must be one of ${METHODS.join(", ")}` }), {
+      error: "must be a list of methods, e.g. [GET]",
+    })
+    .optional(),
+  share: share.optional(),
+  intervalMs: whole(1, "milliseconds").optional(),
+  bytes: whole(1, "bytes").optional(),
+} satisfies Record<keyof BrokenAnswerRule, z.ZodType>;
+
 // Every key of EmulatorFaults, and no other: the compiler keeps the file's keys in step.
 const faultsShape = {
   latencyMs: ms.optional(),
@@ -58,6 +82,11 @@ const faultsShape = {
     .optional(),
   duplicateIdpAs400: z.boolean({ error: "must be true or false" }).optional(),
   pathPattern: pathPattern.optional(),
+  brokenAnswers: z
+    .array(z.strictObject(brokenRuleShape, { error: "must be a mapping with mode and its settings" }), {
+      error: "must be a list of rules, each with a mode (see docs/emulator.md)",
+    })
+    .optional(),
   seed: z.number({ error: "must be a whole number" }).int("must be a whole number").optional(),
 } satisfies Record<keyof EmulatorFaults, z.ZodType>;
 
@@ -67,7 +96,10 @@ const faultsSchema = z.strictObject(faultsShape);
 const KEYS: Record<string, readonly string[]> = {
   "": Object.keys(faultsShape),
   rateLimit: Object.keys(rateLimitShape),
+  "brokenAnswers.*": Object.keys(brokenRuleShape),
 };
+/** The KEYS entry of a mapping's path: list items share one (`brokenAnswers.2` -> `brokenAnswers.*`). */
+const keysOf = (base: string): readonly string[] => KEYS[base.replace(/\.\d+$/, ".*")] ?? [];
 
 /** The shares one draw decides between, stacked as bands on [0, 1) (src/emulator/faults.ts). */
 const BANDS = ["dropConnection", "error500", "error503", "throttle429", "loseAnswer"] as const;
@@ -138,7 +170,7 @@ function schemaProblems(issues: readonly Issue[], data: unknown, at: Locate): Pr
     }
     for (const key of issue.keys) {
       const field = base ? `${base}.${key}` : key;
-      const known = KEYS[base] ?? [];
+      const known = keysOf(base);
       const near = closest(key, known);
       const hint = near ? `did you mean ${near}? ` : "";
       const where = base ? `${base} takes` : "the keys are";
@@ -206,13 +238,30 @@ export function describeFaults(f: Readonly<EmulatorFaults>): string {
   if (f.latencyMs || f.jitterMs)
     parts.push(`latency ${f.latencyMs ?? 0} ms${f.jitterMs ? ` + up to ${f.jitterMs} ms jitter` : ""}`);
   if (f.duplicateIdpAs400) parts.push("a duplicate IdP create answers 400");
+  for (const rule of f.brokenAnswers ?? []) parts.push(describeBroken(rule));
   if (parts.length === 0) return "faults: none";
   const scope = [
-    f.pathPattern ? `only on paths matching ${f.pathPattern.source}` : undefined,
+    f.pathPattern ? `only on paths matching ${patternText(f.pathPattern)}` : undefined,
     f.seed !== undefined ? `seed ${f.seed}` : undefined,
   ].filter(Boolean);
   return `faults: ${parts.join(", ")}${scope.length > 0 ? `; ${scope.join("; ")}` : ""}`;
 }
+
+/** e.g. "trickle answers (a byte every 500 ms) to 100% of GET on paths matching ^/api/v1/auth/users$" */
+function describeBroken(rule: BrokenAnswerRule): string {
+  const how =
+    rule.mode === "trickle"
+      ? ` (a byte every ${rule.intervalMs ?? DEFAULT_TRICKLE_MS} ms)`
+      : rule.mode === "oversize"
+        ? ` (${rule.bytes ?? DEFAULT_OVERSIZE_BYTES} bytes)`
+        : "";
+  const where = rule.pathPattern ? ` on paths matching ${patternText(rule.pathPattern)}` : "";
+  const share = `${round((rule.share ?? 1) * 100)}%`;
+  return `${rule.mode} answers${how} to ${share} of ${(rule.methods ?? ["GET"]).join("/")}${where}`;
+}
+
+/** The pattern as written in the file (RegExp.source escapes every slash). */
+const patternText = (re: RegExp): string => re.source.replace(/\\\//g, "/");
 
 const RESET_HEADERS: Record<ResetHeaderMode, string> = {
   delta: "X-RateLimit-Reset as seconds until the window ends",

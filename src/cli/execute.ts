@@ -12,12 +12,13 @@ import {
 import { createPasswordProvider, openJournal, openKubeSecrets, writeApplyReport } from "../outputs/index.js";
 import { renderApplySummary } from "../report/index.js";
 import type { ApplyResult, Journal, PasswordProvider } from "../apply/index.js";
+import { applyInterrupts } from "./apply-interrupts.js";
 import type { DesiredState } from "../desired/index.js";
 import type { PasswordSource, Plan } from "../plan/index.js";
 import type { ServiceClient } from "../service/index.js";
 import { useColor } from "./io.js";
 import { optional, type Runtime } from "./pipeline.js";
-import type { Outputs } from "./outputs.js";
+import type { Outputs } from "./output-paths.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -104,7 +105,9 @@ async function reportRun(
   if (reportFile !== undefined) await writeApplyReport(reportFile, { result, plan: options.plan, logger });
   const notStarted = notStartedCount(result);
   const causes = failuresByCause(result);
-  if (result.stoppedBy || result.counts.failed > 0)
+  // For log collectors; on a terminal the summary below says the same on the same screen.
+  const sameScreen = io.stdout.isTTY === true && io.stderr.isTTY === true;
+  if ((result.stoppedBy || result.counts.failed > 0) && !sameScreen)
     logger.warn(
       {
         stoppedBy: result.stoppedBy,
@@ -125,15 +128,13 @@ export async function executePlan(
   const { config, logger, io } = runtime;
   const journalFile = options.outputs.journal?.path;
   let journal: Journal | undefined;
-  // The first SIGINT/SIGTERM (Ctrl-C, a pod being stopped) lets running steps finish and writes
-  // the report; a second one ends the process at once (Node's default, the listener is gone).
-  const interrupt = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    logger.warn({ signal }, "interrupted: finishing the running steps; no new step starts");
-    interrupt.abort();
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const interrupts = applyInterrupts({
+    plan: options.plan,
+    client: options.client,
+    logger,
+    io,
+    report: (result) => reportRun(runtime, { ...options, result }),
+  });
   try {
     journal = journalFile !== undefined ? await openRunJournal(runtime, journalFile) : undefined;
     const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
@@ -151,17 +152,19 @@ export async function executePlan(
       circuitBreaker: config.execution.circuitBreaker,
       passwords: options.passwords,
       ...optional("stale", options.stale),
-      ...optional("journal", journal),
+      journal: interrupts.journal(journal),
       logger,
-      onProgress: (p) => progress.update(p),
-      signal: interrupt.signal,
+      onProgress: (p) => {
+        interrupts.progress(p);
+        progress.update(p);
+      },
+      signal: interrupts.signal,
     });
     progress.done();
-    await reportRun(runtime, { ...options, result });
+    await interrupts.reportOnce(result);
     return { result, exitCode: exitCodeForApply(result) };
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupts.release();
     try {
       // A journal that failed was said at the time; it must not replace the run's exit code.
       await journal?.close().catch(() => {});

@@ -27,6 +27,15 @@ export function processIo(): Io {
   };
 }
 
+/**
+ * The log format a run chose for a stderr (once its config was read), so the fatal error is
+ * written the same way as the logs before it. Keyed by the stream: a copied Io shares it.
+ */
+const logFormats = new WeakMap<OutStream, "json" | "pretty">();
+export const setLogFormat = (stderr: OutStream, format: "json" | "pretty"): void =>
+  void logFormats.set(stderr, format);
+export const chosenLogFormat = (stderr: OutStream): "json" | "pretty" | undefined => logFormats.get(stderr);
+
 /** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
 export function useColor(stream: OutStream, env: NodeJS.ProcessEnv): boolean {
   return stream.isTTY === true && (env["NO_COLOR"] ?? "") === "" && env["TERM"] !== "dumb";
@@ -39,8 +48,12 @@ export async function confirm(io: Io, question: string): Promise<boolean> {
     const answer = await rl.question(`${question} Only "yes" will be accepted: `);
     return answer.trim() === "yes";
   } catch (err) {
-    // Ctrl-C (or Ctrl-D) at the question is a "no", not an unexpected error.
-    if ((err as { code?: string }).code === "ABORT_ERR") return false;
+    // Ctrl-C (or Ctrl-D) at the question is a "no", not an unexpected error. The cursor is still
+    // after the question: end its line, so what follows starts on a line of its own.
+    if ((err as { code?: string }).code === "ABORT_ERR") {
+      io.stderr.write("\n");
+      return false;
+    }
     throw err;
   } finally {
     rl.close();

@@ -5,6 +5,7 @@
  */
 import { createRequire } from "node:module";
 import {
+  AnswerError,
   ExitCode,
   exitCodeFor,
   formatProblem,
@@ -13,13 +14,15 @@ import {
   InputError,
   isUntrustedCertificate,
   HttpError,
+  Interrupted,
   NetworkError,
   SourceUnavailableError,
   UsersyncError,
   type Problem,
 } from "../errors.js";
 import { parseCommandLine, type CommandName, type ParsedCommand } from "./args.js";
-import { processIo, type Io } from "./io.js";
+import { chosenLogFormat, processIo, type Io } from "./io.js";
+import { onInterrupt } from "./interrupt.js";
 import { runPlan } from "./commands/plan.js";
 import { runApply } from "./commands/apply.js";
 import { runValidate } from "./commands/validate.js";
@@ -49,6 +52,7 @@ export function version(): string {
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let release = (): void => {};
   try {
     const parsed = parseCommandLine(argv);
     if (parsed.kind === "help") {
@@ -59,24 +63,49 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`usersync ${version()}\n`);
       return ExitCode.ok;
     }
-    return await handlers[parsed.parsed.command](parsed.parsed, io);
+    const { command } = parsed.parsed;
+    // Until an apply starts nothing was changed and nothing is left to finish: say so and stop.
+    if (command !== "emulator") release = onInterrupt((signal) => exitInterrupted(signal, argv, io));
+    return await handlers[command](parsed.parsed, io);
   } catch (err) {
     const exitCode = exitCodeFor(err);
-    io.stderr.write(wantsJson(argv, io.env) ? fatalJsonLine(err, exitCode) : describeError(err));
+    io.stderr.write(fatalOutput(err, exitCode, argv, io));
     return exitCode;
+  } finally {
+    release();
   }
 }
 
+function exitInterrupted(signal: NodeJS.Signals, argv: readonly string[], io: Io): never {
+  const err = new Interrupted({
+    message: `interrupted (${signal}) before any change was sent: nothing was changed in the service. Run the command again when you are ready.`,
+  });
+  // The terminal echoed ^C where the cursor was: the message starts on a line of its own.
+  const text = fatalOutput(err, ExitCode.interrupted, argv, io);
+  io.stderr.write(io.stderr.isTTY && !text.startsWith("{") ? `\n${text}` : text);
+  process.exit(ExitCode.interrupted);
+}
+
+/** The fatal error as the run's logs are written: one JSON line, or text for a person. */
+export function fatalOutput(err: unknown, exitCode: number, argv: readonly string[], io: Io): string {
+  return fatalFormat(argv, io) === "json" ? fatalJsonLine(err, exitCode) : describeError(err);
+}
+
 /**
- * `--log-format json` (or USERSYNC_LOGGING_FORMAT=json) asked for: the fatal error is then one
- * JSON line like every other log line (pino's shape: level 60 = fatal), so a log collector in a
- * pod parses it. Read from the raw arguments: the error may come from parsing them or the config.
+ * The format of the run's logs: the one the run chose once its config was read, else the one
+ * asked for (`--log-format`, USERSYNC_LOGGING_FORMAT), else, like the logger's `auto`, pretty on
+ * a terminal and JSON otherwise: off a terminal stderr is JSON lines only, fatal error included,
+ * so a log collector keeps the one line that matters. Read from the raw arguments: the error may
+ * come from parsing them or the config.
  */
-function wantsJson(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+function fatalFormat(argv: readonly string[], io: Io): "json" | "pretty" {
+  const chosen = chosenLogFormat(io.stderr);
+  if (chosen !== undefined) return chosen;
   const i = argv.indexOf("--log-format");
-  if (i >= 0) return argv[i + 1] === "json";
-  if (argv.includes("--log-format=json")) return true;
-  return env["USERSYNC_LOGGING_FORMAT"] === "json";
+  const inline = argv.find((a) => a.startsWith("--log-format="))?.slice("--log-format=".length);
+  const asked = i >= 0 ? argv[i + 1] : (inline ?? io.env["USERSYNC_LOGGING_FORMAT"]);
+  if (asked === "json" || asked === "pretty") return asked;
+  return io.stderr.isTTY === true ? "pretty" : "json";
 }
 
 export function fatalJsonLine(err: unknown, exitCode: number): string {
@@ -86,6 +115,11 @@ export function fatalJsonLine(err: unknown, exitCode: number): string {
     .trimEnd();
   return `${JSON.stringify({ level: 60, time: Date.now(), msg, code, exitCode })}\n`;
 }
+
+const ANSWER_HINT =
+  "usersync stopped before any change. Check that target.baseUrl is the service itself " +
+  "(not a sign-in page, a proxy or a load balancer's error page), then run again (docs/configuration.md, " +
+  '"Answers usersync refuses").';
 
 /** A failure that reached the CLI was retried as often as allowed if the retry policy could retry it. */
 const retriedNote = (err: HttpError | NetworkError): string => (err.retryable ? ", after every retry" : "");
@@ -112,9 +146,12 @@ export function describeError(err: unknown): string {
     return withProblems(err, hint);
   }
   if (err instanceof HttpError) {
-    const hint = err.fatal
-      ? " Check the API token (USERSYNC_TOKEN or target.tokenFile) and that it belongs to an organization admin."
-      : "";
+    const hint =
+      err.status === 401
+        ? " The token was refused: it is wrong or has expired. Check USERSYNC_TOKEN (or target.tokenEnv, target.tokenFile)."
+        : err.status === 403
+          ? " The token is valid but may not manage users: use the token of an organization admin."
+          : "";
     return `usersync: ${err.message}${retriedNote(err)}.${hint}\n`;
   }
   if (err instanceof NetworkError) {
@@ -122,8 +159,15 @@ export function describeError(err: unknown): string {
     // An untrusted certificate carries its own advice (target.caFile) in the message.
     const hint = isUntrustedCertificate(err.causeCode)
       ? ""
-      : " Check target.baseUrl and that the service is reachable from here.";
+      : /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/.test(err.causeCode)
+        ? " The server does not answer TLS on that port: check target.baseUrl (http:// for a local emulator, https:// for the service) and its port."
+        : " Check target.baseUrl and that the service is reachable from here.";
     return `usersync: ${err.message}${retried}.${hint}\n`;
+  }
+  if (err instanceof AnswerError) {
+    // One answer (with a status) was retried; a listing that never added up says how often it was read.
+    const retried = err.status !== undefined ? ", after every retry" : "";
+    return `usersync: ${err.message}${retried}.\n${ANSWER_HINT}\n`;
   }
   if (err instanceof UsersyncError) return `usersync: ${err.message}\n`;
   const message = err instanceof Error ? err.message : String(err);

@@ -24,17 +24,21 @@ import {
   plan as makePlan,
   checkBuiltinIdentity,
   checkGroupReferences,
+  checkPermissionPolicy,
+  checkWorkspaceReferences,
+  permissionListing,
   type GraceInput,
   type Plan,
   type Policy,
 } from "../plan/index.js";
 import { intOption, stringOption, type ParsedValues } from "./args.js";
-import type { Io } from "./io.js";
+import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
+import { listingCounts } from "./listing-counts.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -57,15 +61,19 @@ export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime
     cwd: io.cwd,
     overrides,
   });
-  const format =
-    config.logging.format === "auto" ? (io.stderr.isTTY ? "pretty" : "json") : config.logging.format;
-  const logger = createLogger({
-    level: config.logging.level,
-    format,
-    destination: io.stderr as NodeJS.WritableStream,
-  });
+  const logger = runLogger(io, config.logging);
   for (const warning of config.warnings) logger.warn(warning);
   return { config, logger, io };
+}
+
+/**
+ * The run's logger on stderr: `auto` is pretty on a terminal, JSON lines otherwise. The choice
+ * is kept for the stream, so a fatal error is written the same way (main.ts).
+ */
+export function runLogger(io: Io, logging: { level: string; format: "auto" | "json" | "pretty" }): Logger {
+  const format = logging.format === "auto" ? (io.stderr.isTTY ? "pretty" : "json") : logging.format;
+  setLogFormat(io.stderr, format);
+  return createLogger({ level: logging.level, format, destination: io.stderr as NodeJS.WritableStream });
 }
 
 export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -75,10 +83,7 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 /** Reads and validates the desired state; every error at once as an InputError (exit 4). */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   if (runtime.config.source.type === "ldap") {
-    if (runtime.config.source.desired !== undefined)
-      runtime.logger.warn(
-        "source.type is ldap: the desired-state file (--desired, source.desired) is not read",
-      );
+    checkOneSource(runtime.config);
     const { state, problems } = await readLdap(runtime);
     reportProblems(problems, runtime.logger);
     // A count needs nothing from the service: checked before the first request.
@@ -114,6 +119,18 @@ function unreadableSource(problems: readonly Problem[]): SourceUnavailableError 
   return new SourceUnavailableError({
     message: `the desired state could not be read (${errors.length} problem${errors.length === 1 ? "" : "s"})`,
     problems: errors,
+  });
+}
+
+/**
+ * A desired-state file and `source.type: ldap` name two sources of the truth: one of them is a
+ * mistake, so neither wins silently (exit 4, before anything is read or sent).
+ */
+export function checkOneSource(config: Runtime["config"]): void {
+  const file = config.source.desired;
+  if (config.source.type !== "ldap" || file === undefined) return;
+  throw new ConfigError({
+    message: `two sources of the desired state: the file ${file} (--desired or source.desired) and the directory (source.type: ldap${config.configFile ? ` in ${config.configFile}` : ""}). Use one: drop --desired (and source.desired) to read the directory, or set source.type: file to read the file.`,
   });
 }
 
@@ -207,8 +224,10 @@ export async function planAgainstService(
   },
 ): Promise<Planned> {
   const { config, logger } = runtime;
-  const allowDeletes = intOption(options.values, "allow-deletes");
-  const policy: Policy = toPolicy(config, optional("allowDeletes", allowDeletes));
+  const policy: Policy = toPolicy(config, {
+    ...optional("allowDeletes", intOption(options.values, "allow-deletes")),
+    ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
+  });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
   const grace = await loadGrace(runtime, policy);
   const connection =
@@ -216,28 +235,12 @@ export async function planAgainstService(
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
   try {
     const profile = connection.client.profile;
-    reportProblems(validateForProfile(options.desired, profile), logger);
-    const started = performance.now();
-    const actual = await listActualState(connection.client);
-    logger.info(
-      {
-        idpUsers: actual.idpUsers.length,
-        mappings: actual.mappings.length,
-        groups: actual.groups.length,
-        profile,
-        durationMs: Math.round(performance.now() - started),
-      },
-      `listed ${connection.label}`,
-    );
-    if (actual.builtinIdp === false)
-      logger.warn("this service has no built-in identity provider (its user listing answered 404)");
+    // What the profile and the config allow (permissions: scope, MANAGE), before any listing.
     reportProblems(
-      [
-        ...checkBuiltinIdentity(options.desired, actual),
-        ...checkGroupReferences(options.desired, actual, policy),
-      ],
+      [...validateForProfile(options.desired, profile), ...checkPermissionPolicy(options.desired, policy)],
       logger,
     );
+    const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
     const planned = await planChecked(runtime, {
       client: connection.client,
       desired: options.desired,
@@ -252,4 +255,29 @@ export async function planAgainstService(
     if (!options.connection) await connection.close();
     throw err;
   }
+}
+
+/** Lists the service (and the permissions the desired state needs) and checks the desired state against it. */
+async function listChecked(
+  runtime: Runtime,
+  o: { connection: Connection; desired: DesiredState; policy: Policy },
+): Promise<ActualState> {
+  const { config, logger } = runtime;
+  const { connection, desired, policy } = o;
+  const started = performance.now();
+  const permissions = permissionListing(desired, policy, config.execution.pageSize);
+  const actual = await listActualState(connection.client, { permissions });
+  const durationMs = Math.round(performance.now() - started);
+  logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
+  if (actual.builtinIdp === false)
+    logger.warn("this service has no built-in identity provider (its user listing answered 404)");
+  reportProblems(
+    [
+      ...checkBuiltinIdentity(desired, actual),
+      ...checkGroupReferences(desired, actual, policy),
+      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
+    ],
+    logger,
+  );
+  return actual;
 }

@@ -42,6 +42,7 @@ export async function connect(options: {
     retries: execution.retries,
     pageSize: execution.pageSize,
     timeouts: target.timeouts,
+    maxResponseBytes: target.maxResponseBytes,
     logger,
   };
 

@@ -12,6 +12,7 @@ import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./
 import type { Layer, Origin, Tree } from "./layers.js";
 import { durationSeconds } from "./values.js";
 import { configSchema } from "./schema.js";
+import { didYouMean, keysAt } from "./known-keys.js";
 import type { Config } from "./schema.js";
 
 export type { Config } from "./schema.js";
@@ -160,7 +161,7 @@ function schemaProblems(issues: readonly SchemaIssue[], originOf: (path: string)
       const path = [base, key].filter(Boolean).join(".");
       const message =
         key !== undefined
-          ? `unknown key; see config.example.yaml for the keys of ${base || "the top level"}`
+          ? `unknown key; ${didYouMean(key, keysAt(configSchema, issue.path))}see config.example.yaml for the keys of ${base || "the top level"}`
           : issue.message;
       problems.push({
         ...originOf(path),

@@ -9,6 +9,7 @@ import { keyLines, parseYaml } from "../desired/yaml-text.js";
 import type { Problem } from "../errors.js";
 import { envNameOf, LEAVES, PERCENT_PATTERN, PATH_LEAVES } from "./schema.js";
 import type { LeafKind } from "./schema.js";
+import { didYouMean } from "./known-keys.js";
 
 export type Tree = Record<string, unknown>;
 
@@ -78,7 +79,7 @@ export function envLayer(
     const known = byName.get(name);
     if (!known) {
       layer.warnings.push(
-        `environment variable ${name} is not a config key and is ignored (see docs/configuration.md)`,
+        `environment variable ${name} is not a config key and is ignored (${didYouMean(name, [...byName.keys()])}see docs/configuration.md)`,
       );
       continue;
     }

@@ -3,7 +3,19 @@ import type { Policy } from "../plan/policy.js";
 import type { Config } from "./schema.js";
 import { durationSeconds } from "./values.js";
 
-export function toPolicy(config: Config, options: { allowDeletes?: number } = {}): Policy {
+const guardLimitOf = (v: number | string): { count: number } | { percent: number } =>
+  typeof v === "number" ? { count: v } : { percent: Number(v.slice(0, -1)) };
+
+/** `permissions.workspaces` as globs: `all` (or `*`, alone or in a list) is every workspace. */
+function workspaceGlobs(value: string | string[] | undefined): string[] {
+  const list = value === undefined ? [] : typeof value === "string" ? [value] : value;
+  return list.some((v) => v === "all" || v === "*") ? ["*"] : [...list];
+}
+
+export function toPolicy(
+  config: Config,
+  options: { allowDeletes?: number; allowPermissionRemovals?: number } = {},
+): Policy {
   const p = config.policy;
   const scope: Policy["scope"] = {};
   if (p.scope.emailDomains)
@@ -15,16 +27,20 @@ export function toPolicy(config: Config, options: { allowDeletes?: number } = {}
     membership: p.membership,
     deletions: p.deletions,
     unlinkedCredentials: p.unlinkedCredentials,
-    maxDeletes:
-      typeof p.maxDeletes === "number"
-        ? { count: p.maxDeletes }
-        : { percent: Number(p.maxDeletes.slice(0, -1)) },
+    maxDeletes: guardLimitOf(p.maxDeletes),
     scope,
     protect: [...p.protect],
     groups: { ...p.groups },
     passwords: config.identity.passwords,
+    permissions: {
+      workspaces: workspaceGlobs(config.permissions.workspaces),
+      maxRemovals: guardLimitOf(config.permissions.maxRemovals),
+      allowOrganizationManage: config.permissions.organization.allowManage,
+    },
   };
   if (options.allowDeletes !== undefined) policy.allowDeletes = options.allowDeletes;
+  if (options.allowPermissionRemovals !== undefined)
+    policy.permissions.allowRemovals = options.allowPermissionRemovals;
   const revokeAfter = durationSeconds(p.revokeAfter);
   if (revokeAfter > 0) policy.revokeAfter = { text: String(p.revokeAfter), seconds: revokeAfter };
   return policy;

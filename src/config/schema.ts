@@ -4,6 +4,7 @@
  * the three in step.
  */
 import { z } from "zod";
+import { permissionsSection } from "./permissions-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
@@ -27,8 +28,11 @@ const target = z.strictObject({
       connectMs: int(1, 600_000, 10_000),
       headersMs: int(1, 600_000, 30_000),
       bodyMs: int(1, 600_000, 30_000),
+      responseMs: int(1, 3_600_000, 120_000),
     })
     .prefault({}),
+  /** A larger answer is refused (256 MiB; at most 500 MiB, below what one string can hold). */
+  maxResponseBytes: int(1024, 500 * 1024 * 1024, 256 * 1024 * 1024),
   caFile: path.optional(),
   allowInsecureHttp: z.boolean().default(false),
   embeddedData: path.optional(),
@@ -56,6 +60,12 @@ const ldapGroupRule = z
     name: template.optional(),
     lowerCase: z.boolean().default(true),
     parents: z.union([z.literal("directory"), list]).default("directory"),
+    /**
+     * Workspace permissions of every group the rule picks, as in the desired state (the keys may
+     * be templates, e.g. "{cn}"); checked when the directory is read (docs/permissions.md).
+     */
+    workspaces: z.record(z.string(), z.unknown()).optional(),
+    organization: z.array(z.string()).optional(),
   })
   .refine((r) => r.dn !== undefined || r.cn !== undefined, {
     error: "a group rule needs dn or cn (a pattern)",
@@ -140,6 +150,9 @@ const policy = z.strictObject({
     .prefault({}),
 });
 
+/** `permissions` (issue 23): permissions-schema.ts. */
+const permissions = permissionsSection;
+
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),
   requestsPerSecond: z.number().positive().max(10_000).default(50),
@@ -183,6 +196,7 @@ export const configSchema = z
     source: source.prefault({}),
     identity: identity.prefault({}),
     policy: policy.prefault({}),
+    permissions: permissions.prefault({}),
     execution: execution.prefault({}),
     output: output.prefault({}),
     state: state.prefault({}),
@@ -207,6 +221,8 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "target.timeouts.connectMs": "number",
   "target.timeouts.headersMs": "number",
   "target.timeouts.bodyMs": "number",
+  "target.timeouts.responseMs": "number",
+  "target.maxResponseBytes": "number",
   "target.caFile": "string",
   "target.allowInsecureHttp": "boolean",
   "target.embeddedData": "string",
@@ -232,6 +248,9 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "policy.groups.update": "boolean",
   "policy.groups.prune": "boolean",
   "policy.groups.createReferenced": "boolean",
+  "permissions.workspaces": "list",
+  "permissions.maxRemovals": "countOrPercent",
+  "permissions.organization.allowManage": "boolean",
   "execution.concurrency": "number",
   "execution.requestsPerSecond": "number",
   "execution.retries": "number",

@@ -6,11 +6,14 @@
 import { stringify } from "yaml";
 import type { ActualState, ApiProfile, IdpUser } from "../service/types.js";
 import { csvLine } from "./csv-cell.js";
+import { accessByAssignee, csvWorkspaces, yamlWorkspaces, type ExportedAccess } from "./export-access.js";
 import type { DesiredFormat } from "./types.js";
 
 export interface ExportOptions {
   format: DesiredFormat;
   profile: ApiProfile;
+  /** Organization MANAGE is exported only when the config may manage it (export-access.ts). */
+  allowOrganizationManage?: boolean;
 }
 
 export interface ExportResult {
@@ -21,7 +24,7 @@ export interface ExportResult {
   warnings: string[];
 }
 
-interface ExportUser {
+interface ExportUser extends ExportedAccess {
   email: string;
   id: string;
   displayName?: string;
@@ -32,7 +35,7 @@ interface ExportUser {
   authenticationId?: string;
 }
 
-interface ExportGroup {
+interface ExportGroup extends ExportedAccess {
   id: string;
   name?: string;
   parents?: string[];
@@ -46,8 +49,12 @@ export function groupsPathFor(usersPath: string): string {
 const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function renderExport(actual: ActualState, options: ExportOptions): ExportResult {
-  const warnings: string[] = [];
-  const { users, linked } = exportUsers(actual, options.profile, warnings);
+  const access = accessByAssignee(actual.permissions, {
+    allowOrganizationManage: options.allowOrganizationManage ?? false,
+  });
+  const warnings: string[] = [...access.warnings];
+  const { users: plain, linked } = exportUsers(actual, options.profile, warnings);
+  const users = plain.map((u) => ({ ...u, ...access.of({ type: "user", id: u.id }) }));
   const unlinked = actual.idpUsers.length - linked;
   if (unlinked > 0)
     warnings.push(
@@ -57,6 +64,7 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     id: g.id,
     ...(g.name !== undefined ? { name: g.name } : {}),
     ...(options.profile === "v1" && g.parents.length > 0 ? { parents: [...g.parents].sort() } : {}),
+    ...access.of({ type: "userGroup", id: g.id }),
   }));
   if (users.length === 0)
     warnings.push(
@@ -66,10 +74,38 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     );
 
   if (options.format === "yaml") {
-    const doc = { version: 1, ...(users.length === 0 ? { allowEmpty: true } : {}), groups, users };
+    const yamlOf = <T extends ExportedAccess>({ workspaces, organization, ...rest }: T) => ({
+      ...rest,
+      ...(workspaces !== undefined ? { workspaces: yamlWorkspaces(workspaces) } : {}),
+      ...(organization !== undefined ? { organization } : {}),
+    });
+    const doc = {
+      version: 1,
+      ...(users.length === 0 ? { allowEmpty: true } : {}),
+      groups: groups.map(yamlOf),
+      users: users.map(yamlOf),
+    };
     return { users: stringify(doc, { lineWidth: 0 }), warnings };
   }
-  const v1 = options.profile === "v1";
+  return { ...renderCsv(users, groups, options.profile), warnings };
+}
+
+/** Whether any of the records holds permissions: only then do the CSV files get those columns. */
+const anyAccess = (list: readonly ExportedAccess[]): boolean =>
+  list.some((r) => r.workspaces !== undefined || r.organization !== undefined);
+const accessCells = (r: ExportedAccess): string[] => [
+  csvWorkspaces(r.workspaces),
+  (r.organization ?? []).join(";"),
+];
+
+function renderCsv(
+  users: ExportUser[],
+  groups: ExportGroup[],
+  profile: ApiProfile,
+): { users: string; groups: string } {
+  const v1 = profile === "v1";
+  const userAccess = anyAccess(users);
+  const groupAccess = anyAccess(groups);
   const columns = [
     "email",
     "id",
@@ -78,6 +114,7 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     "groups",
     "identity",
     "authenticationId",
+    ...(userAccess ? ["workspaces", "organization"] : []),
   ];
   const rows = users.map((u) => [
     u.email,
@@ -87,12 +124,18 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     u.groups.join(";"),
     u.identity,
     u.authenticationId ?? "",
+    ...(userAccess ? accessCells(u) : []),
   ]);
-  const groupRows = groups.map((g) => [g.id, g.name ?? "", (g.parents ?? []).join(";")]);
+  const groupRows = groups.map((g) => [
+    g.id,
+    g.name ?? "",
+    (g.parents ?? []).join(";"),
+    ...(groupAccess ? accessCells(g) : []),
+  ]);
+  const groupColumns = ["id", "name", "parents", ...(groupAccess ? ["workspaces", "organization"] : [])];
   return {
     users: [columns, ...rows].map(csvLine).join(""),
-    groups: [["id", "name", "parents"], ...groupRows].map(csvLine).join(""),
-    warnings,
+    groups: [groupColumns, ...groupRows].map(csvLine).join(""),
   };
 }
 

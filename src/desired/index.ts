@@ -40,13 +40,13 @@ export interface ReadDesiredOptions {
 const USERS_CSV: CsvShape<UserField> = {
   fields: USER_FIELDS,
   required: ["email"],
-  lists: ["groups"],
+  lists: ["groups", "organization"],
   noun: "user",
 };
 const GROUPS_CSV: CsvShape<GroupField> = {
   fields: GROUP_FIELDS,
   required: ["id"],
-  lists: ["parents"],
+  lists: ["parents", "organization"],
   noun: "group",
 };
 

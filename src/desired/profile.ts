@@ -26,6 +26,13 @@ export function validateForProfile(state: DesiredState, profile: ApiProfile): Pr
         `user "${u.id}": the legacy API has no firstname/lastname; they are ignored`,
       );
   }
+  for (const r of [...state.users, ...state.groups])
+    if (r.workspaces !== undefined || r.organization !== undefined)
+      problems.error(
+        whereOf(r, r.workspaces !== undefined ? "workspaces" : "organization"),
+        "legacy-no-permissions",
+        `${"email" in r ? "user" : "group"} "${r.id}" carries permissions; the legacy API has none: remove them (or use the current API, profile v1)`,
+      );
   for (const g of state.groups)
     if (g.parents !== undefined && g.parents.length > 0)
       problems.error(

@@ -20,6 +20,8 @@ export const MAX_YAML_BYTES = 64 * 1024 * 1024;
 
 const TOP_KEYS = ["version", "users", "groups", "allowEmpty"] as const;
 const LIST_FIELDS: readonly string[] = ["groups", "parents"];
+/** Fields whose value is read as it is and checked by their own reader (access.ts). */
+const STRUCTURED_FIELDS: readonly string[] = ["workspaces", "organization"];
 
 export interface YamlRead {
   users: Array<RawRecord<UserField>>;
@@ -245,6 +247,7 @@ function toRecord<F extends string>(options: {
   const where = (field: string): Where => ({ file, line: fieldLine(field), field: `${path}.${field}` });
   const text: Partial<Record<F, string>> = {};
   const lists: Partial<Record<F, string[]>> = {};
+  const values: Partial<Record<F, unknown>> = {};
   let ok = true;
   for (const [key, value] of Object.entries(item)) {
     const field = fields.find((f) => f === key);
@@ -254,7 +257,8 @@ function toRecord<F extends string>(options: {
       continue;
     }
     if (value === null || value === undefined) continue;
-    if (LIST_FIELDS.includes(field)) {
+    if (STRUCTURED_FIELDS.includes(field)) values[field] = value;
+    else if (LIST_FIELDS.includes(field)) {
       if (Array.isArray(value) && value.every((v) => typeof v === "string")) lists[field] = value as string[];
       else {
         problems.error(
@@ -279,7 +283,7 @@ function toRecord<F extends string>(options: {
     }
   }
   if (!ok) return undefined;
-  return { line, text, lists, where: (field: F) => where(field) };
+  return { line, text, lists, values, where: (field: F) => where(field) };
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

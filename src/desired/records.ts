@@ -4,6 +4,7 @@
  * cycles, undeclared groups) live in `checks.ts`.
  */
 import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
+import { readAccess } from "./access.js";
 import { screenRecord, visible, type CharacterKind } from "./characters.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
@@ -19,9 +20,11 @@ export const USER_FIELDS = [
   "authenticationId",
   "password",
   "state",
+  "workspaces",
+  "organization",
 ] as const;
 export type UserField = (typeof USER_FIELDS)[number];
-export const GROUP_FIELDS = ["id", "name", "parents"] as const;
+export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
 
 /** The characters each free-text field may hold (characters.ts); ids and choices have their own rules. */
@@ -53,6 +56,8 @@ export interface RawRecord<F extends string> {
   line: number;
   text: Partial<Record<F, string>>;
   lists: Partial<Record<F, string[]>>;
+  /** Values of structured fields as read (YAML `workspaces`, `organization`); CSV gives text and lists. */
+  values?: Partial<Record<F, unknown>>;
   /** Where a field is, for messages (CSV: the column; YAML: the path and the key's line). */
   where(field: F): Where;
 }
@@ -136,8 +141,16 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkLength(raw, "authenticationId", authenticationId, ctx);
   const groups = listOf(raw, "groups");
   checkGroupIds(raw, "groups", groups, ctx);
+  const access = readAccess(raw, ctx.problems);
+  if (access === undefined) ok = false;
+  else if (state === "absent" && (access.workspaces !== undefined || access.organization !== undefined))
+    fail(
+      access.workspaces !== undefined ? "workspaces" : "organization",
+      "contradiction",
+      "a user marked absent carries no permissions: remove them, or the state: absent",
+    );
 
-  if (!ok || email === undefined) return undefined;
+  if (!ok || email === undefined || access === undefined) return undefined;
   const user: DesiredUser = {
     email,
     id: explicitId ?? deriveUserId(email),
@@ -152,6 +165,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   if (groups !== undefined) user.groups = groups;
   if (authenticationId !== undefined) user.authenticationId = authenticationId;
   if (password !== undefined) user.password = password;
+  Object.assign(user, access);
   locations.set(user, raw.where as (field: string) => Where);
   return user;
 }
@@ -263,7 +277,9 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
   checkLength(raw, "name", name, ctx);
   const parents = listOf(raw, "parents");
   checkGroupIds(raw, "parents", parents, ctx);
-  const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line } };
+  const access = readAccess(raw, ctx.problems);
+  if (access === undefined) return undefined;
+  const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line }, ...access };
   if (name !== undefined) group.name = name;
   if (parents !== undefined) group.parents = parents;
   locations.set(group, raw.where as (field: string) => Where);

@@ -1,5 +1,6 @@
 /** The normalised desired state, whatever file format it was read from. */
 import type { Problem } from "../errors.js";
+import type { OrganizationPermission, WorkspaceGrant } from "../permissions.js";
 
 /** The file formats the desired state can be read from and exported to. */
 export type DesiredFormat = "yaml" | "csv";
@@ -13,7 +14,22 @@ export interface SourceRef {
   line: number;
 }
 
-export interface DesiredUser {
+/** What one user or group should hold on one workspace. */
+export interface DesiredWorkspaceGrant extends WorkspaceGrant {
+  workspace: string;
+}
+
+/**
+ * Permissions a user or group carries (docs/permissions.md). A field left out means "not managed":
+ * its actual permissions are kept, whatever the mode, as an absent `groups` keeps a user's groups.
+ */
+export interface DesiredAccess {
+  /** Sorted by workspace id, each workspace once; `[]`: managed, and holds nothing. */
+  workspaces?: DesiredWorkspaceGrant[];
+  organization?: OrganizationPermission[];
+}
+
+export interface DesiredUser extends DesiredAccess {
   /** Trimmed, as given (case preserved: it is sent as given). */
   email: string;
   /** Organization user id: explicit, or derived from the email (see `deriveUserId`). */
@@ -33,7 +49,7 @@ export interface DesiredUser {
   source: SourceRef;
 }
 
-export interface DesiredGroup {
+export interface DesiredGroup extends DesiredAccess {
   id: string;
   name?: string;
   /** `undefined`: keep the parents the group has. Sorted, unique. */

@@ -3,9 +3,11 @@
  * given `faults.seed` injects the same faults into the same requests every time.
  */
 import { alignsWindows, type RateLimitStatus } from "./rate-headers.js";
-import type { EmulatorFaults, RequestLogEntry } from "./types.js";
+import type { BrokenAnswerRule, EmulatorFaults, RequestLogEntry } from "./types.js";
 
 export type FaultKind = NonNullable<RequestLogEntry["fault"]>;
+/** The faults one draw decides between, stacked as bands. */
+type BandFault = "drop" | "500" | "503" | "429" | "lose";
 
 /** mulberry32: small, fast, good enough to spread faults evenly; not for anything secret. */
 export function mulberry32(seed: number): () => number {
@@ -19,9 +21,17 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
+function matches(pattern: RegExp | undefined, path: string): boolean {
+  if (!pattern) return true;
+  pattern.lastIndex = 0; // a /g or /y pattern keeps state between test() calls
+  return pattern.test(path);
+}
+
 export interface FaultDecision {
   /** Injected instead of (or, for `lose`, after) the normal answer. */
-  fault?: Exclude<FaultKind, "rateLimit">;
+  fault?: BandFault;
+  /** The rule that breaks the answer if it succeeds (broken-answers.ts); its own draw. */
+  broken?: BrokenAnswerRule;
   delayMs: number;
 }
 
@@ -30,6 +40,8 @@ export class FaultEngine {
   private draw: () => number = mulberry32(0);
   // Jitter has its own stream so that the fault draws stay exactly one per request.
   private jitterDraw: () => number = mulberry32(1);
+  // Broken answers too, so adding them leaves the other faults' draws where they were.
+  private brokenDraw: () => number = mulberry32(2);
   private windowStart = 0;
   private windowCount = 0;
 
@@ -42,6 +54,7 @@ export class FaultEngine {
     const seed = faults.seed ?? 0x5eed;
     this.draw = mulberry32(seed);
     this.jitterDraw = mulberry32(seed ^ 0x9e3779b9);
+    this.brokenDraw = mulberry32(seed ^ 0x85ebca6b);
     this.windowStart = 0;
     this.windowCount = 0;
   }
@@ -51,10 +64,7 @@ export class FaultEngine {
   }
 
   applies(path: string): boolean {
-    const pattern = this.faults.pathPattern;
-    if (!pattern) return true;
-    pattern.lastIndex = 0; // a /g or /y pattern keeps state between test() calls
-    return pattern.test(path);
+    return matches(this.faults.pathPattern, path);
   }
 
   /** Counts the request against the fixed window; undefined when no rate limit is configured. */
@@ -110,7 +120,7 @@ export class FaultEngine {
     const latency = (f.latencyMs ?? 0) + (f.jitterMs ? this.jitterDraw() * f.jitterMs : 0);
     const delayMs = Math.round(latency);
     const u = this.draw();
-    const bands: Array<[Exclude<FaultKind, "rateLimit">, number | undefined]> = [
+    const bands: Array<[BandFault, number | undefined]> = [
       ["drop", f.dropConnection],
       ["500", f.error500],
       ["503", f.error503],
@@ -126,5 +136,23 @@ export class FaultEngine {
       }
     }
     return { delayMs };
+  }
+
+  /**
+   * The broken-answer rule for a request: one draw of its own stream when any rule matches the
+   * method and path, the matching rules' shares stacked as bands in their order.
+   */
+  decideBroken(method: string, path: string): BrokenAnswerRule | undefined {
+    const rules = (this.faults.brokenAnswers ?? []).filter(
+      (r) => (r.methods ?? ["GET"]).includes(method) && matches(r.pathPattern, path),
+    );
+    if (rules.length === 0) return undefined;
+    const u = this.brokenDraw();
+    let edge = 0;
+    for (const rule of rules) {
+      edge += rule.share ?? 1;
+      if (u < edge) return rule;
+    }
+    return undefined;
   }
 }

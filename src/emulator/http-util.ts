@@ -41,12 +41,23 @@ export function traceId(): string {
   return randomBytes(16).toString("hex");
 }
 
+/** Like the service, an error answer names its trace in X-GDC-TRACE-ID (and in a problem's body). */
 export function problemReply(status: number, detail: string): Reply {
+  const trace = traceId();
   return {
     status,
     contentType: PROBLEM_JSON,
-    body: { title: TITLES[status] ?? "Error", status, detail, traceId: traceId() },
+    headers: { "X-GDC-TRACE-ID": trace },
+    body: { title: TITLES[status] ?? "Error", status, detail, traceId: trace },
   };
+}
+
+/** 401 with an empty body; an expired token says why in WWW-Authenticate (RFC 6750). */
+export function unauthorized(expired: boolean): Reply {
+  const challenge = expired
+    ? 'Bearer error="invalid_token", error_description="The access token expired"'
+    : "Bearer";
+  return { status: 401, headers: { "WWW-Authenticate": challenge, "X-GDC-TRACE-ID": traceId() } };
 }
 
 /** The media type without parameters, lower-cased (`application/json; charset=utf-8` -> `application/json`). */

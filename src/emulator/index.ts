@@ -13,23 +13,46 @@ import type { EmulatorHandle, EmulatorOptions } from "./types.js";
 
 export { loadSeedFile } from "./persistence.js";
 export { RESET_HEADER_MODES, type ResetHeaderMode } from "./rate-headers.js";
+export { BROKEN_ANSWER_MODES, DEFAULT_OVERSIZE_BYTES, DEFAULT_TRICKLE_MS } from "./broken-answers.js";
 export type * from "./types.js";
 
 export const DEFAULT_TOKENS: Readonly<Record<string, string>> = { "dev-token": "admin" };
 
-export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+/** Maps each token owner the store lacks (`mapTokenOwners`), so `/api/v1/profile` names a listed user. True when any was added. */
+function mapTokenOwners(store: Store, owners: readonly string[]): boolean {
+  let added = false;
+  for (const id of new Set(owners)) {
+    if (store.mappings.has(id)) continue;
+    store.putMapping({ id, groups: [] });
+    added = true;
+  }
+  return added;
+}
+
+/** The store as persisted, else as seeded, with the token owners mapped; its persister, if any. */
+async function openStore(
+  options: EmulatorOptions,
+  owners: readonly string[],
+): Promise<{ store: Store; persister: Persister | undefined }> {
   const store = new Store();
   // A persisted store is the newer truth: it takes precedence over the seed.
   const persisted = options.persistPath ? await loadPersisted(options.persistPath) : undefined;
   const initial = persisted ?? options.seed;
   if (initial) store.load(initial);
-
+  const ownersAdded = mapTokenOwners(store, owners);
   const persister = options.persistPath ? new Persister(options.persistPath, store) : undefined;
   // A seeded store that was never saved is written at once, so the file exists from the start.
-  if (persister && !persisted && initial) {
+  if (persister && ((!persisted && initial) || ownersAdded)) {
     persister.markDirty();
     await persister.flush();
   }
+  return { store, persister };
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  const tokens = options.tokens ?? DEFAULT_TOKENS;
+  const owners = options.mapTokenOwners === false ? [] : Object.values(tokens);
+  const { store, persister } = await openStore(options, owners);
   const faults = new FaultEngine(options.faults);
   const log = new RequestLog(options.requestLogLimit ?? 100_000);
   let base = "";
@@ -42,8 +65,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       log,
       persister,
       profile: options.profile ?? "both",
-      tokens: options.tokens ?? DEFAULT_TOKENS,
+      tokens,
       forbiddenTokens: new Set(options.forbiddenTokens ?? []),
+      expiredTokens: new Set(options.expiredTokens ?? []),
       builtinIdp: options.builtinIdp ?? true,
       userManagement: options.userManagement ?? "on",
       base: () => base,

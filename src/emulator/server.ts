@@ -1,12 +1,13 @@
 /**
- * The request pipeline: route -> auth (401/403) -> faults (one draw, rate limit, latency) ->
- * body -> handler -> answer (or a lost answer) -> log -> persist.
+ * The request pipeline: route -> auth (401/403) -> faults (one draw, rate limit, latency, a broken
+ * answer) -> body -> handler -> answer (or a lost or broken answer) -> log -> persist.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Profile } from "./entity-docs.js";
 import { handleGroups, handleUsers } from "./entity-routes.js";
+import { brokenUrl } from "./broken-answers.js";
 import type { FaultDecision, FaultEngine } from "./faults.js";
-import { rateLimitHeaders, type RateLimitStatus } from "./rate-headers.js";
+import type { RateLimitStatus } from "./rate-headers.js";
 import {
   JSON_TYPE,
   ProblemError,
@@ -15,11 +16,14 @@ import {
   problemReply,
   readBody,
   redact,
+  unauthorized,
   type Reply,
 } from "./http-util.js";
 import { handleIdp } from "./idp-routes.js";
 import { notAllowed, USER_MANAGEMENT_ROUTES } from "./member-routes.js";
 import { profileReply } from "./profile-route.js";
+import { PERMISSION_ROUTES } from "./access-routes.js";
+import { finisher, writeAnswer } from "./write-answer.js";
 import type { Persister } from "./persistence.js";
 import type { RequestLog } from "./request-log.js";
 import type { Handler, Route, RouteContext } from "./route-context.js";
@@ -34,6 +38,7 @@ export interface PipelineDeps {
   profile: NonNullable<EmulatorOptions["profile"]>;
   tokens: Record<string, string>;
   forbiddenTokens: ReadonlySet<string>;
+  expiredTokens: ReadonlySet<string>;
   builtinIdp: boolean;
   /** `on`, or the status every userManagement path answers (a service without them). */
   userManagement: NonNullable<EmulatorOptions["userManagement"]>;
@@ -73,6 +78,7 @@ const ROUTES: Route[] = [
     handler: (m) => entity(m, "legacy"),
   },
   ...USER_MANAGEMENT_ROUTES,
+  ...PERMISSION_ROUTES,
 ];
 
 function entity(m: RegExpExecArray, profile: Profile): Handler {
@@ -87,7 +93,7 @@ export function createPipeline(deps: PipelineDeps): (req: IncomingMessage, res: 
     handle(deps, req, res).catch((err: unknown) => {
       // Only a bug gets here: answer 500 when still possible so the client sees something.
       if (!res.headersSent && !res.destroyed)
-        write(res, problemReply(500, `emulator error: ${(err as Error).message}`), undefined);
+        writeAnswer(res, { reply: problemReply(500, `emulator error: ${(err as Error).message}`) });
     });
   };
 }
@@ -104,13 +110,7 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   const qAt = url.indexOf("?");
   const path = qAt < 0 ? url : url.slice(0, qAt);
   const entry: RequestLogEntry = { method, url, status: 0, time };
-  const finish = (reply: Reply | undefined, rate: RateLimitStatus | undefined, lose = false): void => {
-    if (reply) entry.status = reply.status;
-    deps.log.add(entry);
-    if (lose || !reply) res.destroy();
-    else write(res, reply, rate);
-    deps.persister?.schedule();
-  };
+  const finish = finisher({ log: deps.log, persister: deps.persister, res, entry, url });
 
   // Auth comes before routing so that nothing about the API is revealed to a caller without a token.
   const caller = authenticate(deps, req.headers.authorization);
@@ -149,12 +149,12 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
     // Answered as it is, even when the draw said "lose": the handler never ran.
     if (param === BAD_PARAM)
       return finish(problemReply(400, `path segment ${route.param} is not valid percent-encoding`), rate);
-    reply = runRoute(deps, { handler: route.handler, param, method, url, body, caller });
+    const asked = brokenUrl(decision?.broken, url);
+    reply = runRoute(deps, { handler: route.handler, param, method, url: asked, body, caller });
   } else {
     reply = problemReply(404, `no such endpoint: ${method} ${path}`);
   }
-  if (fault === "lose") entry.fault = "lose";
-  finish(reply, rate, fault === "lose");
+  finish(reply, rate, { fault, broken: decision?.broken });
 }
 
 /** Decided synchronously at arrival, so the draws follow arrival order; out of scope: no draw, no count. */
@@ -163,9 +163,11 @@ function arrivalFaults(
   req: { path: string; method: string; time: number },
 ): { rate: RateLimitStatus | undefined; decision?: FaultDecision } {
   if (!deps.faults.applies(req.path)) return { rate: deps.faults.peekRateLimit(req.time) };
+  const decision = deps.faults.decide(WRITE_METHODS.has(req.method));
+  const broken = deps.faults.decideBroken(req.method, req.path);
   return {
     rate: deps.faults.countRateLimit(req.time),
-    decision: deps.faults.decide(WRITE_METHODS.has(req.method)),
+    decision: broken ? { ...decision, broken } : decision,
   };
 }
 
@@ -200,7 +202,7 @@ function authenticate(deps: PipelineDeps, header: string | undefined): string | 
   const caller = token === undefined ? undefined : deps.tokens[token];
   if (caller !== undefined) return caller;
   if (token === undefined || !deps.forbiddenTokens.has(token))
-    return { status: 401, headers: { "WWW-Authenticate": "Bearer" } };
+    return unauthorized(token !== undefined && deps.expiredTokens.has(token));
   return problemReply(403, "this token may not manage users of the organization");
 }
 
@@ -274,20 +276,4 @@ function throttled(message: string, retryAfterSeconds: number): Reply {
     headers: { "Retry-After": String(retryAfterSeconds) },
     body: { error: "Too Many Requests", message },
   };
-}
-
-function write(res: ServerResponse, reply: Reply, rate: RateLimitStatus | undefined): void {
-  const headers: Record<string, string | number> = { ...reply.headers };
-  if (rate) Object.assign(headers, rateLimitHeaders(rate));
-  if (reply.body === undefined) {
-    headers["Content-Length"] = 0;
-    res.writeHead(reply.status, headers);
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(reply.body);
-  headers["Content-Type"] = reply.contentType ?? JSON_TYPE;
-  headers["Content-Length"] = Buffer.byteLength(text);
-  res.writeHead(reply.status, headers);
-  res.end(text);
 }

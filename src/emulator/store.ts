@@ -4,6 +4,7 @@
  * members and children per group (to refuse deleting a group in use), IdP users by lower-cased email.
  */
 import { createHash } from "node:crypto";
+import { AccessStore } from "./access-store.js";
 import { SortedIds } from "./sorted-ids.js";
 import type { EmulatorSeed, EmulatorState, StoredIdpUser } from "./types.js";
 
@@ -37,6 +38,8 @@ export class Store {
   authCounter = 0;
   /** Bumped on every write; the persister compares it to know what is saved. */
   revision = 0;
+  /** Workspaces and permissions (access-store.ts). */
+  readonly access = new AccessStore(() => void this.revision++);
 
   // ---- IdP users ----------------------------------------------------------------------------
 
@@ -94,6 +97,7 @@ export class Store {
     this.unindexMapping(old);
     this.mappings.delete(id);
     this.mappingIds.remove(id);
+    this.access.dropAssignee({ type: "user", id });
     this.revision++;
     return true;
   }
@@ -146,6 +150,7 @@ export class Store {
     for (const p of old.parents) removeFrom(this.children, p, id);
     this.groups.delete(id);
     this.groupIds.remove(id);
+    this.access.dropAssignee({ type: "userGroup", id });
     this.revision++;
     return true;
   }
@@ -194,6 +199,7 @@ export class Store {
       }
       this.putMapping(rec);
     }
+    this.access.load(seed, (a) => (a.type === "user" ? this.mappings : this.groups).has(a.id));
   }
 
   /** A sorted deep copy; IdP users carry their stored password (for tests only, never served). */
@@ -209,7 +215,7 @@ export class Store {
       const g = this.groups.get(id) as GroupRec;
       return { ...g, parents: [...g.parents].sort(cmp) };
     });
-    return { idpUsers, mappings, groups };
+    return { idpUsers, mappings, groups, ...this.access.snapshot() };
   }
 }
 

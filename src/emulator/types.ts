@@ -29,8 +29,37 @@ export interface EmulatorFaults {
   duplicateIdpAs400?: boolean;
   /** Only inject faults on requests whose path matches (default: all API paths). */
   pathPattern?: RegExp;
+  /**
+   * Successful answers broken the way gateways and single-page-app fallbacks break them (see
+   * broken-answers.ts); the handler still runs, so a write lands. Rules are tried in order.
+   */
+  brokenAnswers?: BrokenAnswerRule[];
   /** Seed of the fault PRNG, so a run is repeatable. */
   seed?: number;
+}
+
+/**
+ * `html` a 200 sign-in page; `dataNull` the JSON:API document with `data: null` (any other answer
+ * becomes `{"data": null}`); `truncated` the first half of
+ * the JSON; `oversize` the JSON padded to `bytes`; `repeatPage` every page of a listing is page 0;
+ * `emptyPage` the pages between the first and the last have no items; `trickle` one byte every
+ * `intervalMs`.
+ */
+export type BrokenAnswerMode =
+  "html" | "dataNull" | "truncated" | "oversize" | "repeatPage" | "emptyPage" | "trickle";
+
+export interface BrokenAnswerRule {
+  mode: BrokenAnswerMode;
+  /** Only answers to requests whose path matches (default: every faultable path). */
+  pathPattern?: RegExp;
+  /** The methods whose answers are broken (default `["GET"]`). */
+  methods?: string[];
+  /** Share (0..1) of the matching answers broken (default 1). */
+  share?: number;
+  /** `trickle`: milliseconds between bytes (default 500). */
+  intervalMs?: number;
+  /** `oversize`: the body's size in bytes (default 50 MiB). */
+  bytes?: number;
 }
 
 export interface SeedIdpUser {
@@ -55,11 +84,38 @@ export interface SeedGroup {
   parents?: string[];
 }
 
+/** Who holds a seeded permission: exactly one of a user (mapping id) or a user group. */
+export interface SeedAssignee {
+  user?: string;
+  userGroup?: string;
+}
+
+/** A direct grant on a workspace (permission names as the official API spells them). */
+export interface SeedWorkspaceGrant extends SeedAssignee {
+  permissions?: string[];
+  /** Permissions on the workspace and every workspace below it (`hierarchyPermissions`). */
+  hierarchy?: string[];
+}
+
+export interface SeedWorkspace {
+  id: string;
+  name?: string;
+  parent?: string;
+  permissions?: SeedWorkspaceGrant[];
+}
+
+export interface SeedOrganizationPermission extends SeedAssignee {
+  permissions: string[];
+}
+
 /** The emulator's store, as seeded, persisted and read back by tests. */
 export interface EmulatorSeed {
   idpUsers?: SeedIdpUser[];
   mappings?: SeedMapping[];
   groups?: SeedGroup[];
+  /** Workspaces (with their hierarchy and direct grants); left out of a snapshot when there are none. */
+  workspaces?: SeedWorkspace[];
+  organizationPermissions?: SeedOrganizationPermission[];
 }
 
 export interface EmulatorOptions {
@@ -73,8 +129,16 @@ export interface EmulatorOptions {
   profile?: ApiProfile | "both";
   /** Bearer tokens accepted, each mapped to the user id `/api/v1/profile` returns. Default `{ "dev-token": "admin" }`. */
   tokens?: Record<string, string>;
+  /**
+   * As in the service, a token belongs to a user of the organization: each token's owner the seed
+   * does not map is mapped at start (no credentials, no groups). Default true; false leaves the
+   * store exactly as seeded (tests of the entity API, or of a caller no mapping matches).
+   */
+  mapTokenOwners?: boolean;
   /** Tokens that authenticate but may not manage users: every API request answers 403 problem details. */
   forbiddenTokens?: string[];
+  /** Tokens that have expired: 401 with an empty body and `WWW-Authenticate: Bearer error="invalid_token"`. */
+  expiredTokens?: string[];
   seed?: EmulatorSeed;
   faults?: EmulatorFaults;
   /** JSON file the store is loaded from (if it exists) and written to, atomically, after each write. */
@@ -102,7 +166,7 @@ export interface RequestLogEntry {
   url: string;
   status: number;
   /** The fault injected, if any. */
-  fault?: "500" | "503" | "429" | "drop" | "lose" | "rateLimit";
+  fault?: "500" | "503" | "429" | "drop" | "lose" | "rateLimit" | BrokenAnswerMode;
   /** Parsed JSON body, with any `password` member replaced by "***". */
   body?: unknown;
   /** Arrival time, epoch ms. */
@@ -128,6 +192,8 @@ export interface EmulatorState {
   idpUsers: StoredIdpUser[];
   mappings: Array<SeedMapping & { groups: string[] }>;
   groups: Array<SeedGroup & { parents: string[] }>;
+  workspaces?: SeedWorkspace[];
+  organizationPermissions?: SeedOrganizationPermission[];
 }
 
 export interface EmulatorHandle {

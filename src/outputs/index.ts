@@ -1,7 +1,7 @@
 /**
  * Where a run's results go, besides the service and the terminal: generated passwords (the
  * credentials file or one Kubernetes Secret per user), the journal, the saved plan and the apply
- * report, the metrics (a textfile and/or a Pushgateway). The commands in cli/ resolve the paths (cli/outputs.ts) and hand them here.
+ * report, the metrics (a textfile and/or a Pushgateway). The commands in cli/ resolve the paths (cli/output-paths.ts) and hand them here.
  */
 export {
   createPasswordProvider,

@@ -61,7 +61,7 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
   return metrics;
 }
 
-/** The textfile (`--metrics-file` or output.metricsFile, resolved by cli/outputs.ts) and the Pushgateway (output.metricsPush*). */
+/** The textfile (`--metrics-file` or output.metricsFile, resolved by cli/output-paths.ts) and the Pushgateway (output.metricsPush*). */
 export function metricsTargets(
   file: string | undefined,
   runtime: { config: Config; logger: Logger },

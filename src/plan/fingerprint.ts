@@ -6,6 +6,13 @@
  */
 import { createHash, hash as digest } from "node:crypto";
 import type { DesiredState } from "../desired/types.js";
+import {
+  assigneeKey,
+  type ActualPermissions,
+  type Assignee,
+  type OrganizationPermission,
+  type WorkspaceGrant,
+} from "../permissions.js";
 import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../service/types.js";
 import { objectKey } from "./kinds.js";
 import type { Policy } from "./policy.js";
@@ -15,6 +22,12 @@ export const ABSENT = "absent";
 export const idpKey = (email: string): string => objectKey({ kind: "idp", id: email.toLowerCase() });
 export const mappingKey = (id: string): string => objectKey({ kind: "mapping", id });
 export const groupKey = (id: string): string => objectKey({ kind: "group", id });
+/** One assignee's grant on one workspace: `permission:sales-emea/userGroup/sales`. */
+export const permissionKey = (workspace: string, a: Assignee): string =>
+  objectKey({ kind: "permission", id: `${workspace}/${assigneeKey(a)}` });
+/** One assignee's organization permissions: `orgPermission:userGroup/admins`. */
+export const orgPermissionKey = (a: Assignee): string =>
+  objectKey({ kind: "orgPermission", id: assigneeKey(a) });
 
 /** JSON with object keys sorted, so equal values hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -62,12 +75,38 @@ export function fingerprintGroup(g: UserGroup): string {
   return hash({ ...g, parents: [...g.parents].sort() });
 }
 
+/**
+ * A grant as the plan saw it: the canonical JSON of `{hierarchy, permissions}` (or of the
+ * organization list), written by hand as above (thousands per plan). A pair holding nothing is
+ * not an object (`absent`).
+ */
+export function fingerprintGrant(g: WorkspaceGrant | readonly OrganizationPermission[]): string {
+  if (isPermissionList(g)) return hashText(JSON.stringify([...g].sort()));
+  return hashText(
+    `{"hierarchy":${JSON.stringify([...g.hierarchy].sort())},"permissions":${JSON.stringify([...g.permissions].sort())}}`,
+  );
+}
+
+const isPermissionList = (g: unknown): g is readonly OrganizationPermission[] => Array.isArray(g);
+
+/** Every listed grant by key, not yet fingerprinted (a pair not listed holds nothing: `absent`). */
+export function grantsByKey(
+  permissions: ActualPermissions | undefined,
+): Map<string, WorkspaceGrant | readonly OrganizationPermission[]> {
+  const out = new Map<string, WorkspaceGrant | readonly OrganizationPermission[]>();
+  for (const a of permissions?.assignments ?? []) out.set(permissionKey(a.workspace, a.assignee), a);
+  for (const o of permissions?.organization ?? [])
+    if (o.permissions.length > 0) out.set(orgPermissionKey(o.assignee), o.permissions);
+  return out;
+}
+
 /** Every actual object by key, fingerprinted. */
 export function fingerprintActual(actual: ActualState): Map<string, string> {
   const out = new Map<string, string>();
   for (const u of actual.idpUsers) out.set(idpKey(u.email), fingerprintIdpUser(u));
   for (const m of actual.mappings) out.set(mappingKey(m.id), fingerprintMapping(m));
   for (const g of actual.groups) out.set(groupKey(g.id), fingerprintGroup(g));
+  for (const [key, grant] of grantsByKey(actual.permissions)) out.set(key, fingerprintGrant(grant));
   return out;
 }
 
@@ -106,10 +145,20 @@ export function fingerprintInput(input: FingerprintInput): string {
     h = text(h, u.authenticationId);
     h = tag(h, u.password !== undefined ? 5 : 6);
     h = text(h, u.state);
+    if (u.workspaces !== undefined || u.organization !== undefined)
+      h = text(h, JSON.stringify([u.workspaces ?? null, u.organization ?? null]));
     sumA = (sumA + h) >>> 0;
     sumB = (sumB + mix(h)) >>> 0;
   }
-  const groups = input.desired.groups.map((g) => JSON.stringify([g.id, g.name, g.parents]));
+  const groups = input.desired.groups.map((g) =>
+    JSON.stringify([
+      g.id,
+      g.name,
+      g.parents,
+      // Only when present, so a desired state without permissions hashes as it always did.
+      ...(g.workspaces !== undefined || g.organization !== undefined ? [g.workspaces, g.organization] : []),
+    ]),
+  );
   groups.sort();
   return createHash("sha256")
     .update(canonicalJson({ policy: input.policy, profile: input.profile }))

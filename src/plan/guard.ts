@@ -7,15 +7,22 @@
 import type { PlanContext } from "./context.js";
 import type { Plan } from "./types.js";
 
-export function deletionLimit(ctx: PlanContext, managedUsers: number): number {
-  const { maxDeletes, allowDeletes } = ctx.policy;
-  if (allowDeletes !== undefined) return allowDeletes;
-  if ("count" in maxDeletes) return maxDeletes.count;
+/** A guard's limit: the run's allowance when given, else the count, else the share of `base`. */
+export function guardLimit(
+  max: { count: number } | { percent: number },
+  allow: number | undefined,
+  base: number,
+): number {
+  if (allow !== undefined) return allow;
+  if ("count" in max) return max.count;
   // Round down, but never below 1: in an organization of fewer than 10 managed users the
   // default 10% would otherwise round to 0 and hold back every single deletion. "0%" stays 0.
-  if (maxDeletes.percent <= 0) return 0;
-  return Math.max(1, Math.floor((maxDeletes.percent / 100) * managedUsers));
+  if (max.percent <= 0) return 0;
+  return Math.max(1, Math.floor((max.percent / 100) * base));
 }
+
+export const deletionLimit = (ctx: PlanContext, managedUsers: number): number =>
+  guardLimit(ctx.policy.maxDeletes, ctx.policy.allowDeletes, managedUsers);
 
 export function applyDeleteGuard(ctx: PlanContext, managedUsers: number): Plan["deleteGuard"] {
   const wanted = new Set(ctx.userDeletions.values()).size;

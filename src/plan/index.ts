@@ -10,6 +10,13 @@ export {
 } from "./summary.js";
 export { serializePlan, parsePlan, isEmptyPlan } from "./serialize.js";
 export { checkBuiltinIdentity, checkGroupReferences } from "./groups.js";
+export {
+  checkPermissionPolicy,
+  checkWorkspaceReferences,
+  exportListing,
+  permissionListing,
+} from "./permission-checks.js";
+export type { PermissionSummary, PermissionSummaryEntry } from "./permission-summary.js";
 export { defaultLimits, ASSUMED_LATENCY_SECONDS, type Limits } from "./estimate.js";
 export { defaultDisplayName } from "./users.js";
 export {

@@ -8,8 +8,13 @@ import type { MembersStep, Step, StepKind } from "./types.js";
 
 export type Verb = "create" | "update" | "delete";
 
-/** The objects a plan keys: IdP users (by lower-cased email), mappings and groups (by id). */
-export type ObjectKind = "idp" | "mapping" | "group";
+/**
+ * The objects a plan keys: IdP users (by lower-cased email), mappings and groups (by id), one
+ * assignee's grant on one workspace (`permission:<workspace>/<type>/<id>`) and one assignee's
+ * organization permissions (`orgPermission:<type>/<id>`).
+ */
+export type ObjectKind = "idp" | "mapping" | "group" | "permission" | "orgPermission";
+const OBJECT_KINDS: readonly string[] = ["idp", "mapping", "group", "permission", "orgPermission"];
 
 export interface ObjectRef {
   kind: ObjectKind;
@@ -18,8 +23,11 @@ export interface ObjectRef {
 
 export interface StepKindInfo {
   verb: Verb;
-  /** The type of object the step changes, as a person calls it (`members`: a group's membership). */
-  noun: "group" | "credentials" | "mapping" | "members";
+  /**
+   * The type of object the step changes, as a person calls it (`members`: a group's membership;
+   * `permissions`: a workspace's or the organization's grants).
+   */
+  noun: "group" | "credentials" | "mapping" | "members" | "permissions";
 }
 
 export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
@@ -34,6 +42,11 @@ export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
   deleteMapping: { verb: "delete", noun: "mapping" },
   addMembers: { verb: "update", noun: "members" },
   removeMembers: { verb: "update", noun: "members" },
+  // A grant adds permissions (counted as a create), a revoke takes them away (a delete).
+  grantWorkspacePermissions: { verb: "create", noun: "permissions" },
+  revokeWorkspacePermissions: { verb: "delete", noun: "permissions" },
+  grantOrganizationPermissions: { verb: "create", noun: "permissions" },
+  revokeOrganizationPermissions: { verb: "delete", noun: "permissions" },
 };
 
 export const isStepKind = (v: string): v is StepKind => Object.hasOwn(STEP_KINDS, v);
@@ -49,8 +62,8 @@ export const objectKey = (ref: ObjectRef): string => `${ref.kind}:${ref.id}`;
 export function parseObjectKey(key: string): ObjectRef | undefined {
   const sep = key.indexOf(":");
   const kind = key.slice(0, sep);
-  if (kind !== "idp" && kind !== "mapping" && kind !== "group") return undefined;
-  return { kind, id: key.slice(sep + 1) };
+  if (!OBJECT_KINDS.includes(kind)) return undefined;
+  return { kind: kind as ObjectKind, id: key.slice(sep + 1) };
 }
 
 /** The kind of a step id (`<kind>:<target>`, see `stepId`), or undefined for another shape. */

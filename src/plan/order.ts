@@ -1,7 +1,7 @@
 /**
  * The plan as a DAG in a stable order: by phase (groups parents-first → credentials → mappings
- * → bulk membership → credential deletions → mapping deletions → group deletions children-first),
- * then target.
+ * → bulk membership → permission grants and removals → credential deletions → mapping deletions
+ * → group deletions children-first), then target.
  * One sort at the end; no per-user sorting.
  */
 import { compareStrings, sortedUnique, type PlanContext } from "./context.js";
@@ -20,6 +20,12 @@ const PHASE: Record<StepKind, number> = {
   deleteCredentials: 3,
   deleteMapping: 4,
   deleteGroup: 5,
+  // After the groups and people they name (their steps are also in dependsOn); a workspace's
+  // removals after its grants, both setting absolute values.
+  grantWorkspacePermissions: 2.6,
+  revokeWorkspacePermissions: 2.7,
+  grantOrganizationPermissions: 2.8,
+  revokeOrganizationPermissions: 2.9,
 };
 
 /** Depth of each group in the hierarchy after the plan (roots 0); cycles are cut, not followed. */

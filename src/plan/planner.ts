@@ -14,6 +14,8 @@ import {
   fingerprintIdpUser,
   fingerprintInput,
   fingerprintMapping,
+  fingerprintGrant,
+  grantsByKey,
 } from "./fingerprint.js";
 import { planGroupPrune, planGroups } from "./groups.js";
 import { planGrace, type GraceInput } from "./grace.js";
@@ -21,6 +23,7 @@ import { planBulkMembership } from "./bulk.js";
 import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
+import { planPermissions } from "./permissions.js";
 import type { Policy } from "./policy.js";
 import { mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
@@ -48,6 +51,7 @@ export function plan(input: PlanInput): Plan {
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
   planBulkMembership(ctx);
+  const permissionGuard = planPermissions(ctx);
   const steps = orderSteps(ctx);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -61,6 +65,7 @@ export function plan(input: PlanInput): Plan {
     notices: ctx.notices.sort(compareNotices),
     counts: countSteps(steps),
     deleteGuard,
+    ...(permissionGuard !== undefined ? { permissionGuard } : {}),
     estimate: estimate(steps, input.limits ?? defaultLimits),
     ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
@@ -100,6 +105,7 @@ export function countSteps(steps: readonly Step[]): PlanCounts {
 function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string, string> {
   const out = new Map<string, string>();
   const { idpByEmail, mappingById, groupById } = ctx.idx;
+  const grants = ctx.actual.permissions ? grantsByKey(ctx.actual.permissions) : undefined;
   for (const s of steps)
     for (const key of s.touches) {
       if (out.has(key)) continue;
@@ -107,6 +113,12 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
       const idp = ref?.kind === "idp" ? idpByEmail.get(ref.id) : undefined;
       const mapping = ref?.kind === "mapping" ? mappingById.get(ref.id) : undefined;
       const group = ref?.kind === "group" ? groupById.get(ref.id) : undefined;
+      const grant =
+        ref?.kind === "permission" || ref?.kind === "orgPermission" ? grants?.get(key) : undefined;
+      if (grant !== undefined) {
+        out.set(key, fingerprintGrant(grant));
+        continue;
+      }
       out.set(
         key,
         idp

@@ -14,6 +14,18 @@ export interface Scope {
   groups?: string[];
 }
 
+/** The `permissions` section: what usersync may change of workspace and organization permissions. */
+export interface PermissionPolicy {
+  /** Globs over workspace ids whose permissions may change (`*`: all); empty: none. */
+  workspaces: string[];
+  /** Removals allowed before they are held back: a count or a percentage of the managed assignments. */
+  maxRemovals: { count: number } | { percent: number };
+  /** `--allow-permission-removals N` for this run. */
+  allowRemovals?: number;
+  /** Organization MANAGE may be granted or revoked (off: it is never touched). */
+  allowOrganizationManage: boolean;
+}
+
 export interface Policy {
   mode: Mode;
   membership: Membership;
@@ -41,6 +53,7 @@ export interface Policy {
   };
   /** Where the initial password of a new built-in user comes from. */
   passwords: PasswordSource;
+  permissions: PermissionPolicy;
 }
 
 export const defaultPolicy: Policy = {
@@ -53,6 +66,7 @@ export const defaultPolicy: Policy = {
   protect: [],
   groups: { create: true, update: true, prune: false, createReferenced: false },
   passwords: "generate",
+  permissions: { workspaces: [], maxRemovals: { percent: 10 }, allowOrganizationManage: false },
 };
 
 /** Always protected, whatever the config says (plus the caller's own user id). */

@@ -76,6 +76,12 @@ export function makeSafety(policy: Policy, callerId: string | undefined): Safety
   };
 }
 
+/** `permissions.workspaces` as a test of one workspace id (globs; `*` is every workspace, none: no workspace). */
+export function workspaceMatcher(globs: readonly string[]): (id: string) => boolean {
+  const re = compile(globs, "");
+  return (id) => re !== undefined && re.test(id);
+}
+
 /** The caller's id is a literal, not a pattern. */
 function globEscape(id: string): string {
   return id.replace(/[*?]/g, "");

@@ -50,6 +50,11 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
       return { field, message: "dependsOn and touches must be lists of strings" };
     if (nounOf(s["kind"]) === "members" && !isStringArray(s["members"]))
       return { field: `${field}.members`, message: "must be a list of user ids" };
+    if (nounOf(s["kind"]) === "permissions" && !validChanges(s["changes"]))
+      return {
+        field: `${field}.changes`,
+        message: "must be a list of {assignee: {type, id}, before, after}",
+      };
   }
   for (const [i, s] of steps.entries())
     for (const d of (s as { dependsOn: string[] }).dependsOn)
@@ -78,6 +83,23 @@ function graceProblem(g: unknown): { field: string; message: string } | undefine
     }
   }
   return undefined;
+}
+
+/** The changes of a permission step: each names an assignee and carries what it holds before and after. */
+function validChanges(v: unknown): boolean {
+  return (
+    Array.isArray(v) &&
+    v.every((c) => {
+      if (!isRecord(c) || !isRecord(c["assignee"])) return false;
+      const a = c["assignee"];
+      return (
+        (a["type"] === "user" || a["type"] === "userGroup") &&
+        typeof a["id"] === "string" &&
+        "before" in c &&
+        "after" in c
+      );
+    })
+  );
 }
 
 export function parsePlan(text: string, file: string): Plan {

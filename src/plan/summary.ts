@@ -5,6 +5,7 @@
  * carries it as `summary` (derived data: a reader recomputes it and ignores the saved one).
  */
 import { isMembersStep, kindOfStepId, nounOf, parseObjectKey, verbOf } from "./kinds.js";
+import { addPermissions, type PermissionSummary } from "./permission-summary.js";
 import type { Plan, Step } from "./types.js";
 
 const isNounStep = (id: string, noun: ReturnType<typeof nounOf>): boolean => {
@@ -33,6 +34,9 @@ export interface PlanSummary {
     groups: Record<string, { add: number; remove: number; requests: number }>;
   };
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
+  /** Only for plans that manage permissions (permission-summary.ts). */
+  permissions?: PermissionSummary;
+  permissionGuard?: NonNullable<Plan["permissionGuard"]> & { heldBack: boolean };
   estimate: Plan["estimate"];
   /** With `policy.revokeAfter`: people missing from the source who wait, and when the first goes. */
   pending?: { people: number; firstUntil: string };
@@ -144,12 +148,22 @@ function computeSummary(plan: Plan): PlanSummary {
     groups: { add: 0, change: 0, remove: 0, heldBack: 0, fields: {} },
     membership: {},
     bulk: { people: 0, requests: 0, groups: {} },
-    deleteGuard: { ...plan.deleteGuard, heldBack: plan.steps.some((s) => s.status === "heldBack") },
+    deleteGuard: {
+      ...plan.deleteGuard,
+      heldBack: plan.steps.some((s) => s.status === "heldBack" && nounOf(s.kind) !== "permissions"),
+    },
     estimate: { ...plan.estimate },
   };
+  const perms = plan.steps.filter((s) => nounOf(s.kind) === "permissions");
+  if (plan.permissionGuard !== undefined || perms.length > 0) {
+    summary.permissions = addPermissions(perms);
+    if (plan.permissionGuard)
+      summary.permissionGuard = { ...plan.permissionGuard, heldBack: summary.permissions.heldBack > 0 };
+  }
   const person = personOfSteps(plan.steps);
   const byPerson = new Map<string, Step[]>();
   for (const s of plan.steps) {
+    if (nounOf(s.kind) === "permissions") continue;
     if (nounOf(s.kind) === "group") {
       const kind = GROUP_CHANGE[verbOf(s.kind)];
       summary.groups[kind] += 1;
@@ -188,7 +202,11 @@ export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanS
   const person = personOfSteps(plan.steps);
   // Groups and people have separate ids: a group "sales" and a user "sales" are not one thing.
   const keysOf = (s: Step): readonly string[] =>
-    nounOf(s.kind) === "group" ? [`group:${s.target}`] : peopleOf(s, person).map((p) => `person:${p}`);
+    nounOf(s.kind) === "group"
+      ? [`group:${s.target}`]
+      : nounOf(s.kind) === "permissions"
+        ? [`permissions:${s.id}`]
+        : peopleOf(s, person).map((p) => `person:${p}`);
   const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).flatMap(keysOf));
   const done: Step[] = [];
   for (const s of plan.steps) {

@@ -3,6 +3,7 @@
  * left alone. Serialised as JSON with `formatVersion`; see docs/plan-format.md.
  * A plan contains no secret: passwords appear only as their source.
  */
+import type { Assignee, OrganizationPermission, WorkspaceGrant } from "../permissions.js";
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
 import type { PlanGrace } from "./grace.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
@@ -23,7 +24,7 @@ interface StepBase {
   reason: string;
   /** Object keys (see `objectKey`) whose fingerprints this step relies on. */
   touches: string[];
-  /** `heldBack`: a deletion over `maxDeletes`, reported, not carried out. */
+  /** `heldBack`: a deletion over `maxDeletes` (or a permission removal over `maxRemovals`), reported, not carried out. */
   status: "planned" | "heldBack";
 }
 
@@ -79,6 +80,43 @@ export interface DeleteMappingStep extends StepBase {
   before: Mapping;
 }
 
+/** One assignee's grant on the step's workspace: what it holds, and what it holds once the step is done. */
+export interface PermissionChange {
+  assignee: Assignee;
+  before: WorkspaceGrant;
+  after: WorkspaceGrant;
+}
+export interface OrganizationChange {
+  assignee: Assignee;
+  before: OrganizationPermission[];
+  after: OrganizationPermission[];
+}
+/** Adds permissions on a workspace (`target`), one `managePermissions` for every assignee listed. */
+export interface GrantWorkspacePermissionsStep extends StepBase {
+  kind: "grantWorkspacePermissions";
+  target: string;
+  changes: PermissionChange[];
+}
+/** Takes permissions away on a workspace; held back, like deletions, over `permissions.maxRemovals`. */
+export interface RevokeWorkspacePermissionsStep extends StepBase {
+  kind: "revokeWorkspacePermissions";
+  target: string;
+  changes: PermissionChange[];
+}
+export interface GrantOrganizationPermissionsStep extends StepBase {
+  kind: "grantOrganizationPermissions";
+  /** Always `organization`. */
+  target: string;
+  changes: OrganizationChange[];
+}
+export interface RevokeOrganizationPermissionsStep extends StepBase {
+  kind: "revokeOrganizationPermissions";
+  target: string;
+  changes: OrganizationChange[];
+}
+export type WorkspacePermissionsStep = GrantWorkspacePermissionsStep | RevokeWorkspacePermissionsStep;
+export type OrganizationPermissionsStep =
+  GrantOrganizationPermissionsStep | RevokeOrganizationPermissionsStep;
 /**
  * One request of bulk membership (profile v1): people whose only change is membership join
  * (`addMembers`) or leave (`removeMembers`) the group `target` together. See docs/plan-format.md.
@@ -107,6 +145,8 @@ export type Step =
   | CreateMappingStep
   | UpdateMappingStep
   | DeleteMappingStep
+  | WorkspacePermissionsStep
+  | OrganizationPermissionsStep
   | AddMembersStep
   | RemoveMembersStep;
 
@@ -143,6 +183,12 @@ export interface Plan {
   counts: PlanCounts;
   /** Deletions allowed by `maxDeletes` (or `--allow-deletes`) and how many the plan wanted. */
   deleteGuard: { limit: number; wanted: number; managedUsers: number };
+  /**
+   * Permission removals (assignee × workspace, or × organization) allowed by `permissions.maxRemovals`
+   * (or `--allow-permission-removals`), how many the plan wanted, and the managed assignments a
+   * percentage is taken of. Only in plans that manage permissions.
+   */
+  permissionGuard?: { limit: number; wanted: number; managedAssignments: number };
   estimate: { requests: number; seconds: number };
   /**
    * Incremental mode: people the file does not name whom `full` mode would revoke or remove,

@@ -46,6 +46,10 @@ const STEP_WORDS: Record<StepKind, string> = {
   deleteGroup: "delete group",
   addMembers: "add members to group",
   removeMembers: "remove members from group",
+  grantWorkspacePermissions: "grant permissions on",
+  revokeWorkspacePermissions: "revoke permissions on",
+  grantOrganizationPermissions: "grant permissions of the",
+  revokeOrganizationPermissions: "revoke permissions of the",
 };
 
 /**
@@ -77,14 +81,9 @@ export interface SummaryOptions {
   maxListed?: number;
 }
 
-/** "636 done, 3,364 not started (interrupted)" and the failures by cause: the gist of a stop. */
+/** The failures by cause: the gist of a run that failed or stopped (the headline has the counts). */
 export function stopLines(result: ApplyResult): string[] {
   const lines: string[] = [];
-  const notStarted = notStartedCount(result);
-  if (result.stoppedBy)
-    lines.push(
-      `${num(result.outcomes.length - notStarted)} done, ${num(notStarted)} not started (${result.stoppedBy})`,
-    );
   const causes = failuresByCause(result);
   if (causes.length > 0) lines.push(`Failures by cause (${causes.length}):`);
   for (const c of causes.slice(0, 10))
@@ -95,8 +94,8 @@ export function stopLines(result: ApplyResult): string[] {
 }
 
 /**
- * The headline counts, zeros left out. Steps a stop left unstarted are not "skipped" to a
- * person: the stop line says how many were not started.
+ * The headline counts, zeros left out: the one place a run's counts are said. Steps a stop left
+ * unstarted are not "skipped" to a person: they are counted as not started.
  */
 function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string): string {
   const counts: Record<Outcome, number> = { ...result.counts, skipped: 0 };
@@ -104,8 +103,11 @@ function headline(result: ApplyResult, paint: (o: Outcome, t: string) => string)
   const parts = (Object.keys(counts) as Outcome[])
     .filter((o) => counts[o] > 0)
     .map((o) => paint(o, `${num(counts[o])} ${OUTCOME_WORDS[o]}`));
+  const notStarted = notStartedCount(result);
+  if (notStarted > 0) parts.push(paint("skipped", `${num(notStarted)} not started`));
   const of = `${num(result.outcomes.length)} step${result.outcomes.length === 1 ? "" : "s"}`;
-  return `Apply finished: ${parts.length > 0 ? `${parts.join(", ")} (of ${of})` : `nothing done (of ${of})`}`;
+  const verb = result.stoppedBy ? "stopped" : "finished";
+  return `Apply ${verb}: ${parts.length > 0 ? `${parts.join(", ")} (of ${of})` : `nothing done (of ${of})`}`;
 }
 
 /** "Done: 39 people (21 added, …) and 4 groups (3 added)": people and groups whose every step succeeded. */

@@ -5,7 +5,9 @@
  */
 import { classifyPerson, personOfSteps, type PersonChange } from "../plan/summary.js";
 import { nounOf, parseObjectKey, verbOf, type StepKindInfo, type Verb } from "../plan/kinds.js";
+import { parseAssigneeKey } from "../permissions.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
+import { grantText } from "./permission-lines.js";
 
 export type Mark = "+" | "~" | "-" | "!";
 
@@ -27,8 +29,8 @@ export interface StepView {
 
 export interface ObjectView {
   title: string;
-  /** `members`: the bulk membership requests of one group. */
-  kind: "person" | "group" | "members";
+  /** `members`: the bulk membership requests of one group; `permissions`: a workspace's (or the organization's) grants. */
+  kind: "person" | "group" | "members" | "permissions";
   /** What happens to the object as a whole (a group is never revoked). */
   change: PersonChange;
   steps: StepView[];
@@ -66,11 +68,23 @@ export const fieldWord = (field: string): string => FIELD_WORDS[field] ?? field;
 export const inWords = (text: string): string =>
   text.replace(/\b(authenticationId|displayName|firstname|lastname)\b/g, (k) => fieldWord(k));
 
-/** Object keys of notices (`mapping:jane`, `idp:jane@x.com`, `group:g`) in words. */
+/** An assignee key (`userGroup/sales`) in words: `group sales`. */
+export function assigneeInWords(key: string): string {
+  const a = parseAssigneeKey(key);
+  return a === undefined ? key : `${a.type === "user" ? "user" : "group"} ${a.id}`;
+}
+
+/** Object keys of notices (`mapping:jane`, `idp:jane@x.com`, `group:g`, `permission:ws/userGroup/g`) in words. */
 const OBJECT_WORDS = { mapping: "user", idp: "login", group: "group" } as const;
 export function objectInWords(key: string): string {
   const ref = parseObjectKey(key);
-  return ref === undefined ? key : `${OBJECT_WORDS[ref.kind]} ${ref.id}`;
+  if (ref === undefined) return key;
+  if (ref.kind === "orgPermission") return `organization permissions of ${assigneeInWords(ref.id)}`;
+  if (ref.kind === "permission") {
+    const at = ref.id.indexOf("/");
+    return `permissions of ${assigneeInWords(ref.id.slice(at + 1))} on ${ref.id.slice(0, at)}`;
+  }
+  return `${OBJECT_WORDS[ref.kind]} ${ref.id}`;
 }
 
 const noun = (s: Step): StepView["noun"] => nounOf(s.kind);
@@ -110,6 +124,15 @@ function fields(s: Step): FieldChange[] {
         .map((k) => ({ field: fieldWord(k), before: formatValue(before[k]), after: formatValue(after[k]) }))
         .filter((c) => c.before !== c.after);
     }
+    case "grantWorkspacePermissions":
+    case "revokeWorkspacePermissions":
+    case "grantOrganizationPermissions":
+    case "revokeOrganizationPermissions":
+      return s.changes.map((c) => ({
+        field: assigneeInWords(`${c.assignee.type}/${c.assignee.id}`),
+        before: grantText(c.before),
+        after: grantText(c.after),
+      }));
     default:
       return [];
   }
@@ -124,7 +147,11 @@ export function viewStep(s: Step): StepView {
     step: s,
     fields: fields(s),
   };
-  if (s.status === "heldBack") view.note = "held back: over policy.maxDeletes (use --allow-deletes)";
+  if (s.status === "heldBack")
+    view.note =
+      view.noun === "permissions"
+        ? "held back: over permissions.maxRemovals (use --allow-permission-removals)"
+        : "held back: over policy.maxDeletes (use --allow-deletes)";
   return view;
 }
 
@@ -137,7 +164,15 @@ export function groupByObject(plan: Plan): ObjectView[] {
   const groups = new Map<string, ObjectView>();
   const members = new Map<string, ObjectView>();
   const users = new Map<string, ObjectView>();
+  const access = new Map<string, ObjectView>();
   for (const s of plan.steps) {
+    if (noun(s) === "permissions") {
+      const title = s.kind.endsWith("OrganizationPermissions") ? "organization" : `workspace ${s.target}`;
+      const obj = access.get(title) ?? { title, kind: "permissions", change: "change", steps: [] };
+      obj.steps.push(viewStep(s));
+      access.set(title, obj);
+      continue;
+    }
     const n = noun(s);
     const into = n === "group" ? groups : n === "members" ? members : users;
     const title =
@@ -167,7 +202,7 @@ export function groupByObject(plan: Plan): ObjectView[] {
   // sorted addresses.
   const byTitle = (a: ObjectView, b: ObjectView): number =>
     a.title < b.title ? -1 : a.title > b.title ? 1 : 0;
-  return [...groups.values(), ...members.values(), ...[...users.values()].sort(byTitle)];
+  return [...groups.values(), ...members.values(), ...[...users.values()].sort(byTitle), ...access.values()];
 }
 
 export interface NoticeSection {

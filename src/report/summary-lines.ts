@@ -5,6 +5,7 @@
 import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
 import { fieldWord, goneVerb, noticeSections, whenText } from "./describe.js";
+import { permissionChangesPhrase, permissionGuardText, permissionsText } from "./permission-lines.js";
 
 export interface SummaryItem {
   label: string;
@@ -63,12 +64,16 @@ function peopleAndGroups(s: PlanSummary, tense: Tense): string {
   const parts: string[] = [];
   if (personTotal(s) > 0) parts.push(`${people(personTotal(s))} (${peopleText(s, tense)})`);
   if (groupTotal(s) > 0) parts.push(`${groups(groupTotal(s))} (${groupsText(s, tense)})`);
-  return parts.join(" and ");
+  const perms = permissionChangesPhrase(s.permissions, tense);
+  if (perms !== "") parts.push(perms);
+  const last = parts.pop();
+  return parts.length > 0 ? `${parts.join(", ")} and ${last}` : (last ?? "");
 }
 
-/** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)". */
+/** "changes for 20 people (12 to add, …) and 4 groups (3 to add, 1 to change)"; permissions alone: "1 permission change (1 to revoke)". */
 export function changesPhrase(s: PlanSummary): string {
-  return `changes for ${peopleAndGroups(s, "toDo")}`;
+  const phrase = peopleAndGroups(s, "toDo");
+  return personTotal(s) + groupTotal(s) > 0 ? `changes for ${phrase}` : phrase;
 }
 
 /** "39 people (21 added, 17 changed, 1 revoked) and 4 groups (3 added, 1 changed)": the plan line, done. */
@@ -85,7 +90,10 @@ export function renderPlanSummaryLine(plan: Plan): string {
     return `No changes now.${pending}`;
   }
   const held = s.people.heldBack > 0 ? ` ${people(s.people.heldBack)} held back.` : "";
-  return `Plan: ${changesPhrase(s)}.${held}${pending}`;
+  const removals = s.permissions?.heldBack ?? 0;
+  const heldRemovals =
+    removals > 0 ? ` ${num(removals)} permission removal${removals === 1 ? "" : "s"} held back.` : "";
+  return `Plan: ${changesPhrase(s)}.${held}${heldRemovals}${pending}`;
 }
 
 export function confirmQuestion(plan: Plan, label: string): string {
@@ -182,7 +190,9 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   add("Changed", fieldsText(s));
   add("Membership", membershipText(s));
   add("Bulk moves", bulkText(s));
+  add("Permissions", permissionsText(s.permissions));
   if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
+  add("Permission guard", permissionGuardText(s));
   if (s.pending)
     add(
       "Pending",

@@ -18,6 +18,14 @@ import {
 } from "./describe.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 
+const workspaces = (n: number): string => `${num(n)} workspace${n === 1 ? "" : "s"}`;
+const UNITS: Record<ObjectView["kind"], (n: number) => string> = {
+  person: people,
+  group: groups,
+  members: groups,
+  permissions: workspaces,
+};
+
 export const DETAIL_LEVELS = ["full", "compact", "summary"] as const;
 export type Detail = (typeof DETAIL_LEVELS)[number];
 
@@ -58,7 +66,7 @@ function objectLines(obj: ObjectView, paint: Paint): string[] {
 
 /** "12 people", "3 groups", "members of 3 groups" (with " more" after the number when asked). */
 function objectsPhrase(o: ObjectView, n: number, more = ""): string {
-  const counted = (o.kind === "person" ? people : groups)(n).replace(" ", `${more} `);
+  const counted = UNITS[o.kind](n).replace(" ", `${more} `);
   return o.kind === "members" ? `members of ${counted}` : counted;
 }
 

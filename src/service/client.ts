@@ -4,11 +4,23 @@
  * `notFound`; a GET of a missing object returns `undefined`.
  */
 import { HttpError } from "../errors.js";
-import { decodeIdpUser, ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec } from "./codec.js";
+import {
+  GROUP_RESOURCE,
+  IDP_CREATED_ANSWER,
+  IDP_LIST_ANSWER,
+  IDP_USER_ANSWER,
+  oneAnswer,
+  PROFILE_ANSWER,
+  USER_RESOURCE,
+  type ResourceSchema,
+} from "./answers.js";
+import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource } from "./codec.js";
 import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
+import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
+  PermissionsClient,
   CallOptions,
   ClientStats,
   CreateResult,
@@ -42,20 +54,30 @@ async function asCreate<T>(run: () => Promise<T>): Promise<CreateResult<T>> {
   }
 }
 
+/** The members the planner reads, nothing the service added. */
+function idpUserOf(u: IdpUser): IdpUser {
+  return { email: u.email, displayName: u.displayName, authenticationId: u.authenticationId };
+}
+
 export class ProfileClient implements ServiceClient {
   readonly profile;
   readonly baseUrl: string;
   private readonly codec: ProfileCodec;
   private readonly t: Transport;
+  readonly permissions: PermissionsClient;
 
   constructor(private readonly o: ProfileClientOptions) {
     this.codec = o.codec;
     this.profile = o.codec.profile;
     this.t = o.transport;
     this.baseUrl = o.baseUrl;
+    this.permissions =
+      o.codec.profile === "v1"
+        ? new PermissionsApi({ transport: o.transport, pageSize: o.pageSize })
+        : noPermissionsApi(o.codec.profile);
   }
 
-  private async send(spec: RequestSpec): Promise<{ status: number; json: unknown }> {
+  private async send<T = unknown>(spec: RequestSpec<T>): Promise<{ status: number; json: T }> {
     return this.t.request(spec);
   }
 
@@ -63,9 +85,8 @@ export class ProfileClient implements ServiceClient {
     if (this.o.knownProfile) return this.o.knownProfile;
     const path = this.codec.paths.profile;
     if (path === undefined) return undefined;
-    const { json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA });
-    const userId = (json as { userId?: unknown } | undefined)?.userId;
-    return typeof userId === "string" ? { userId } : undefined;
+    const { json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA, answer: PROFILE_ANSWER });
+    return { userId: json.userId };
   }
 
   async listIdpUsers(): Promise<IdpUser[]> {
@@ -73,15 +94,21 @@ export class ProfileClient implements ServiceClient {
       method: "GET",
       path: this.codec.paths.idpUsers,
       mediaType: JSON_MEDIA,
+      answer: IDP_LIST_ANSWER,
     });
-    const list = Array.isArray(json) ? json : [];
-    return list.map(decodeIdpUser).filter((u): u is IdpUser => u !== undefined);
+    return json.map(idpUserOf);
   }
 
   async getIdpUser(email: string): Promise<IdpUser | undefined> {
     const path = `${this.codec.paths.idpUsers}/${seg(email)}`;
-    const { status, json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA, accept: [404] });
-    return status === 404 ? undefined : decodeIdpUser(json);
+    const { status, json } = await this.send({
+      method: "GET",
+      path,
+      mediaType: JSON_MEDIA,
+      accept: [404],
+      answer: IDP_USER_ANSWER,
+    });
+    return status === 404 ? undefined : idpUserOf(json);
   }
 
   async createIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<CreateResult<IdpUser>> {
@@ -99,9 +126,10 @@ export class ProfileClient implements ServiceClient {
         isCreate: true,
         secrets: user.password !== undefined ? [user.password] : [],
         call: opts,
+        answer: IDP_CREATED_ANSWER,
       });
-      const created = decodeIdpUser(json);
-      if (created?.authenticationId) return created;
+      const { email, displayName = user.displayName, authenticationId } = json;
+      if (authenticationId) return { email, displayName, authenticationId };
       // The mapping needs the generated authenticationId: read it back if the answer lacked it.
       const read = await this.getIdpUser(user.email);
       return read ?? { email: user.email, displayName: user.displayName, authenticationId: "" };
@@ -124,12 +152,17 @@ export class ProfileClient implements ServiceClient {
       path: this.codec.paths.users,
       pageSize: this.o.pageSize,
       include: this.codec.include.users,
+      item: USER_RESOURCE,
     });
     return list.map((r) => this.codec.decodeMapping(r));
   }
 
   async getMapping(id: string): Promise<Mapping | undefined> {
-    const r = await this.getEntity(`${this.codec.paths.users}/${seg(id)}`, this.codec.include.users);
+    const r = await this.getEntity(
+      `${this.codec.paths.users}/${seg(id)}`,
+      this.codec.include.users,
+      USER_RESOURCE,
+    );
     return r && this.codec.decodeMapping(r);
   }
 
@@ -167,12 +200,17 @@ export class ProfileClient implements ServiceClient {
       path: this.codec.paths.groups,
       pageSize: this.o.pageSize,
       include: this.codec.include.groups,
+      item: GROUP_RESOURCE,
     });
     return list.map((r) => this.codec.decodeGroup(r));
   }
 
   async getGroup(id: string): Promise<UserGroup | undefined> {
-    const r = await this.getEntity(`${this.codec.paths.groups}/${seg(id)}`, this.codec.include.groups);
+    const r = await this.getEntity(
+      `${this.codec.paths.groups}/${seg(id)}`,
+      this.codec.include.groups,
+      GROUP_RESOURCE,
+    );
     return r && this.codec.decodeGroup(r);
   }
 
@@ -227,15 +265,20 @@ export class ProfileClient implements ServiceClient {
    * One entity, asking for its related groups the way listings do: the spec makes
    * `relationships` optional, and the official SDKs always pass `include` on these reads.
    */
-  private async getEntity(path: string, include: string | undefined) {
+  private async getEntity(
+    path: string,
+    include: string | undefined,
+    item: ResourceSchema,
+  ): Promise<Resource | undefined> {
     const query = include === undefined ? "" : `?include=${include}`;
     const { status, json } = await this.send({
       method: "GET",
       path: path + query,
       mediaType: ENTITY_MEDIA,
       accept: [404],
+      answer: oneAnswer(item),
     });
-    return status === 404 ? undefined : resourceOf(json);
+    return status === 404 ? undefined : json.data;
   }
 
   private async delete(path: string, mediaType: string, opts?: CallOptions): Promise<DeleteResult> {

@@ -2,7 +2,7 @@
  * What differs between the API profiles: paths and the JSON:API documents. `client.ts` does the
  * talking once for both; each profile only says how its objects are written and read.
  */
-import type { ApiProfile, IdpUser, Mapping, UserGroup } from "./types.js";
+import type { ApiProfile, Mapping, UserGroup } from "./types.js";
 
 export const JSON_MEDIA = "application/json";
 export const ENTITY_MEDIA = "application/vnd.gooddata.api+json";
@@ -11,8 +11,8 @@ export const ENTITY_MEDIA = "application/vnd.gooddata.api+json";
 export interface Resource {
   id: string;
   type: string;
-  attributes?: Record<string, unknown>;
-  relationships?: Record<string, { data?: unknown } | undefined>;
+  attributes?: Record<string, unknown> | undefined;
+  relationships?: Record<string, { data?: unknown } | undefined> | undefined;
 }
 
 export interface ProfileCodec {
@@ -62,15 +62,4 @@ export function linkage(ids: readonly string[]): Array<{ id: string; type: "user
 /** Copies the members whose value is defined: PUT must not send `undefined` as a value. */
 export function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-export function decodeIdpUser(json: unknown): IdpUser | undefined {
-  if (typeof json !== "object" || json === null) return undefined;
-  const o = json as Record<string, unknown>;
-  if (typeof o["email"] !== "string") return undefined;
-  return {
-    email: o["email"],
-    displayName: typeof o["displayName"] === "string" ? o["displayName"] : "",
-    authenticationId: typeof o["authenticationId"] === "string" ? o["authenticationId"] : "",
-  };
 }

@@ -62,11 +62,22 @@ export function parseErrorBody(body: string): ParsedBody {
 
 const USER_EXISTS = /already exists/i;
 
+/** RFC 6750: `Bearer error="invalid_token", error_description="The access token expired"`. */
+function bearerError(challenge: string | undefined): string | undefined {
+  const description = /error_description="([^"]*)"/i.exec(challenge ?? "")?.[1];
+  return str(description?.slice(0, MAX_DETAIL));
+}
+
 export function toHttpError(a: FailedAnswer): HttpError {
   const parsed = parseErrorBody(a.body);
   const scrub = (s: string | undefined): string | undefined =>
     s === undefined ? undefined : redactSecrets(s, a.secrets);
-  const traceId = parsed.traceId ?? header(a.headers, "x-trace-id") ?? header(a.headers, "x-request-id");
+  // The service sends its trace id in X-GDC-TRACE-ID, also when the body is empty (a bare 401).
+  const traceId =
+    parsed.traceId ??
+    header(a.headers, "x-gdc-trace-id") ??
+    header(a.headers, "x-trace-id") ??
+    header(a.headers, "x-request-id");
   const exists =
     a.isCreate &&
     (a.status === 409 ||
@@ -75,7 +86,7 @@ export function toHttpError(a: FailedAnswer): HttpError {
     method: a.method,
     path: redactSecrets(a.path, a.secrets),
     status: a.status,
-    detail: scrub(parsed.detail),
+    detail: scrub(parsed.detail ?? bearerError(header(a.headers, "www-authenticate"))),
     title: scrub(parsed.title),
     traceId: scrub(traceId),
     retryAfterMs: parseRetryAfter(header(a.headers, "retry-after"), a.now, a.maxRetryAfterMs),

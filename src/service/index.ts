@@ -1,13 +1,15 @@
 /**
  * `createClient`: the one entry point to the service. Builds the transport (undici pool, limits,
  * retries) and the profile client; `auto` asks `GET /api/v1/profile` once: 200 -> v1, 404 ->
- * legacy, 401/403 -> a fatal HttpError (a bad token is not an answer about the profile).
+ * legacy when a legacy path answers (else the base URL is wrong: exit 1), 401/403 -> a fatal
+ * HttpError (a bad token is not an answer about the profile). The choice and why is logged.
  */
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
-import { ConfigError } from "../errors.js";
+import { ConfigError, HttpError } from "../errors.js";
 import { createLogger } from "../logging.js";
-import { defined, JSON_MEDIA } from "./codec.js";
+import { PROFILE_ANSWER } from "./answers.js";
+import { defined, ENTITY_MEDIA, JSON_MEDIA } from "./codec.js";
 import { ProfileClient } from "./client.js";
 import { legacyCodec } from "./profile-legacy.js";
 import { v1Codec } from "./profile-v1.js";
@@ -16,7 +18,8 @@ import { Transport } from "./transport.js";
 import type { ServiceClient } from "./types.js";
 
 export type { ActualState, ServiceClient } from "./types.js";
-export { listActualState } from "./actual.js";
+export { listActualState, type ListOptions } from "./actual.js";
+export { listingCost, type ListingWay, type PermissionListing } from "./permission-listing.js";
 export { isRetryable, parseRetryAfter } from "./retry-policy.js";
 
 export interface ClientOptions {
@@ -31,7 +34,9 @@ export interface ClientOptions {
   retries?: number;
   /** Page size of entity listings (default 500, at most 1000). */
   pageSize?: number;
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; responseMs?: number };
+  /** A body larger than this is a broken answer (default 256 MiB). */
+  maxResponseBytes?: number;
   /** File with extra trusted CA certificates (PEM). TLS verification is never turned off. */
   caFile?: string;
   logger?: Logger;
@@ -51,7 +56,8 @@ export const CLIENT_DEFAULTS = {
   retries: 5,
   pageSize: 500,
   maxPageSize: 1000,
-  timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 },
+  timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000, responseMs: 120_000 },
+  maxResponseBytes: 256 * 1024 * 1024,
   maxRetryAfterMs: 60_000,
 } as const;
 
@@ -79,6 +85,7 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
     requestsPerSecond: Math.max(0, options.requestsPerSecond ?? d.requestsPerSecond),
     retries: positiveInt("retries", options.retries, d.retries, 0),
     timeouts: { ...d.timeouts, ...defined(options.timeouts ?? {}) },
+    maxResponseBytes: positiveInt("maxResponseBytes", options.maxResponseBytes, d.maxResponseBytes, 1),
     ...(ca !== undefined ? { ca } : {}),
     logger: options.logger ?? createLogger({ level: "warn" }),
     sleep: options.sleep ?? realSleep,
@@ -88,7 +95,8 @@ export async function createClient(options: ClientOptions): Promise<ServiceClien
   });
   const pageSize = Math.min(d.maxPageSize, positiveInt("pageSize", options.pageSize, d.pageSize, 1));
   try {
-    return await profileClient({ profile: options.profile, transport, baseUrl, pageSize });
+    const logger = options.logger;
+    return await profileClient({ profile: options.profile, transport, baseUrl, pageSize, logger });
   } catch (err) {
     // 401/403 during detection are thrown as they are: fatal HttpErrors, not a profile answer.
     await transport.close();
@@ -128,6 +136,7 @@ async function profileClient(o: {
   transport: Transport;
   baseUrl: string;
   pageSize: number;
+  logger: Logger | undefined;
 }): Promise<ServiceClient> {
   const { transport, baseUrl, pageSize } = o;
   if (o.profile !== "auto") {
@@ -143,14 +152,49 @@ async function profileClient(o: {
     path: "/api/v1/profile",
     mediaType: JSON_MEDIA,
     accept: [404],
+    answer: PROFILE_ANSWER,
   });
-  if (status === 404) return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
-  const userId = (json as { userId?: unknown } | undefined)?.userId;
+  if (status === 404) {
+    await expectLegacy(transport, baseUrl);
+    o.logger?.info(
+      { profile: "legacy" },
+      `API dialect legacy (target.apiProfile auto): GET /api/v1/profile answered 404, ${LEGACY_PROBE} answered`,
+    );
+    return new ProfileClient({ codec: legacyCodec, transport, baseUrl, pageSize });
+  }
+  o.logger?.info({ profile: "v1" }, "API dialect v1 (target.apiProfile auto): GET /api/v1/profile answered");
   return new ProfileClient({
     codec: v1Codec,
     transport,
     baseUrl,
     pageSize,
-    knownProfile: typeof userId === "string" ? { userId } : undefined,
+    knownProfile: { userId: json.userId },
+  });
+}
+
+const LEGACY_PROBE = "GET /api/entities/userGroups";
+
+/**
+ * `/api/v1/profile` answered 404: the legacy dialect, if its paths answer. When they do not
+ * either, nothing of the service is at this URL (a path too many, like /gooddata or /api/v1, or
+ * another server): a wrong target.baseUrl, not a legacy service whose plan would then fail on
+ * the desired state's v1 fields.
+ */
+async function expectLegacy(transport: Transport, baseUrl: string): Promise<void> {
+  const { status } = await transport.request({
+    method: "GET",
+    path: "/api/entities/userGroups?page=0&size=1",
+    mediaType: ENTITY_MEDIA,
+    accept: [404],
+  });
+  if (status !== 404) return;
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, "");
+  const drop = path === "" ? "" : `, without a path: try ${url.origin} (not ${path})`;
+  throw new HttpError({
+    method: "GET",
+    path: "/api/v1/profile",
+    status: 404,
+    message: `GET /api/v1/profile answered 404 (and the legacy paths too): nothing of the service answers at ${baseUrl}. Check target.baseUrl (--base-url): it is the service's root URL${drop}`,
   });
 }

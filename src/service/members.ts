@@ -4,7 +4,7 @@
  * back (`{members: [{id, name}]}`, one answer, not paged). A 404 or 405 is returned, not thrown:
  * the executor decides whether it means "no such group" or "no such endpoint".
  */
-import { HttpError } from "../errors.js";
+import { MEMBERS_ANSWER } from "./answers.js";
 import { JSON_MEDIA } from "./codec.js";
 import type { Transport } from "./transport.js";
 import type { CallOptions, MembersRead, MembersResult } from "./types.js";
@@ -20,24 +20,17 @@ export async function readGroupMembers(
 ): Promise<MembersRead> {
   if (base === undefined) return { status: "unavailable" };
   const path = groupPath(base, groupId, "members");
+  // The read-back decides whether a change landed: it is checked like every answer (answers.ts).
   const { status, json } = await t.request({
     method: "GET",
     path,
     mediaType: JSON_MEDIA,
     accept: [404, 405],
+    answer: MEMBERS_ANSWER,
   });
   if (status === 404) return { status: "notFound" };
   if (status === 405) return { status: "unavailable" };
-  const list = (json as { members?: unknown } | undefined)?.members;
-  const ids = Array.isArray(list) ? list.map((m) => (m as { id?: unknown } | null)?.id) : undefined;
-  // The read-back decides whether a change landed: an answer that is not a list of ids is no answer.
-  if (ids === undefined || !ids.every((id): id is string => typeof id === "string"))
-    throw new HttpError({
-      method: "GET",
-      path,
-      status,
-      detail: "the answer is not a members list ({members: [{id}, ...]})",
-    });
+  const ids = json.members.map((m) => m.id);
   return { status: "read", members: [...new Set(ids)].sort() };
 }
 

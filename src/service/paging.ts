@@ -1,26 +1,53 @@
 /**
- * Lists every resource of a JSON:API collection. The first page tells the total; the remaining
- * pages are then fetched concurrently (bounded by the transport's concurrency limit). Without a
- * total, pages are read one after another until a short page. `links.next` is present even on the
- * last page, so it is never used as the stop signal.
+ * Lists every resource of a JSON:API collection, and accepts the listing only when it is provably
+ * whole (issue 20). The first page tells the totals (`metaInclude=page`); the remaining pages are
+ * then fetched concurrently (bounded by the transport's concurrency limit), exactly as many as the
+ * totals say. Every page must agree with the first's totals, every page before the last be full,
+ * the last hold the rest, and no id appear twice. Without totals, pages are read one after another
+ * until a short page. `links.next` is present even on the last page, so it is never followed.
+ *
+ * A listing that does not add up may be an honest one that a concurrent change shifted (an object
+ * created or deleted between two page reads moves items across the page boundary): it is read
+ * again, whole, up to `LISTING_REREADS` more times, then refused with an AnswerError.
  */
-import { isResource, ENTITY_MEDIA, type Resource } from "./codec.js";
+import { AnswerError } from "../errors.js";
+import { pageAnswer, type ResourceSchema } from "./answers.js";
+import { ENTITY_MEDIA, type Resource } from "./codec.js";
 import type { Transport } from "./transport.js";
 
+/** Whole re-reads of a listing whose pages do not add up, before it is refused. */
+export const LISTING_REREADS = 2;
+/** Totals past this are read as a broken answer, not fetched (a bound on the pages read). */
+export const MAX_LISTED = 10_000_000;
+
 export interface ListPagesOptions {
-  transport: Transport;
+  transport: Pick<Transport, "request" | "reread">;
   /** Collection path, e.g. `/api/v1/entities/users`. */
   path: string;
   pageSize: number;
   include?: string | undefined;
+  /** The shape of every item (answers.ts). */
+  item: ResourceSchema;
+  /** Default LISTING_REREADS. */
+  rereads?: number;
+}
+
+interface Totals {
+  elements: number | undefined;
+  pages: number;
 }
 
 interface Page {
+  /** Zero-based, as in the query. */
+  number: number;
   data: Resource[];
-  totalPages: number | undefined;
   /** The size the server applied (it may clamp the one asked for). */
   size: number;
+  totals: Totals | undefined;
 }
+
+/** The pages do not add up: read the listing again, or refuse it. */
+class NotWhole extends Error {}
 
 function pageUrl(o: ListPagesOptions, page: number): string {
   const q = new URLSearchParams({ page: String(page), size: String(o.pageSize) });
@@ -30,45 +57,118 @@ function pageUrl(o: ListPagesOptions, page: number): string {
   return `${o.path}?${q.toString()}`;
 }
 
-async function fetchPage(o: ListPagesOptions, page: number): Promise<Page> {
+async function fetchPage(o: ListPagesOptions, n: number): Promise<Page> {
   const { json } = await o.transport.request({
     method: "GET",
-    path: pageUrl(o, page),
+    path: pageUrl(o, n),
     mediaType: ENTITY_MEDIA,
+    answer: pageAnswer(o.item),
   });
-  const body = (typeof json === "object" && json !== null ? json : {}) as {
-    data?: unknown;
-    meta?: { page?: { totalPages?: unknown; totalElements?: unknown; size?: unknown } };
-  };
-  const data = Array.isArray(body.data) ? body.data.filter(isResource) : [];
-  const meta = body.meta?.page;
-  const size = typeof meta?.size === "number" && meta.size > 0 ? meta.size : o.pageSize;
-  let totalPages = typeof meta?.totalPages === "number" ? meta.totalPages : undefined;
-  if (totalPages === undefined && typeof meta?.totalElements === "number")
-    totalPages = Math.ceil(meta.totalElements / size);
-  return { data, totalPages, size };
+  const meta = json.meta?.page;
+  const size = meta?.size ?? o.pageSize;
+  if (meta?.number !== undefined && meta.number !== n)
+    throw new NotWhole(`page=${n} answered as page ${meta.number}`);
+  if (json.data.length > size)
+    throw new NotWhole(`page=${n} has ${json.data.length} items, more than its size ${size}`);
+  return { number: n, data: json.data, size, totals: totalsOf(meta, size, n) };
+}
+
+function totalsOf(
+  meta: { totalElements?: number | undefined; totalPages?: number | undefined } | undefined,
+  size: number,
+  n: number,
+): Totals | undefined {
+  const elements = meta?.totalElements;
+  const derived = elements === undefined ? undefined : Math.ceil(elements / size);
+  const pages = meta?.totalPages ?? derived;
+  if (pages === undefined) return undefined;
+  if (derived !== undefined && pages !== derived)
+    throw new NotWhole(`page=${n} says ${elements} items in ${pages} pages of ${size}, which do not agree`);
+  if (pages * size > MAX_LISTED && (elements ?? pages * size) > MAX_LISTED)
+    throw new NotWhole(`page=${n} says ${elements ?? `${pages} pages of`} items, more than ${MAX_LISTED}`);
+  return { elements, pages };
+}
+
+const describe = (t: Totals): string =>
+  t.elements === undefined ? `${t.pages} pages` : `${t.elements} items in ${t.pages} pages`;
+
+/** How many items page `n` must hold; undefined when only "1 to size" is known (the last, no item count). */
+function expectedItems(n: number, totals: Totals, size: number): number | undefined {
+  if (totals.pages === 0) return 0;
+  const last = totals.pages - 1;
+  if (n < last) return size;
+  return totals.elements === undefined ? undefined : totals.elements - size * last;
+}
+
+function checkPage(p: Page, totals: Totals, size: number): void {
+  if (p.totals?.elements !== totals.elements || p.totals?.pages !== totals.pages)
+    throw new NotWhole(
+      `page=${p.number} says ${p.totals ? describe(p.totals) : "no totals"}, page=0 said ${describe(totals)}: the collection changed while it was listed`,
+    );
+  const expected = expectedItems(p.number, totals, size);
+  const count = p.data.length;
+  if (expected === undefined ? count === 0 : count !== expected) {
+    const role =
+      p.number < totals.pages - 1 ? "a page before the last must be full" : "the last page holds the rest";
+    throw new NotWhole(
+      `page=${p.number} has ${count} items, expected ${expected ?? `1 to ${size}`} (${role}; ${describe(totals)} of ${size})`,
+    );
+  }
+}
+
+async function pagesByTotals(o: ListPagesOptions, first: Page, totals: Totals): Promise<Page[]> {
+  const rest = Array.from({ length: Math.max(0, totals.pages - 1) }, (_, i) => fetchPage(o, i + 1));
+  const pages = [first, ...(await Promise.all(rest))];
+  for (const p of pages) checkPage(p, totals, first.size);
+  return pages;
+}
+
+async function pagesUntilShort(o: ListPagesOptions, first: Page): Promise<Page[]> {
+  const pages = [first];
+  for (let last = first; last.data.length >= last.size && last.data.length > 0;) {
+    if (pages.length * last.size >= MAX_LISTED)
+      throw new NotWhole(`more than ${MAX_LISTED} items and no totals: the pages never end`);
+    last = await fetchPage(o, pages.length);
+    pages.push(last);
+  }
+  return pages;
+}
+
+/** The items of every page, each id once: an id listed twice means the pages overlap. */
+function uniqueItems(pages: readonly Page[]): Resource[] {
+  const seen = new Map<string, number>();
+  const out: Resource[] = [];
+  for (const p of pages) {
+    for (const r of p.data) {
+      const at = seen.get(r.id);
+      if (at !== undefined) throw new NotWhole(`${r.id} is listed twice (page=${at} and page=${p.number})`);
+      seen.set(r.id, p.number);
+      out.push(r);
+    }
+  }
+  return out;
+}
+
+async function readListing(o: ListPagesOptions): Promise<Resource[]> {
+  const first = await fetchPage(o, 0);
+  const pages = first.totals ? await pagesByTotals(o, first, first.totals) : await pagesUntilShort(o, first);
+  return uniqueItems(pages);
 }
 
 export async function listAllPages(o: ListPagesOptions): Promise<Resource[]> {
-  const first = await fetchPage(o, 0);
-  const pages: Resource[][] = [first.data];
-  if (first.totalPages !== undefined) {
-    const rest = Array.from({ length: Math.max(0, first.totalPages - 1) }, (_, i) => fetchPage(o, i + 1));
-    for (const p of await Promise.all(rest)) pages.push(p.data);
-  } else {
-    let last = first;
-    for (let n = 1; last.data.length >= last.size && last.data.length > 0; n += 1) {
-      last = await fetchPage(o, n);
-      pages.push(last.data);
+  const rereads = o.rereads ?? LISTING_REREADS;
+  for (let read = 1; ; read++) {
+    try {
+      return await readListing(o);
+    } catch (err) {
+      if (!(err instanceof NotWhole)) throw err;
+      if (read > rereads)
+        throw new AnswerError({
+          method: "GET",
+          path: o.path,
+          problem: `the pages do not add up: ${err.message}; read ${read} times, the listing never added up, so it cannot be proven whole`,
+        });
+      await o.transport.reread({ path: o.path, read, problem: err.message });
     }
   }
-  // Objects created or deleted while listing can shift items across pages: keep each id once.
-  const seen = new Set<string>();
-  const out: Resource[] = [];
-  for (const r of pages.flat()) {
-    if (seen.has(r.id)) continue;
-    seen.add(r.id);
-    out.push(r);
-  }
-  return out;
 }

@@ -42,6 +42,9 @@ function first(h: Headers, name: string): string | undefined {
   return s === undefined || s.trim() === "" ? undefined : s.trim();
 }
 
+/** A header's (first) value, trimmed; undefined when absent or blank. */
+export { first as headerValue };
+
 const NUMBER = /^\d+(\.\d+)?$/;
 
 function clampWait(ms: number, capMs: number): number {

@@ -2,7 +2,7 @@
  * The one place that decides whether a failed request may be sent again (STYLE.md rule 4).
  * Pure: no clock, no I/O. The transport calls it from p-retry's `shouldRetry`.
  */
-import { HttpError, NetworkError } from "../errors.js";
+import { AnswerError, HttpError, NetworkError } from "../errors.js";
 
 export interface RetryQuestion {
   /** The failure of the last attempt. */
@@ -15,7 +15,8 @@ export interface RetryQuestion {
   verifiable: boolean;
   /**
    * True for a POST the API makes idempotent: the bulk membership actions (adding a member twice,
-   * or removing one who is not a member, changes nothing), so a repeat after a lost answer is safe.
+   * or removing one who is not a member, changes nothing) and managePermissions (it sets each
+   * assignee's grant to absolute values), so a repeat after a lost answer is safe.
    */
   idempotent?: boolean;
   /** Attempts made so far (1 after the first failure). */
@@ -33,7 +34,8 @@ export { isRetryableStatus, RETRYABLE_NETWORK_CODES } from "../errors.js";
 export function isRetryable(q: RetryQuestion): boolean {
   if (q.attempt > q.retries) return false;
   if (!IDEMPOTENT.has(q.method.toUpperCase()) && !q.idempotent && !q.verifiable) return false;
-  if (q.error instanceof HttpError || q.error instanceof NetworkError) return q.error.retryable;
+  if (q.error instanceof HttpError || q.error instanceof NetworkError || q.error instanceof AnswerError)
+    return q.error.retryable;
   return false;
 }
 

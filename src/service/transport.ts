@@ -1,18 +1,23 @@
 /**
- * The HTTP core of the client: the only module of `src/` that imports undici. One keep-alive
- * pool per client; every attempt passes the concurrency limit (p-limit) and the rate limiter,
- * and p-retry repeats what `isRetryable` allows, waiting through the injected `sleep`.
+ * The HTTP core of the client: with `exchange.ts` (one request and its whole answer), the only
+ * module of `src/` that imports undici. One keep-alive pool per client; every attempt passes the
+ * concurrency limit (p-limit) and the rate limiter, a successful answer is checked against the
+ * request's schema (answers.ts), and p-retry repeats what `isRetryable` allows, waiting through
+ * the injected `sleep`.
  */
 import { rootCertificates } from "node:tls";
 import { Pool } from "undici";
 import pLimit from "p-limit";
 import pRetry from "p-retry";
 import type { Logger } from "pino";
-import { HttpError, isUntrustedCertificate, NetworkError } from "../errors.js";
+import type { z } from "zod";
+import { HttpError } from "../errors.js";
 import { redactSecrets } from "../logging.js";
 import type { CallOptions, ClientStats } from "./types.js";
+import { checkAnswer } from "./answers.js";
 import { toHttpError } from "./error-body.js";
-import { readRateWindow, throttleWaitMs, type Headers } from "./rate-limit-headers.js";
+import { exchange, type ExchangeOptions } from "./exchange.js";
+import { headerValue, readRateWindow, throttleWaitMs, type Headers } from "./rate-limit-headers.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { backoffDelay, isRetryable } from "./retry-policy.js";
 import { Slowdown } from "./slowdown.js";
@@ -23,7 +28,10 @@ export interface TransportOptions {
   concurrency: number;
   requestsPerSecond: number;
   retries: number;
-  timeouts: { connectMs: number; headersMs: number; bodyMs: number };
+  /** `responseMs` bounds the whole answer, from sending to its last byte; `bodyMs` only the gap between chunks. */
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number; responseMs: number };
+  /** A body larger than this is a broken answer (read no further). */
+  maxResponseBytes: number;
   /** PEM text of extra trusted CAs. TLS verification is never turned off. */
   ca?: string;
   logger: Logger;
@@ -33,7 +41,7 @@ export interface TransportOptions {
   maxRetryAfterMs: number;
 }
 
-export interface RequestSpec {
+export interface RequestSpec<T = unknown> {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path below the base URL, already encoded, with its query string. */
   path: string;
@@ -49,16 +57,19 @@ export interface RequestSpec {
   /** Values in the body that must never appear in an error (passwords). */
   secrets?: string[];
   call?: CallOptions | undefined;
+  /**
+   * What a 2xx answer must be (answers.ts): checked for content type, JSON and shape before it is
+   * returned; a broken one is an AnswerError, retried like a 5xx. Without it the body is read
+   * leniently (the answers to writes the client does not read).
+   */
+  answer?: z.ZodType<T>;
 }
 
-export interface Answer {
+/** `json` is the checked answer for a 2xx with `spec.answer`; for an accepted other status, whatever parsed. */
+export interface Answer<T = unknown> {
   status: number;
-  json: unknown;
+  json: T;
 }
-type RawAnswer = { status: number; headers: Headers; text: string };
-
-const UNTRUSTED_HINT =
-  "; if the service's certificate is issued by a private CA, point target.caFile at that CA's certificate (PEM)";
 
 export class Transport {
   private readonly pool: Pool;
@@ -67,6 +78,7 @@ export class Transport {
   private readonly limiter: RateLimiter;
   private readonly counts: ClientStats = { requests: 0, retries: 0, throttled: 0 };
   private readonly slowdown: Slowdown;
+  private readonly exchangeOptions: ExchangeOptions;
   private inFlight = 0;
   /** Header values already named in a debug line (one line each, not one per answer). */
   private readonly ignoredHeaders = new Set<string>();
@@ -88,6 +100,13 @@ export class Transport {
     this.limit = pLimit(o.concurrency);
     this.limiter = new RateLimiter({ requestsPerSecond: o.requestsPerSecond, now: o.now, sleep: o.sleep });
     this.slowdown = new Slowdown({ limiter: this.limiter, now: o.now, logger: o.logger });
+    this.exchangeOptions = {
+      pool: this.pool,
+      prefix: this.prefix,
+      token: o.token,
+      timeouts: o.timeouts,
+      maxResponseBytes: o.maxResponseBytes,
+    };
   }
 
   stats(): ClientStats {
@@ -100,7 +119,7 @@ export class Transport {
     await this.pool.close();
   }
 
-  async request(spec: RequestSpec): Promise<Answer> {
+  async request<T = unknown>(spec: RequestSpec<T>): Promise<Answer<T>> {
     const secrets = [this.o.token, ...(spec.secrets ?? [])];
     const retryable = (error: unknown, attempt: number): boolean =>
       isRetryable({
@@ -117,7 +136,7 @@ export class Transport {
         attempt += 1;
         if (attempt > 1) this.counts.retries += 1;
         spec.call?.onAttempt?.(attempt);
-        return this.limit(() => this.attempt(spec, secrets, attempt));
+        return this.limit(() => this.attempt<T>(spec, secrets, attempt));
       },
       {
         retries: this.o.retries,
@@ -146,53 +165,27 @@ export class Transport {
     );
   }
 
-  /** One request and its whole answer, or a NetworkError (no answer in time, a connection lost). */
-  private async exchange(spec: RequestSpec, secrets: string[]): Promise<RawAnswer> {
-    this.inFlight += 1;
-    // undici's own headers timeout runs on a coarse (~1 s) timer; this one is exact.
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, this.o.timeouts.headersMs);
-    try {
-      const res = await this.pool.request({
-        signal: abort.signal,
-        method: spec.method,
-        path: this.prefix + spec.path,
-        headers: {
-          authorization: `Bearer ${this.o.token}`,
-          accept: `${spec.mediaType}, application/problem+json, application/json`,
-          ...(spec.body !== undefined ? { "content-type": spec.mediaType } : {}),
-        },
-        ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
-      });
-      clearTimeout(timer);
-      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
-    } catch (err) {
-      const e = err as { code?: string; message?: string };
-      const code = timedOut ? "UND_ERR_HEADERS_TIMEOUT" : (e.code ?? "UNKNOWN");
-      const message = timedOut
-        ? `no answer within ${this.o.timeouts.headersMs} ms`
-        : (e.message ?? String(err)) + (isUntrustedCertificate(code) ? UNTRUSTED_HINT : "");
-      throw new NetworkError({
-        method: spec.method,
-        path: redactSecrets(spec.path, secrets),
-        causeCode: code,
-        message: redactSecrets(message, secrets),
-      });
-    } finally {
-      clearTimeout(timer);
-      this.inFlight -= 1;
-    }
+  /**
+   * Before a listing is read again because its pages did not add up: says so, and waits as before
+   * a retry (backoff with jitter, through the injected sleep).
+   */
+  async reread(o: { path: string; read: number; problem: string }): Promise<void> {
+    const waitMs = backoffDelay({ retry: o.read, random: this.o.random });
+    this.o.logger.warn(
+      { path: o.path, read: o.read, waitMs, problem: o.problem },
+      "listing did not add up, reading it again",
+    );
+    await this.o.sleep(waitMs);
   }
 
-  private async attempt(spec: RequestSpec, secrets: string[], attempt: number): Promise<Answer> {
+  private async attempt<T>(spec: RequestSpec<T>, secrets: string[], attempt: number): Promise<Answer<T>> {
     await this.limiter.acquire();
     const started = this.o.now();
     this.counts.requests += 1;
-    const { status, headers, text } = await this.exchange(spec, secrets);
+    this.inFlight += 1;
+    const { status, headers, text } = await exchange(this.exchangeOptions, spec, secrets).finally(() => {
+      this.inFlight -= 1;
+    });
     this.observeRateLimit(headers);
     this.slowdown.answered(status, started);
     this.o.logger.debug(
@@ -200,9 +193,14 @@ export class Transport {
       "http",
     );
     if (status === 429) this.counts.throttled += 1;
-    if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
-      return { status, json: parseJson(text) };
+    const ok = status >= 200 && status < 300;
+    if (ok && spec.answer) {
+      const path = redactSecrets(spec.path, secrets);
+      const contentType = headerValue(headers, "content-type");
+      const answer = { method: spec.method, path, status, contentType, text, secrets };
+      return { status, json: checkAnswer(answer, spec.answer) };
     }
+    if (ok || spec.accept?.includes(status)) return { status, json: parseJson(text) as T };
     const error = toHttpError({
       method: spec.method,
       path: spec.path,

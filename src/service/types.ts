@@ -3,6 +3,15 @@
  * program uses. Everything above `src/service/` talks to the service only through `ServiceClient`.
  */
 
+import type {
+  ActualPermissions,
+  Assignee,
+  OrganizationAssignment,
+  Workspace,
+  WorkspaceAssignment,
+  WorkspaceGrant,
+} from "../permissions.js";
+
 export type ApiProfile = "v1" | "legacy";
 
 /** A user of the built-in identity provider (credentials). Never carries a password. */
@@ -50,6 +59,8 @@ export interface ActualState {
    * people between groups with one mapping PUT each.
    */
   bulkMembership?: false;
+  /** Workspaces and grants, listed only when the run manages permissions (src/permissions.ts). */
+  permissions?: ActualPermissions;
 }
 
 export interface NewIdpUser {
@@ -89,6 +100,24 @@ export interface CallOptions {
   onAttempt?: (attempt: number) => void;
 }
 
+/** Workspace and organization permissions (profile v1; see service/permissions-api.ts). */
+export interface PermissionsClient {
+  listWorkspaces(): Promise<Workspace[]>;
+  /** Every direct grant on one workspace (its declarative layout). */
+  getWorkspacePermissions(workspaceId: string): Promise<WorkspaceAssignment[]>;
+  /** Every user's or group's direct grants (the userManagement listing). */
+  listAssigneePermissions(type: Assignee["type"]): Promise<WorkspaceAssignment[]>;
+  getUserPermissions(userId: string): Promise<WorkspaceAssignment[]>;
+  /** Sets each listed assignee's grant on the workspace to exactly the one given; others keep theirs. */
+  manageWorkspacePermissions(
+    workspaceId: string,
+    grants: ReadonlyArray<{ assignee: Assignee } & WorkspaceGrant>,
+    opts?: CallOptions,
+  ): Promise<void>;
+  getOrganizationPermissions(): Promise<OrganizationAssignment[]>;
+  manageOrganizationPermissions(grants: readonly OrganizationAssignment[], opts?: CallOptions): Promise<void>;
+}
+
 export interface ServiceClient {
   readonly profile: ApiProfile;
   readonly baseUrl: string;
@@ -126,6 +155,8 @@ export interface ServiceClient {
     change: { groupId: string; op: "add" | "remove"; userIds: readonly string[] },
     opts?: CallOptions,
   ): Promise<MembersResult>;
+  /** Workspace and organization permissions; on profile legacy every call throws a ConfigError. */
+  readonly permissions: PermissionsClient;
 
   stats(): ClientStats;
   close(): Promise<void>;

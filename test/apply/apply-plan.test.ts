@@ -92,7 +92,7 @@ describe("applyPlan scheduling", () => {
     const result = await applyPlan({ plan, client, concurrency: 2, passwords: noPasswords });
     const c = byId(result.outcomes)["createGroup:c"];
     expect(c).toMatchObject({ outcome: "skipped", cause: "failed" });
-    expect(c?.reason).toBe("dependency createGroup:b was skipped (root cause: createGroup:a failed)");
+    expect(c?.reason).toBe("dependency createGroup:b was skipped; root cause: createGroup:a failed");
     expect(result.counts).toEqual({ succeeded: 0, failed: 1, skipped: 2, stale: 0, heldBack: 0 });
   });
 
@@ -165,7 +165,7 @@ describe("applyPlan scheduling", () => {
     expect(result.outcomes.map((o) => o.outcome)).toEqual(["succeeded", "skipped", "skipped"]);
     expect(result.outcomes[1]).toMatchObject({ cause: "stopped" });
     expect([...client.groups.keys()]).toEqual(["a"]);
-    expect(exitCodeForApply(result)).toBe(1);
+    expect(exitCodeForApply(result)).toBe(130);
   });
 
   it("a success resets the circuit breaker count", async () => {
@@ -319,7 +319,7 @@ describe("applyPlan scheduling", () => {
     );
     expect(result.counts.skipped).toBe(20_000);
     expect(result.outcomes.at(-1)?.reason).toBe(
-      `dependency createGroup:c1999-8 was skipped (root cause: createGroup:root failed)`,
+      `dependency createGroup:c1999-8 was skipped; root cause: createGroup:root failed`,
     );
   });
 });

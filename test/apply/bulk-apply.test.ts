@@ -52,7 +52,14 @@ function capturedLogger() {
   return { logger: createLogger({ level: "warn", destination }), lines };
 }
 
-const groupsOf = (e: EmulatorHandle) => Object.fromEntries(e.state().mappings.map((m) => [m.id, m.groups]));
+/** The groups of the seeded people (not of the token's owner, whom the emulator maps at start). */
+const groupsOf = (e: EmulatorHandle) =>
+  Object.fromEntries(
+    e
+      .state()
+      .mappings.filter((m) => ids.includes(m.id))
+      .map((m) => [m.id, m.groups]),
+  );
 const byId = (outcomes: StepOutcome[]) => Object.fromEntries(outcomes.map((o) => [o.stepId, o]));
 
 function expectValidUserManagementRequests(e: EmulatorHandle): void {

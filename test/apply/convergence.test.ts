@@ -62,7 +62,7 @@ const untouchable: EmulatorSeed = {
 };
 
 function seedOf(s: Scenario): EmulatorSeed {
-  const seed: Required<EmulatorSeed> = {
+  const seed: Required<Pick<EmulatorSeed, "idpUsers" | "mappings" | "groups">> = {
     idpUsers: [...untouchable.idpUsers!],
     mappings: [...untouchable.mappings!],
     groups: GROUPS.map((id, i) => ({ id, name: s.groupNames[i] === "G" ? `G ${id}` : "old", parents: [] })),

@@ -5,6 +5,7 @@
  * the emulator.
  */
 import { HttpError } from "../../src/errors.js";
+import { noPermissionsApi } from "../../src/service/permissions-api.js";
 import type {
   CallOptions,
   ClientStats,
@@ -164,6 +165,8 @@ export function createFakeClient(options: { delayMs?: number } = {}): FakeClient
         }
         return "done";
       }),
+    // Permission steps are tested against the emulator.
+    permissions: noPermissionsApi("fake"),
     stats: () => ({ ...stats }),
     close: async () => {},
   };

@@ -73,6 +73,34 @@ describe("buildApplyReport people and groups", () => {
   });
 });
 
+describe("renderApplySummary of a stopped run", () => {
+  it("says the counts once, in the headline, not started among them", () => {
+    const stopped: ApplyResult = {
+      ...result,
+      outcomes: [
+        result.outcomes[0]!,
+        {
+          ...result.outcomes[2]!,
+          stepId: "createCredentials:bad@example.com",
+          reason: "not started: the run stopped: interrupted",
+          cause: "stopped",
+        },
+        { ...result.outcomes[2]!, reason: "not started: the run stopped: interrupted", cause: "stopped" },
+      ],
+      counts: { ...emptyCounts(), succeeded: 1, skipped: 2 },
+      stoppedBy: "interrupted",
+      stopReason: "interrupted by a signal: no new steps were started; run again to finish, it converges",
+    };
+    const text = renderApplySummary(stopped, { color: false });
+    expect(text.split("\n").slice(0, 3)).toEqual([
+      "Apply stopped: 1 succeeded, 2 not started (of 3 steps)",
+      "Requests: 4 sent, 1 retried; duration 1.5 s",
+      "Stopped: interrupted by a signal: no new steps were started; run again to finish, it converges",
+    ]);
+    expect(text.match(/not started/g)).toHaveLength(1);
+  });
+});
+
 describe("renderApplySummary", () => {
   it("gives counts, requests, retries, duration and every step that did not succeed", () => {
     const text = renderApplySummary(result, { color: false });
@@ -189,6 +217,21 @@ describe("createProgressReporter", () => {
     ]);
     expect(out.endsWith("\n")).toBe(true);
     expect(out.slice(0, -1)).not.toContain("\n");
+  });
+
+  it("counts with thousands separators, and leaves a stop's not-started steps to the summary", () => {
+    let out = "";
+    const r = createProgressReporter({
+      stream: { write: (s: string) => (out += s) },
+      isTTY: true,
+      total: 4000,
+    });
+    const counts = { ...emptyCounts(), succeeded: 1927, skipped: 2073 };
+    r.update({ total: 4000, done: 1927, running: 0, counts, notStarted: 2073 });
+    r.done();
+    expect(out.split("\r").filter(Boolean).at(-1)!.trimEnd()).toBe(
+      "[##############----------------] 1,927/4,000 steps, 0 running",
+    );
   });
 
   it("sends progress to the logger when one is given and the stream is not a TTY", () => {

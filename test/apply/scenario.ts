@@ -3,7 +3,7 @@ import type { DesiredGroup, DesiredState, DesiredUser } from "../../src/desired/
 import { applyPlan } from "../../src/apply/index.js";
 import { listActualState } from "../../src/service/index.js";
 import type { ApplyOptions, ApplyResult } from "../../src/apply/index.js";
-import { defaultPolicy, plan, type Plan, type Policy } from "../../src/plan/index.js";
+import { defaultPolicy, permissionListing, plan, type Plan, type Policy } from "../../src/plan/index.js";
 import type { ServiceClient } from "../../src/service/types.js";
 import { noPasswords } from "./builders.js";
 
@@ -37,7 +37,8 @@ export async function planAndApply(options: {
   apply?: Partial<ApplyOptions>;
 }): Promise<{ plan: Plan; result: ApplyResult }> {
   const { client, desired, policy } = options;
-  const actual = await listActualState(client);
+  // Permissions are listed only when the desired state carries some (as the CLI does).
+  const actual = await listActualState(client, { permissions: permissionListing(desired, policy, 500) });
   const p = plan({ desired, actual, policy, profile: client.profile });
   const result = await applyPlan({
     plan: p,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeError } from "../../src/cli/main.js";
-import { ConfigError, HttpError, NetworkError } from "../../src/errors.js";
+import { AnswerError, ConfigError, HttpError, NetworkError } from "../../src/errors.js";
+import { fatalJsonLine } from "../../src/cli/main.js";
 
 describe("describeError for network failures", () => {
   it("a failure that was retried says so and points at target.baseUrl", () => {
@@ -41,6 +42,42 @@ describe("describeError for answers the service gave", () => {
       detail: "gone",
     });
     expect(describeError(missing)).toBe("usersync: GET /api/v1/entities/users/x answered 404: gone.\n");
+  });
+});
+
+describe("describeError for answers that cannot be believed", () => {
+  const hint =
+    'usersync stopped before any change. Check that target.baseUrl is the service itself (not a sign-in page, a proxy or a load balancer\'s error page), then run again (docs/configuration.md, "Answers usersync refuses").\n';
+
+  it("one broken answer names the request, what was wrong and the body's start, and was retried", () => {
+    const err = new AnswerError({
+      method: "GET",
+      path: "/api/v1/profile",
+      status: 200,
+      problem: "the body is not JSON (Content-Type text/html)",
+      sample: "<html>Please log in</html>",
+    });
+    expect(describeError(err)).toBe(
+      'usersync: GET /api/v1/profile answered 200, but the body is not JSON (Content-Type text/html); the body began: "<html>Please log in</html>", after every retry.\n' +
+        hint,
+    );
+    const line = JSON.parse(fatalJsonLine(err, 1)) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 60, code: "BAD_ANSWER", exitCode: 1 });
+    expect(line["msg"]).toEqual(
+      expect.stringMatching(/^GET \/api\/v1\/profile answered 200, but the body is not JSON/),
+    );
+  });
+
+  it("a listing that never added up says how often it was read, not that it was retried", () => {
+    const err = new AnswerError({
+      method: "GET",
+      path: "/api/v1/entities/users",
+      problem: "the pages do not add up: page=1 has 0 items, expected 500; read 3 times, …",
+    });
+    expect(describeError(err)).toBe(
+      "usersync: GET /api/v1/entities/users: the pages do not add up: page=1 has 0 items, expected 500; read 3 times, ….\n" +
+        hint,
+    );
   });
 });
 

@@ -36,7 +36,8 @@ describe("loadConfig", () => {
     expect(c.target).toEqual({
       apiProfile: "auto",
       tokenEnv: "USERSYNC_TOKEN",
-      timeouts: { connectMs: 10000, headersMs: 30000, bodyMs: 30000 },
+      timeouts: { connectMs: 10000, headersMs: 30000, bodyMs: 30000, responseMs: 120000 },
+      maxResponseBytes: 268435456,
       allowInsecureHttp: false,
     });
     expect(c.execution).toEqual({
@@ -157,7 +158,39 @@ describe("loadConfig", () => {
       env: { USERSYNC_POLICY_MAXDELETES: "3", USERSYNC_TOKEN: "t0ken" },
     });
     expect(c.warnings).toEqual([
-      "environment variable USERSYNC_POLICY_MAXDELETES is not a config key and is ignored (see docs/configuration.md)",
+      "environment variable USERSYNC_POLICY_MAXDELETES is not a config key and is ignored (did you mean USERSYNC_POLICY_MAX_DELETES? see docs/configuration.md)",
+    ]);
+  });
+
+  test("a mistyped key gets the nearest known one, at any depth, also inside lists", async () => {
+    await configFile(
+      [
+        "policy:",
+        "  maxDelete: 5",
+        "  scope:",
+        "    emailDomain: [example.com]",
+        "target:",
+        "  timeouts:",
+        "    connecMs: 100",
+        "source:",
+        "  type: ldap",
+        "  ldap:",
+        "    url: ldap://127.0.0.1",
+        "    baseDn: dc=x",
+        "    groups:",
+        "      - dn: cn=a",
+        "        lowercase: true",
+        "logging:",
+        "  colour: red",
+      ].join("\n"),
+    );
+    const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
+    expect(problems).toEqual([
+      "<dir>/usersync.yaml:2: policy.maxDelete: unknown key; did you mean maxDeletes? see config.example.yaml for the keys of policy [unknown-key]",
+      "<dir>/usersync.yaml:4: policy.scope.emailDomain: unknown key; did you mean emailDomains? see config.example.yaml for the keys of policy.scope [unknown-key]",
+      "<dir>/usersync.yaml:7: target.timeouts.connecMs: unknown key; did you mean connectMs? see config.example.yaml for the keys of target.timeouts [unknown-key]",
+      "<dir>/usersync.yaml:13: source.ldap.groups.0.lowercase: unknown key; did you mean lowerCase? see config.example.yaml for the keys of source.ldap.groups.0 [unknown-key]",
+      "<dir>/usersync.yaml:17: logging.colour: unknown key; see config.example.yaml for the keys of logging [unknown-key]",
     ]);
   });
 
@@ -187,7 +220,7 @@ describe("loadConfig", () => {
       `<dir>/usersync.yaml:8: policy.colour: unknown key; see config.example.yaml for the keys of policy [unknown-key]`,
       `<dir>/usersync.yaml:10: execution.concurrency: must be a whole number [config-schema]`,
       `<dir>/usersync.yaml:11: execution.pageSize: Invalid input: expected number, received string [config-schema]`,
-      `<dir>/usersync.yaml:12: outputs: unknown key; see config.example.yaml for the keys of the top level [unknown-key]`,
+      `<dir>/usersync.yaml:12: outputs: unknown key; did you mean output? see config.example.yaml for the keys of the top level [unknown-key]`,
       `env USERSYNC_LOGGING_LEVEL: logging.level: Invalid option: expected one of "trace"|"debug"|"info"|"warn"|"error"|"fatal"|"silent" [config-schema]`,
     ]);
   });
@@ -306,7 +339,28 @@ describe("loadConfig", () => {
       protect: ["ceo@example.com"],
       groups: { create: true, update: true, prune: true, createReferenced: false },
       passwords: "none",
+      permissions: { workspaces: [], maxRemovals: { percent: 10 }, allowOrganizationManage: false },
     });
+  });
+
+  test("toPolicy maps permissions: a list of globs, all, one glob, counts; env as a list", async () => {
+    await configFile(
+      "permissions:\n  workspaces: [sales-*, finance]\n  maxRemovals: 3\n  organization:\n    allowManage: true\n",
+    );
+    const c = await loadConfig({ cwd: dir, env: {} });
+    expect(toPolicy(c, { allowPermissionRemovals: 9 }).permissions).toEqual({
+      workspaces: ["sales-*", "finance"],
+      maxRemovals: { count: 3 },
+      allowRemovals: 9,
+      allowOrganizationManage: true,
+    });
+    const all = await loadConfig({ cwd: dir, env: { USERSYNC_PERMISSIONS_WORKSPACES: "finance,all" } });
+    expect(toPolicy(all).permissions.workspaces).toEqual(["*"]);
+    await configFile("permissions:\n  workspaces: sales-*\n  maxRemovals: 5%\n");
+    const one = toPolicy(await loadConfig({ cwd: dir, env: {} })).permissions;
+    expect(one).toMatchObject({ workspaces: ["sales-*"], maxRemovals: { percent: 5 } });
+    await configFile("permissions:\n  maxRemovals: lots\n");
+    await expect(loadConfig({ cwd: dir, env: {} })).rejects.toThrow(/permissions\.maxRemovals/);
   });
 });
 

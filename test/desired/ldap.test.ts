@@ -108,6 +108,39 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
     expect(state.users.find((u) => u.id === "p000000")!.groups).toEqual(["team-backend"]);
   });
 
+  it("group rules attach workspace permissions (keys may be templates) and organization permissions", async () => {
+    const config = ldapConfig({
+      groups: [
+        {
+          cn: "*end",
+          parents: [],
+          workspaces: {
+            "ws-{cn}": ["VIEW", "analyze"],
+            shared: { permissions: ["VIEW"], hierarchy: ["VIEW"] },
+          },
+          organization: ["SELF_CREATE_TOKEN"],
+        },
+        { cn: "sales", parents: [], workspaces: { "{cn}": ["READ"] } },
+      ],
+      userFilter: "(uid=p00000*)",
+    });
+    const { state, problems } = await readLdapDesired({ config, env, defaultIdentity: "builtin" });
+    const backend = state.groups.find((g) => g.id === "backend")!;
+    expect(backend.workspaces).toEqual([
+      { workspace: "shared", permissions: ["VIEW"], hierarchy: ["VIEW"] },
+      { workspace: "ws-backend", permissions: ["ANALYZE", "VIEW"], hierarchy: [] },
+    ]);
+    expect(backend.organization).toEqual(["SELF_CREATE_TOKEN"]);
+    // A wrong name in a rule is reported at the group's DN, naming the rule's key.
+    expect(problems).toEqual([
+      expect.objectContaining({
+        file: `cn=sales,${GROUPS}`,
+        field: "source.ldap.groups[].workspaces.sales",
+        rule: "unknown-permission",
+      }),
+    ]);
+  });
+
   it("a problem names the entry's DN and the attribute", async () => {
     const config = ldapConfig({ baseDn: SUFFIX, userFilter: "(&(objectClass=inetOrgPerson)(uid=nomail))" });
     const { problems } = await readLdapDesired({ config, env, defaultIdentity: "builtin" });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { ROOT, runCli, withTempDir } from "./run-cli.js";
+import { logMessages, ROOT, runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "usage-token-71c2";
 const DEMO = join(ROOT, "fixtures", "demo");
@@ -18,13 +18,13 @@ describe("usage errors", () => {
   it("suggests the nearest option or command, exit 4", async () => {
     const option = await runCli(["plan", "--frmat", "json"]);
     expect(option.code).toBe(4);
-    expect(option.stderr).toContain("Did you mean --format?");
+    expect(logMessages(option.stderr)).toContain("Did you mean --format?");
     const command = await runCli(["aplly"]);
     expect(command.code).toBe(4);
-    expect(command.stderr).toContain('Did you mean "apply"?');
+    expect(logMessages(command.stderr)).toContain('Did you mean "apply"?');
     const far = await runCli(["plan", "--zzzzzzzz"]);
     expect(far.code).toBe(4);
-    expect(far.stderr).not.toContain("Did you mean");
+    expect(logMessages(far.stderr)).not.toContain("Did you mean");
   });
 
   it("lists and takes only the options a command uses", async () => {
@@ -37,7 +37,7 @@ describe("usage errors", () => {
     expect(validateHelp.stdout).toContain("--desired");
     const r = await runCli(["export", "--desired", "x.yaml"]);
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain("Unknown option '--desired'");
+    expect(logMessages(r.stderr)).toContain("Unknown option '--desired'");
   });
 });
 
@@ -79,7 +79,7 @@ describe("output paths", () => {
         "--metrics-file",
         paths.metrics,
       ]);
-      expect(r.stderr).not.toContain("unexpected error");
+      expect(logMessages(r.stderr)).not.toContain("unexpected error");
       expect(r.code).toBe(0);
       for (const p of Object.values(paths)) expect(existsSync(p)).toBe(true);
       expect(r.stdout).toMatch(
@@ -96,8 +96,8 @@ describe("output paths", () => {
       await writeFile(file, "");
       const r = await apply(["--journal", join(file, "journal.jsonl")]);
       expect(r.code).toBe(4);
-      expect(r.stderr).toContain("--journal");
-      expect(r.stderr).not.toContain("unexpected error");
+      expect(logMessages(r.stderr)).toContain("--journal");
+      expect(logMessages(r.stderr)).not.toContain("unexpected error");
       expect(emulator.requestLog().filter((q) => q.method !== "GET")).toHaveLength(0);
     });
   });
@@ -111,8 +111,10 @@ describe("output paths", () => {
         env: { USERSYNC_TOKEN: TOKEN, USERSYNC_OUTPUT_REPORT: report },
       });
       expect(r.code).toBe(4);
-      expect(r.stderr).toContain(`output.report ${report}: its folder ${file} cannot be created or written`);
-      expect(r.stderr).not.toContain("--report");
+      expect(logMessages(r.stderr)).toContain(
+        `output.report ${report}: its folder ${file} cannot be created or written`,
+      );
+      expect(logMessages(r.stderr)).not.toContain("--report");
     });
   });
 });

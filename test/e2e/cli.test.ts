@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { ROOT, runCli, startCli, withTempDir } from "./run-cli.js";
+import { logMessages, ROOT, runCli, startCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "e2e-token-3b1d";
 const DEMO = join(ROOT, "fixtures", "demo");
@@ -28,7 +28,8 @@ afterEach(async () => {
   await emulator.close();
 });
 
-const env = () => ({ USERSYNC_TOKEN: TOKEN });
+// The demo's teams carry workspace access: managed on every workspace, as the demo's config says.
+const env = () => ({ USERSYNC_TOKEN: TOKEN, USERSYNC_PERMISSIONS_WORKSPACES: "all" });
 const writes = () => emulator.requestLog().filter((r) => r.method !== "GET").length;
 /** `apply --yes` of the demo file against the emulator, with its generated passwords in `credentials`. */
 const applyDemo = (credentials: string): string[] => [
@@ -58,17 +59,17 @@ describe("usersync CLI", () => {
   it("an unknown command or option is exit 4 with a hint", async () => {
     const r = await runCli(["plna"]);
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain('unknown command "plna"');
+    expect(logMessages(r.stderr)).toContain('unknown command "plna"');
     const o = await runCli(["plan", "--colour"]);
     expect(o.code).toBe(4);
-    expect(o.stderr).toContain("--colour");
+    expect(logMessages(o.stderr)).toContain("--colour");
   });
 
   it("stops with exit 4 when no service is named, and says both ways out", async () => {
     const r = await runCli(["plan", "--desired", DESIRED], { env: env() });
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain("target.baseUrl");
-    expect(r.stderr).toContain('"embedded"');
+    expect(logMessages(r.stderr)).toContain("target.baseUrl");
+    expect(logMessages(r.stderr)).toContain('"embedded"');
   });
 
   it("refuses plain http to a remote host and a missing token, before sending anything", async () => {
@@ -79,10 +80,10 @@ describe("usersync CLI", () => {
       },
     );
     expect(insecure.code).toBe(4);
-    expect(insecure.stderr).toContain("allowInsecureHttp");
+    expect(logMessages(insecure.stderr)).toContain("allowInsecureHttp");
     const noToken = await runCli(["plan", "--desired", DESIRED, "--base-url", emulator.url]);
     expect(noToken.code).toBe(4);
-    expect(noToken.stderr).toContain("USERSYNC_TOKEN");
+    expect(logMessages(noToken.stderr)).toContain("USERSYNC_TOKEN");
     expect(emulator.counters().requests).toBe(0);
   });
 
@@ -97,17 +98,17 @@ describe("usersync CLI", () => {
       "--detailed-exitcode",
     ];
     const first = await runCli(args, { env: env() });
-    expect(first.stderr).not.toContain("ERROR");
+    expect(logMessages(first.stderr)).not.toContain("ERROR");
     expect(first.code).toBe(2);
     expect(first.stdout).toContain("DRY RUN");
     // The summary comes first (right after the mode line), counting people, not steps.
     expect(first.stdout.split("\n").slice(3, 5)).toEqual([
       "Summary:",
-      "  People          21 to add, 17 to change, 1 to revoke",
+      "  People            21 to add, 17 to change, 1 to revoke",
     ]);
-    expect(first.stdout).toMatch(/^ {2}Steps {11}44 to create, 10 to update, 1 to delete$/m);
+    expect(first.stdout).toMatch(/^ {2}Steps {13}48 to create, 10 to update, 2 to delete$/m);
     expect(first.stdout).toMatch(
-      /^Plan: changes for 39 people \(21 to add, 17 to change, 1 to revoke\) and 4 groups \(3 to add, 1 to change\)\.$/m,
+      /^Plan: changes for 39 people \(21 to add, 17 to change, 1 to revoke\), 4 groups \(3 to add, 1 to change\) and 7 permission changes \(6 to grant, 1 to revoke\)\.$/m,
     );
     // The whole text, reviewed once and kept: any change to the demo plan's text shows in a diff.
     // Normalised: the text must not depend on where the checkout is.
@@ -141,7 +142,7 @@ describe("usersync CLI", () => {
         { env: env() },
       );
       expect(r.code).toBe(3);
-      expect(r.stderr).toContain("--yes");
+      expect(logMessages(r.stderr)).toContain("--yes");
       expect(writes()).toBe(0);
     });
   });
@@ -151,7 +152,7 @@ describe("usersync CLI", () => {
       env: env(),
     });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain("--credentials-file");
+    expect(logMessages(r.stderr)).toContain("--credentials-file");
     expect(writes()).toBe(0);
   });
 
@@ -225,8 +226,8 @@ describe("usersync CLI", () => {
       await withTempDir(async (dir) => {
         const r = await runCli([...applyDemo(join(dir, "c.csv")), "--journal", "/dev/full"], { env: env() });
         expect(r.code).toBe(0);
-        expect(r.stderr.split("the journal cannot be written")).toHaveLength(2);
-        expect(r.stderr).not.toContain("unexpected error");
+        expect(logMessages(r.stderr).split("the journal cannot be written")).toHaveLength(2);
+        expect(logMessages(r.stderr)).not.toContain("unexpected error");
         expect(r.stdout).toContain("succeeded");
       });
     },
@@ -282,7 +283,7 @@ describe("usersync CLI", () => {
         },
       );
       expect(reshaped.code).toBe(4);
-      expect(reshaped.stderr).toContain("applied exactly");
+      expect(logMessages(reshaped.stderr)).toContain("applied exactly");
     });
   });
 
@@ -295,10 +296,10 @@ describe("usersync CLI", () => {
       );
       const r = await runCli(["plan", "--desired", bad, "--base-url", emulator.url], { env: env() });
       expect(r.code).toBe(4);
-      expect(r.stderr).toContain("colour");
-      expect(r.stderr).toMatch(/bad\.csv:2/);
-      expect(r.stderr).toMatch(/bad\.csv:4/);
-      expect(r.stderr).toContain("Nothing was changed in the service");
+      expect(logMessages(r.stderr)).toContain("colour");
+      expect(logMessages(r.stderr)).toMatch(/bad\.csv:2/);
+      expect(logMessages(r.stderr)).toMatch(/bad\.csv:4/);
+      expect(logMessages(r.stderr)).toContain("Nothing was changed in the service");
       expect(emulator.counters().requests).toBe(0);
     });
   });
@@ -370,7 +371,7 @@ describe("usersync CLI", () => {
       const apply = await runCli(["apply", "--desired", DESIRED, "--yes"], { cwd: dir });
       expect(apply.code).toBe(0);
       const store = JSON.parse(await readFile(join(dir, "store.json"), "utf8")) as { mappings: unknown[] };
-      expect(store.mappings.length).toBe(51);
+      expect(store.mappings.length).toBe(52); // the file's 51 present users and the token's owner
       const again = await runCli(["plan", "--desired", DESIRED, "--detailed-exitcode"], { cwd: dir });
       expect(again.code).toBe(0);
     });
@@ -382,7 +383,7 @@ describe("usersync CLI", () => {
       const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--metrics-file", metrics];
       expect((await runCli(args, { env: env() })).code).toBe(0);
       const text = await readFile(metrics, "utf8");
-      expect(text).toContain('usersync_plan_changes{action="create"} 44');
+      expect(text).toContain('usersync_plan_changes{action="create"} 48');
       expect(text).toContain('usersync_last_exit_code{command="plan"} 0');
       const success = /^usersync_last_success_timestamp_seconds\{command="plan"\} (\d+)$/m.exec(text)?.[1];
       expect(Number(success)).toBeGreaterThan(1_700_000_000);
@@ -395,7 +396,7 @@ describe("usersync CLI", () => {
     });
   });
 
-  it("SIGTERM during apply finishes the running steps, writes the report, exits 1; a re-run converges", async () => {
+  it("SIGTERM during apply finishes the running steps, writes the report, exits 130; a re-run converges", async () => {
     emulator.setFaults({ latencyMs: 40 });
     await withTempDir(async (dir) => {
       const report = join(dir, "report.json");
@@ -407,7 +408,7 @@ describe("usersync CLI", () => {
       while (writes() < 5) await new Promise((r) => setTimeout(r, 20));
       child.kill("SIGTERM");
       const stopped = await done;
-      expect(stopped.code).toBe(1);
+      expect(stopped.code).toBe(130);
       const written = JSON.parse(await readFile(report, "utf8")) as {
         stoppedBy: string;
         steps: Array<{ outcome: string }>;
@@ -445,7 +446,7 @@ describe("a service without a built-in identity provider", () => {
         );
         expect(ok.code).toBe(2);
         expect(ok.stdout).toContain("+ mapping ann");
-        expect(ok.stderr).toContain("no built-in identity provider");
+        expect(logMessages(ok.stderr)).toContain("no built-in identity provider");
 
         const builtin = join(dir, "builtin.csv");
         await writeFile(builtin, "email,id\nbob@corp.example,bob\ncid@corp.example,cid\n");
@@ -453,10 +454,10 @@ describe("a service without a built-in identity provider", () => {
           env: env(),
         });
         expect(refused.code).toBe(4);
-        expect(refused.stderr).toContain(
+        expect(logMessages(refused.stderr)).toContain(
           `${builtin}:2: identity: user 'bob' (and 1 more) has identity builtin`,
         );
-        expect(refused.stderr).toContain("source.defaultIdentity: external");
+        expect(logMessages(refused.stderr)).toContain("source.defaultIdentity: external");
         expect(noIdp.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
       });
     } finally {

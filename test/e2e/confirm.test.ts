@@ -76,6 +76,10 @@ describe("apply confirmation on a terminal", () => {
       const r = await applyAnswering("\x03", dir);
       expect(r.code).toBe(3);
       expect(r.stderr).toContain("Nothing was changed");
+      // The cancellation starts a line of its own, not after the question on its line.
+      const [first, ...escaped] = r.stderr.split("\u001b");
+      const plain = [first, ...escaped.map((part) => part.replace(/^\[[\d;]*[A-Za-z]/, ""))].join("");
+      expect(plain).toContain('Only "yes" will be accepted: \nusersync: apply cancelled');
       expect(r.stderr).not.toContain("unexpected error");
       expect(writes()).toBe(0);
     });

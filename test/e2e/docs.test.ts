@@ -1,44 +1,224 @@
 /**
- * The examples in the README and docs/ are run, so they stay true: every desired-state example
- * validates, the README's five-minute tour runs command by command against an emulator, and so
- * do the audit and emulator examples. Not run here: docs/kubernetes.md's docker and kubectl
- * lines (no Docker engine or cluster on this machine); test/deploy/manifests.test.ts and
- * scripts/check-package.sh check what they would do.
+ * The examples in the README and docs/ are run, so they stay true. Every shell block is marked
+ * (doc-blocks.ts): a runnable one is run by bash in a temporary folder (with `fixtures` and
+ * `dist` linked in, `usersync` on the PATH) against emulators, and every command in it must
+ * exit as documented; a documented option that a command does not take fails here. What a block
+ * writes must be ignored by git: the docs never dirty a checkout. Blocks that need a Docker
+ * engine or a Kubernetes cluster are marked not runnable, with the reason;
+ * test/deploy/manifests.test.ts and scripts/check-package.sh check what they would do.
  */
-import { readFile, readdir, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { stringify } from "yaml";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
-import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { ROOT, runCli, startCli, withTempDir } from "./run-cli.js";
+import { directoryLdif, GROUPS, PEOPLE } from "../helpers/directory-ldif.js";
+import { findSlapd, READER_DN, READER_PASSWORD, startSlapd } from "../helpers/slapd.js";
+import { blockScript, codeBlocks, markdownFiles, shellBlocks, type ShellBlock } from "./doc-blocks.js";
+import { CLI, ROOT, runCli, withTempDir } from "./run-cli.js";
 
-interface Block {
-  file: string;
-  lang: string;
-  text: string;
+const blocks: ShellBlock[] = [];
+for (const file of await markdownFiles(ROOT))
+  blocks.push(...shellBlocks(await readFile(join(ROOT, file), "utf8"), file));
+const runnable = blocks.filter((b) => b.marker?.runnable === true);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
-async function markdownFiles(): Promise<string[]> {
-  const docs = (await readdir(join(ROOT, "docs")))
-    .filter((f) => f.endsWith(".md"))
-    .map((f) => join("docs", f));
-  return ["README.md", ...docs];
+const DEMO_SEED = join(ROOT, "fixtures", "demo", "organization.yaml");
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+});
+
+interface Fixture {
+  env: Record<string, string>;
+  replace?: Record<string, string>;
 }
 
-async function codeBlocks(): Promise<Block[]> {
-  const blocks: Block[] = [];
-  for (const file of await markdownFiles()) {
-    const text = await readFile(join(ROOT, file), "utf8");
-    for (const m of text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) {
-      blocks.push({ file, lang: m[1] ?? "", text: m[2] ?? "" });
-    }
+/** What a `<!-- runnable: FIXTURE -->` block expects to find in its folder. */
+const FIXTURES: Record<string, (dir: string, port: number) => Promise<Fixture>> = {
+  /** A usersync.yaml that targets an emulator holding the demo organization, and its token. */
+  "demo-service": async (dir) => {
+    const emulator = await startEmulator({
+      port: 0,
+      tokens: { "dev-token": "admin" },
+      seed: await loadSeedFile(DEMO_SEED),
+    });
+    cleanups.push(() => emulator.close());
+    const config = { target: { baseUrl: emulator.url }, source: { desired: "fixtures/demo/users.yaml" } };
+    await writeFile(join(dir, "usersync.yaml"), stringify(config));
+    return { env: { USERSYNC_TOKEN: "dev-token" } };
+  },
+  /**
+   * The README tour after its apply: the emulator on the block's port 8080 holds the demo
+   * organization with fixtures/demo/users.yaml applied, permissions managed on every workspace.
+   */
+  "demo-applied": async (dir, port) => {
+    const emulator = await startEmulator({
+      port,
+      tokens: { "dev-token": "admin" },
+      seed: await loadSeedFile(DEMO_SEED),
+    });
+    cleanups.push(() => emulator.close());
+    const env = { USERSYNC_TOKEN: "dev-token", USERSYNC_PERMISSIONS_WORKSPACES: "all" };
+    await mkdir(join(dir, ".usersync"));
+    const desired = join(ROOT, "fixtures", "demo", "users.yaml");
+    const credentials = join(dir, ".usersync", "credentials.csv");
+    const r = await runCli(
+      ["apply", "--base-url", emulator.url, "--desired", desired, "--yes", "--credentials-file", credentials],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    return { env };
+  },
+  /** A usersync.yaml reading a directory (slapd, 20 people) and targeting an empty emulator. */
+  "ldap-directory": async (dir) => {
+    const [slapd, emulator] = await Promise.all([
+      startSlapd(directoryLdif(20)),
+      startEmulator({ port: 0, tokens: { "dev-token": "admin" } }),
+    ]);
+    cleanups.push(
+      () => emulator.close(),
+      () => slapd.remove(),
+    );
+    const ldap = {
+      url: slapd.url,
+      bindDn: READER_DN,
+      baseDn: PEOPLE,
+      groupBaseDn: GROUPS,
+      attributes: { email: "{mail}", id: "{uid}", authenticationId: "{uid}" },
+      groups: [{ dn: `*,${GROUPS}` }],
+    };
+    const config = {
+      target: { baseUrl: emulator.url },
+      source: { type: "ldap", ldap },
+      identity: { default: "external" },
+    };
+    await writeFile(join(dir, "usersync.yaml"), stringify(config));
+    return {
+      env: { USERSYNC_TOKEN: "dev-token" },
+      replace: { "USERSYNC_LDAP_PASSWORD=...": `USERSYNC_LDAP_PASSWORD=${READER_PASSWORD}` },
+    };
+  },
+};
+
+/** Files (not links) under `dir`, relative to it. */
+async function filesUnder(dir: string, base = dir): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) continue;
+    if (st.isDirectory()) out.push(...(await filesUnder(path, base)));
+    else out.push(relative(base, path));
   }
-  return blocks;
+  return out;
+}
+
+const hasGit = spawnSync("git", ["--version"]).status === 0;
+
+/** The paths git would not ignore in this repository (all of them when git is missing: nothing to check). */
+function notIgnored(paths: string[]): string[] {
+  if (!hasGit || paths.length === 0) return [];
+  const r = spawnSync("git", ["check-ignore", "--no-index", "--stdin"], {
+    cwd: ROOT,
+    input: paths.join("\n"),
+    encoding: "utf8",
+  });
+  const ignored = new Set(r.stdout.split("\n").filter(Boolean));
+  return paths.filter((p) => !ignored.has(p));
+}
+
+function bash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}
+
+/** Runs a block as a person would in a fresh checkout: the folder, `usersync` on the PATH. */
+async function runBlock(block: ShellBlock): Promise<{ code: number | null; out: string; written: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), "usersync-docs-"));
+  try {
+    // Outside the folder: `usersync` for the PATH, and the background emulator's output.
+    const bin = await mkdtemp(join(tmpdir(), "usersync-docs-bin-"));
+    cleanups.push(() => rm(bin, { recursive: true, force: true }));
+    await writeFile(join(bin, "usersync"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    await chmod(join(bin, "usersync"), 0o755);
+    for (const link of ["fixtures", "dist", "deploy", "config.example.yaml", "package.json"])
+      await symlink(join(ROOT, link), join(dir, link));
+    const fixture = block.marker?.runnable && block.marker.fixture ? block.marker.fixture : undefined;
+    const port = await freePort();
+    const setUp = fixture ? await FIXTURES[fixture]!(dir, port) : { env: {} };
+    const before = new Set(await filesUnder(dir));
+    const script = blockScript(block, {
+      port,
+      ...(setUp.replace ? { replace: setUp.replace } : {}),
+    });
+    const r = await bash(script, dir, {
+      PATH: `${bin}:${process.env["PATH"]}`,
+      HOME: dir,
+      NO_COLOR: "1",
+      __TMP: bin,
+      ...setUp.env,
+    });
+    const written = (await filesUnder(dir)).filter((f) => !before.has(f));
+    return { ...r, written };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 describe("documentation examples", () => {
+  it("every shell block is marked runnable or not runnable (with a reason)", () => {
+    const unmarked = blocks.filter((b) => b.marker === undefined).map((b) => `${b.file}:${b.line}`);
+    expect(unmarked, "mark them: docs/architecture.md, Executed documentation").toEqual([]);
+    for (const b of blocks)
+      if (b.marker?.runnable === false) expect(b.marker.reason, `${b.file}:${b.line}`).not.toBe("");
+    for (const b of runnable)
+      if (b.marker?.runnable && b.marker.fixture)
+        expect(Object.keys(FIXTURES), `${b.file}:${b.line}`).toContain(b.marker.fixture);
+    // The README's tour, the audit commands, the emulator's two examples, the LDAP walk-through.
+    expect(runnable.length).toBeGreaterThanOrEqual(5);
+  });
+
+  const slapdMissing = findSlapd() === undefined;
+  for (const block of runnable) {
+    const needsSlapd = block.marker?.runnable === true && block.marker.fixture === "ldap-directory";
+    it.skipIf(needsSlapd && slapdMissing)(
+      `${block.file}:${block.line} runs, every command with its documented exit code`,
+      async () => {
+        const r = await runBlock(block);
+        expect(r.out).not.toContain("__DOCS_FAILED");
+        expect(r.code, r.out).toBe(0);
+        // A block without a fixture runs in the checkout (it names fixtures/ or dist/): what it
+        // writes must be ignored by git. One with a fixture runs in a person's own folder.
+        if (!(block.marker?.runnable && block.marker.fixture))
+          expect(notIgnored(r.written), "files the example writes that git does not ignore").toEqual([]);
+      },
+      90_000,
+    );
+  }
+
   it("every desired-state example (YAML with version: 1, CSV with an email column) validates", async () => {
-    const examples = (await codeBlocks()).filter(
+    const examples = (await codeBlocks(ROOT)).filter(
       (b) =>
         (b.lang === "yaml" && /^version: 1/m.test(b.text)) || (b.lang === "csv" && /^email,/.test(b.text)),
     );
@@ -54,50 +234,10 @@ describe("documentation examples", () => {
     });
   });
 
-  describe("the README's five-minute tour", () => {
-    let emulator: EmulatorHandle;
-    beforeAll(async () => {
-      emulator = await startEmulator({
-        port: 0,
-        tokens: { "dev-token": "admin" },
-        seed: await loadSeedFile(join(ROOT, "fixtures", "demo", "organization.yaml")),
-      });
-    });
-    afterAll(() => emulator.close());
-
-    it("runs every command of the tour with the documented outcome", async () => {
-      const readme = await readFile(join(ROOT, "README.md"), "utf8");
-      const tour = (await codeBlocks()).find(
-        (b) => b.file === "README.md" && b.text.includes("dist/cli.js emulator"),
-      );
-      expect(tour).toBeDefined();
-      const lines = tour!.text
-        .replace(/\\\n\s*/g, "")
-        .split("\n")
-        .map((l) => l.replace(/\s+#.*$/, "").trim())
-        .filter((l) => l.startsWith("node dist/cli.js ") && !l.includes(" emulator "));
-      expect(lines.length).toBeGreaterThanOrEqual(5);
-      expect(readme).toContain("export USERSYNC_TOKEN=dev-token");
-      await withTempDir(async (dir) => {
-        for (const line of lines) {
-          const [command, redirect] = line.split(" > ");
-          const args = command!
-            .replace("node dist/cli.js ", "")
-            .replaceAll("http://127.0.0.1:8080", emulator.url)
-            .replace("./credentials.csv", join(dir, "credentials.csv"))
-            .split(/\s+/);
-          const r = await runCli(args, { env: { USERSYNC_TOKEN: "dev-token" } });
-          expect(r.code, `${line}\n${r.stderr}`).toBe(0);
-          if (redirect) await writeFile(join(dir, redirect), r.stdout);
-        }
-      });
-      // The tour's apply converged, so its last plan (--detailed-exitcode) exited 0 above.
-      expect(emulator.state().mappings.length).toBeGreaterThan(50);
-    });
-  });
-
   it("the README's plan excerpt is the demo plan's real text (test/e2e/__snapshots__/demo-plan.txt)", async () => {
-    const excerpt = (await codeBlocks()).find((b) => b.file === "README.md" && b.text.includes("Summary:"));
+    const excerpt = (await codeBlocks(ROOT)).find(
+      (b) => b.file === "README.md" && b.text.includes("Summary:"),
+    );
     expect(excerpt).toBeDefined();
     const plan = await readFile(join(ROOT, "test", "e2e", "__snapshots__", "demo-plan.txt"), "utf8");
     // Each run of lines between "..." appears in the plan as it is, in order.
@@ -108,77 +248,5 @@ describe("documentation examples", () => {
       from = at + part.length;
     }
     expect(plan.startsWith(excerpt!.text.split("...\n")[0]!)).toBe(true);
-  });
-
-  /** The `usersync …` lines of a doc's sh blocks, comments dropped, split into arguments. */
-  async function usersyncLines(file: string): Promise<Array<{ args: string[]; redirect?: string }>> {
-    const blocks = (await codeBlocks()).filter((b) => b.file === file && b.lang === "sh");
-    return blocks
-      .flatMap((b) => b.text.split("\n"))
-      .map((l) => l.replace(/\s+#.*$/, "").trim())
-      .filter((l) => l.startsWith("usersync "))
-      .map((l) => {
-        const [command, redirect] = l.split(" > ");
-        return { args: command!.replace(/^usersync /, "").split(/\s+/), ...(redirect ? { redirect } : {}) };
-      });
-  }
-
-  it("docs/audits.md: the two audit commands run with the documented exit codes and formats", async () => {
-    const lines = await usersyncLines("docs/audits.md");
-    expect(lines.map((l) => l.args[0])).toEqual(["plan", "plan"]);
-    const emulator = await startEmulator({
-      port: 0,
-      tokens: { "audit-token": "admin" },
-      seed: await loadSeedFile(join(ROOT, "fixtures", "demo", "organization.yaml")),
-    });
-    try {
-      await withTempDir(async (dir) => {
-        await writeFile(
-          join(dir, "usersync.yaml"),
-          `target:\n  baseUrl: ${emulator.url}\nsource:\n  desired: ${join(ROOT, "fixtures", "demo", "users.yaml")}\n`,
-        );
-        const [markdown, json] = lines;
-        const drift = await runCli(markdown!.args, { cwd: dir, env: { USERSYNC_TOKEN: "audit-token" } });
-        expect(drift.code).toBe(2); // the demo organization drifted
-        await writeFile(join(dir, markdown!.redirect!), drift.stdout);
-        expect(drift.stdout).toMatch(/^## usersync plan/);
-        const machine = await runCli(json!.args, { cwd: dir, env: { USERSYNC_TOKEN: "audit-token" } });
-        expect(machine.code).toBe(0);
-        const saved = JSON.parse(await readFile(join(dir, "plan.json"), "utf8")) as { formatVersion: number };
-        expect(saved.formatVersion).toBe(2);
-      });
-      expect(emulator.requestLog().every((r) => r.method === "GET")).toBe(true);
-    } finally {
-      await emulator.close();
-    }
-  });
-
-  it("docs/emulator.md: the emulator starts as shown and answers the curl request", async () => {
-    const [line] = await usersyncLines("docs/emulator.md");
-    expect(line?.args.slice(0, 3)).toEqual(["emulator", "--port", "8080"]);
-    const doc = await readFile(join(ROOT, "docs", "emulator.md"), "utf8");
-    const curl = /^curl -H 'Authorization: Bearer ([^']+)' http:\/\/127\.0\.0\.1:8080(\S+)$/m.exec(doc);
-    expect(curl).not.toBeNull();
-    await withTempDir(async (dir) => {
-      // Port 0 instead of 8080, so the test never collides with anything; run in a temporary
-      // folder (where --data ./org.json goes) with the repo's fixtures.
-      const args = line!.args.map((a) =>
-        a === "8080" ? "0" : a.startsWith("fixtures/") ? join(ROOT, a) : a,
-      );
-      const { child, done } = startCli(args, { cwd: dir });
-      try {
-        const url = await new Promise<string>((resolve) =>
-          child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())),
-        );
-        const res = await fetch(`${url}${curl![2]}`, { headers: { Authorization: `Bearer ${curl![1]}` } });
-        expect(res.status).toBe(200);
-        expect(((await res.json()) as unknown[]).length).toBe(33);
-      } finally {
-        child.kill("SIGTERM");
-        expect((await done).code).toBe(0);
-      }
-      // --data ./org.json was written where the emulator ran.
-      expect((await stat(join(dir, "org.json"))).isFile()).toBe(true);
-    });
   });
 });

@@ -8,7 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, runCli, startCli, withTempDir, type CliResult } from "./run-cli.js";
+import { logMessages, ROOT, runCli, startCli, withTempDir, type CliResult } from "./run-cli.js";
 
 const TOKEN = "faults-token-5d2a";
 const FIXTURES = join(ROOT, "fixtures", "emulator");
@@ -29,7 +29,7 @@ async function emulatorCli(args: string[]): Promise<Running> {
   const started = new Promise<Omit<Running, "stop">>((resolve, reject) => {
     const check = (): void => {
       const url = /^http:\S+$/m.exec(out)?.[0];
-      const faults = /^faults: .*$/m.exec(err)?.[0];
+      const faults = /^faults: .*$/m.exec(logMessages(err.slice(0, err.lastIndexOf("\n") + 1)))?.[0];
       if (url && faults) resolve({ url, faults });
     };
     child.stdout!.on("data", (d: Buffer) => void ((out += d.toString()), check()));
@@ -109,7 +109,7 @@ describe("docs/emulator.md", () => {
     const examples = [
       ...doc.matchAll(/^usersync (emulator .*--faults .*)\n(?:#(?! faults:).*\n)*# (faults: .*)$/gm),
     ];
-    expect(examples.length).toBe(2);
+    expect(examples.length).toBe(3);
     for (const [, command, expected] of examples) {
       // Port 0 instead of 8080, the repo's fixtures wherever the test runs.
       const args = command!
@@ -178,8 +178,8 @@ describe("usersync emulator --faults: a bad file", () => {
       const r = await runCli(["emulator", "--port", port, "--faults", file]);
       expect(r.code, r.stderr).toBe(4);
       expect(r.stdout).toBe("");
-      expect(r.stderr).not.toContain("listening");
-      expect(r.stderr).toContain(`invalid faults file ${file}`);
+      expect(logMessages(r.stderr)).not.toContain("listening");
+      expect(logMessages(r.stderr)).toContain(`invalid faults file ${file}`);
       return { ...r, file };
     });
 
@@ -198,42 +198,77 @@ describe("usersync emulator --faults: a bad file", () => {
         "",
       ].join("\n"),
     );
-    expect(r.stderr).toContain("(7 problems)");
+    expect(logMessages(r.stderr)).toContain("(7 problems)");
     const at = (line: number) => `${r.file}:${line}: `;
-    expect(r.stderr).toContain(
+    expect(logMessages(r.stderr)).toContain(
       `${at(1)}eror500: unknown key; did you mean error500? the keys are latencyMs,`,
     );
-    expect(r.stderr).toContain(`${at(2)}error503: must be a share of requests between 0 and 1`);
-    expect(r.stderr).toContain(`${at(3)}throttle429: must be a share of requests between 0 and 1`);
-    expect(r.stderr).toMatch(new RegExp(`${at(4)}pathPattern: is not a valid regular expression \\(.+\\)`));
-    expect(r.stderr).toContain(`${at(5)}rateLimit.windowSeconds: is required`);
-    expect(r.stderr).toContain(
+    expect(logMessages(r.stderr)).toContain(`${at(2)}error503: must be a share of requests between 0 and 1`);
+    expect(logMessages(r.stderr)).toContain(
+      `${at(3)}throttle429: must be a share of requests between 0 and 1`,
+    );
+    expect(logMessages(r.stderr)).toMatch(
+      new RegExp(`${at(4)}pathPattern: is not a valid regular expression \\(.+\\)`),
+    );
+    expect(logMessages(r.stderr)).toContain(`${at(5)}rateLimit.windowSeconds: is required`);
+    expect(logMessages(r.stderr)).toContain(
       `${at(7)}rateLimit.windowSecond: unknown key; did you mean windowSeconds? rateLimit takes limit, windowSeconds, resetHeader`,
     );
-    expect(r.stderr).toContain(
+    expect(logMessages(r.stderr)).toContain(
       `${at(8)}rateLimit.resetHeader: must be one of delta, epoch-seconds, epoch-ms, ietf`,
+    );
+  });
+
+  it("names a broken-answer rule's problems by its place in the list", async () => {
+    const r = await refused(
+      "broken.yaml",
+      [
+        "brokenAnswers:",
+        "  - mode: html",
+        "    pathPatern: ^/api/v1/profile$",
+        "  - mode: gateway",
+        "    share: 2",
+        "    methods: [FETCH]",
+        "",
+      ].join("\n"),
+    );
+    expect(r.stderr).toContain("(4 problems)");
+    const at = `${r.file}:1: `;
+    expect(r.stderr).toContain(
+      `${at}brokenAnswers.0.pathPatern: unknown key; did you mean pathPattern? brokenAnswers.0 takes mode, pathPattern, methods, share, intervalMs, bytes`,
+    );
+    expect(r.stderr).toContain(
+      `${at}brokenAnswers.1.mode: must be one of html, dataNull, truncated, oversize, repeatPage, emptyPage, trickle`,
+    );
+    expect(r.stderr).toContain(`${at}brokenAnswers.1.share: must be a share of requests between 0 and 1`);
+    expect(r.stderr).toContain(
+      `${at}brokenAnswers.1.methods.0: must be one of GET, POST, PUT, PATCH, DELETE`,
     );
   });
 
   it("refuses shares that add up past 1, since one draw decides between them", async () => {
     const r = await refused("over.yaml", "error500: 0.5\nerror503: 0.3\nthrottle429: 0.3\n");
-    expect(r.stderr).toContain(
+    expect(logMessages(r.stderr)).toContain(
       `${r.file}:3: throttle429: error500 + error503 + throttle429 add up to 1.1: one draw decides`,
     );
   });
 
   it("reads JSON the same way, with lines", async () => {
     const r = await refused("bad.json", '{\n  "seed": 1.5,\n  "latencyMs": -1\n}\n');
-    expect(r.stderr).toContain(`${r.file}:2: seed: must be a whole number`);
-    expect(r.stderr).toContain(`${r.file}:3: latencyMs: must be a number of milliseconds, 0 or more`);
+    expect(logMessages(r.stderr)).toContain(`${r.file}:2: seed: must be a whole number`);
+    expect(logMessages(r.stderr)).toContain(
+      `${r.file}:3: latencyMs: must be a number of milliseconds, 0 or more`,
+    );
   });
 
   it("refuses a file that is not a mapping, and a missing file", async () => {
     const list = await refused("list.yaml", "- error500: 0.1\n");
-    expect(list.stderr).toContain("a faults file is a mapping of fault settings: latencyMs,");
+    expect(logMessages(list.stderr)).toContain("a faults file is a mapping of fault settings: latencyMs,");
     const missing = await runCli(["emulator", "--port", "0", "--faults", join(FIXTURES, "missing.yaml")]);
     expect(missing.code).toBe(4);
     expect(missing.stdout).toBe("");
-    expect(missing.stderr).toContain("cannot read the faults file (ENOENT): check the --faults path");
+    expect(logMessages(missing.stderr)).toContain(
+      "cannot read the faults file (ENOENT): check the --faults path",
+    );
   });
 });

@@ -86,7 +86,8 @@ describe("an interrupted apply leaves whole people", () => {
         const state = emulator.state();
         const half = halfCreated(state);
         const context = `seed ${seed}, run ${run}, SIGINT after ${at} writes: ${half.length} half-created (${half.slice(0, 5).join(", ")}); ${r.stderr.slice(-400)}`;
-        expect(r.code, context).toBe(1);
+        // An interrupted apply exits 130 (the exit-code table): a re-run converges.
+        expect(r.code, context).toBe(130);
         expect(half.length, context).toBeLessThanOrEqual(CONCURRENCY);
         const whole = state.mappings.length - 1 - half.filter((h) => h.startsWith("user")).length;
         expect(whole, context).toBeGreaterThan(0);

@@ -106,7 +106,8 @@ describe.skipIf(!available)("usersync with an LDAP source (slapd + emulator)", (
       expect(first.stderr).not.toMatch(/"level":50/);
       expect(first.code).toBe(0);
       const state = emulator.state();
-      expect(state.mappings).toHaveLength(COUNT);
+      // The directory's people, and the token's owner (mapped by the emulator).
+      expect(state.mappings.filter((m) => m.id !== "admin")).toHaveLength(COUNT);
       for (const i of [0, 1, 599, 600, 1049, 1050, 1499]) {
         const uid = personDn(i).slice(4, 11);
         expect(state.mappings.find((m) => m.id === uid)?.groups.sort(), uid).toEqual(expectedGroups(i));
@@ -146,7 +147,7 @@ describe.skipIf(!available)("usersync with an LDAP source (slapd + emulator)", (
         "PUT /api/v1/entities/users/p000010",
       ]);
       const after = emulator.state();
-      expect(after.mappings).toHaveLength(COUNT);
+      expect(after.mappings.filter((m) => m.id !== "admin")).toHaveLength(COUNT);
       expect(after.mappings.find((m) => m.id === "p000005")).toBeUndefined();
       expect(after.mappings.find((m) => m.id === "p000010")?.groups.sort()).toEqual(["all-staff", "sales"]);
       expect(after.mappings.find((m) => m.id === "p009999")?.groups.sort()).toEqual([

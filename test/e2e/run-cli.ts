@@ -53,6 +53,24 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   return startCli(args, options).done;
 }
 
+/**
+ * stderr off a terminal, which must be JSON lines only (logs and the fatal error alike), as the
+ * messages a person would read: each line's `msg`, one per line. Throws on a line that is not JSON.
+ */
+export function logMessages(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      try {
+        return String((JSON.parse(line) as { msg?: unknown }).msg ?? "");
+      } catch {
+        throw new Error(`stderr has a line that is not JSON: ${line}`);
+      }
+    })
+    .join("\n");
+}
+
 export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "usersync-e2e-"));
   try {

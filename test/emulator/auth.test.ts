@@ -17,6 +17,8 @@ describe("authentication", () => {
       expect(res.status, String(token)).toBe(401);
       expect(res.text).toBe("");
       expect(res.headers.get("www-authenticate")).toBe("Bearer");
+      // Like the service, the empty answer still names its trace.
+      expect(res.headers.get("x-gdc-trace-id")).toMatch(/^[0-9a-f]{32}$/);
     }
     const basic = await fetch(`${emu.url}/api/v1/profile`, {
       headers: { authorization: "Basic ZGV2LXRva2Vu" },
@@ -36,6 +38,16 @@ describe("authentication", () => {
     expect((await call(emu, "GET", "/api/v1/profile")).status).toBe(401);
   });
 
+  it("answers 401 to an expired token, saying so in WWW-Authenticate (RFC 6750)", async () => {
+    emu = await startEmulator({ expiredTokens: ["old-token"] });
+    const res = await call(emu, "GET", "/api/v1/profile", { token: "old-token" });
+    expect(res.status).toBe(401);
+    expect(res.text).toBe("");
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer error="invalid_token", error_description="The access token expired"',
+    );
+  });
+
   it("answers 403 problem details for a forbidden token", async () => {
     emu = await startEmulator({ forbiddenTokens: ["read-only"] });
     const res = await call(emu, "GET", "/api/v1/entities/users", { token: "read-only" });
@@ -47,6 +59,7 @@ describe("authentication", () => {
       detail: expect.any(String),
       traceId: expect.any(String),
     });
+    expect(res.headers.get("x-gdc-trace-id")).toBe(res.json.traceId);
   });
 });
 
@@ -71,8 +84,8 @@ describe("profiles and routing", () => {
 
   it("answers unknown paths 404 and unknown methods 405 with a fresh traceId each time", async () => {
     emu = await startEmulator();
-    const a = await call(emu, "GET", "/api/v1/entities/workspaces");
-    const b = await call(emu, "GET", "/api/v1/entities/workspaces");
+    const a = await call(emu, "GET", "/api/v1/entities/dataSources");
+    const b = await call(emu, "GET", "/api/v1/entities/dataSources");
     expect(a.status).toBe(404);
     expect(a.json.traceId).not.toBe(b.json.traceId);
     expect((await call(emu, "DELETE", "/api/v1/entities/users")).status).toBe(405);

@@ -16,6 +16,7 @@ const legacyUser = (id: string, authenticationId: string, group?: string | null)
 let emu: EmulatorHandle;
 beforeEach(async () => {
   emu = await startEmulator({
+    mapTokenOwners: false,
     seed: {
       groups: [{ id: "b-team" }, { id: "a-team", name: "A" }],
       mappings: [{ id: "multi", authenticationId: "sub-m", firstname: "Mo", groups: ["b-team", "a-team"] }],

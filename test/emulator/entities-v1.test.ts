@@ -9,6 +9,7 @@ const GROUPS = "/api/v1/entities/userGroups";
 let emu: EmulatorHandle;
 beforeEach(async () => {
   emu = await startEmulator({
+    mapTokenOwners: false,
     seed: {
       groups: [
         { id: "all", name: "Everyone" },

@@ -12,7 +12,7 @@ afterEach(async () => {
 
 describe("injected faults over HTTP", () => {
   it("drops the connection before the request is processed: socket error, nothing stored", async () => {
-    emu = await startEmulator({ faults: { dropConnection: 1 } });
+    emu = await startEmulator({ mapTokenOwners: false, faults: { dropConnection: 1 } });
     await expect(call(emu, "POST", USERS, { body: userDoc("dropped") })).rejects.toThrow();
     expect(emu.state().mappings).toEqual([]);
     expect(emu.requestLog()).toEqual([expect.objectContaining({ method: "POST", status: 0, fault: "drop" })]);
@@ -20,7 +20,7 @@ describe("injected faults over HTTP", () => {
   });
 
   it("loses the answer of a write that was carried out: socket error, object stored", async () => {
-    emu = await startEmulator({ faults: { loseAnswer: 1 } });
+    emu = await startEmulator({ mapTokenOwners: false, faults: { loseAnswer: 1 } });
     await expect(call(emu, "POST", USERS, { body: userDoc("landed") })).rejects.toThrow();
     expect(emu.state().mappings).toEqual([{ id: "landed", groups: [] }]);
     expect(emu.requestLog()).toEqual([expect.objectContaining({ status: 201, fault: "lose" })]);
@@ -29,7 +29,7 @@ describe("injected faults over HTTP", () => {
   });
 
   it("answers 500 and 503 with problem details and stores nothing", async () => {
-    emu = await startEmulator({ faults: { error500: 1 } });
+    emu = await startEmulator({ mapTokenOwners: false, faults: { error500: 1 } });
     const r500 = await call(emu, "POST", USERS, { body: userDoc("x") });
     expect(r500.status).toBe(500);
     expect(r500.headers.get("content-type")).toBe("application/problem+json");
@@ -43,7 +43,7 @@ describe("injected faults over HTTP", () => {
   });
 
   it("answers 429 with Retry-After and an {error, message} JSON body", async () => {
-    emu = await startEmulator({ faults: { throttle429: 1, retryAfterSeconds: 7 } });
+    emu = await startEmulator({ mapTokenOwners: false, faults: { throttle429: 1, retryAfterSeconds: 7 } });
     const res = await call(emu, "GET", USERS);
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("7");
@@ -54,7 +54,10 @@ describe("injected faults over HTTP", () => {
   });
 
   it("enforces a fixed-window rate limit with X-RateLimit-* headers on every answer", async () => {
-    emu = await startEmulator({ faults: { rateLimit: { limit: 3, windowSeconds: 60 } } });
+    emu = await startEmulator({
+      mapTokenOwners: false,
+      faults: { rateLimit: { limit: 3, windowSeconds: 60 } },
+    });
     const remaining: Array<string | null> = [];
     for (let i = 0; i < 3; i++) {
       const res = await call(emu, "GET", USERS);
@@ -79,14 +82,20 @@ describe("injected faults over HTTP", () => {
   });
 
   it("restricts faults to pathPattern", async () => {
-    emu = await startEmulator({ faults: { error503: 1, pathPattern: /\/auth\/users/ } });
+    emu = await startEmulator({
+      mapTokenOwners: false,
+      faults: { error503: 1, pathPattern: /\/auth\/users/ },
+    });
     expect((await call(emu, "GET", USERS)).status).toBe(200);
     expect((await call(emu, "GET", "/api/v1/auth/users")).status).toBe(503);
   });
 
   it("injects the same faults into the same requests for the same seed", async () => {
     const run = async (seed: number) => {
-      const e = await startEmulator({ faults: { seed, error500: 0.3, error503: 0.2, throttle429: 0.1 } });
+      const e = await startEmulator({
+        mapTokenOwners: false,
+        faults: { seed, error500: 0.3, error503: 0.2, throttle429: 0.1 },
+      });
       try {
         const statuses: number[] = [];
         for (let i = 0; i < 40; i++) statuses.push((await call(e, "GET", USERS)).status);
@@ -102,7 +111,7 @@ describe("injected faults over HTTP", () => {
   });
 
   it("stops injecting after setFaults({})", async () => {
-    emu = await startEmulator({ faults: { error500: 1 } });
+    emu = await startEmulator({ mapTokenOwners: false, faults: { error500: 1 } });
     expect((await call(emu, "GET", USERS)).status).toBe(500);
     emu.setFaults({});
     expect((await call(emu, "GET", USERS)).status).toBe(200);

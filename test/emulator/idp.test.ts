@@ -10,6 +10,7 @@ describe.each([
   let emu: EmulatorHandle;
   beforeEach(async () => {
     emu = await startEmulator({
+      mapTokenOwners: false,
       seed: {
         idpUsers: [{ email: "Ann@Example.com", displayName: "Ann", password: "old-secret" }],
         mappings: [],

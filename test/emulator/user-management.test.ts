@@ -22,6 +22,7 @@ afterEach(async () => {
 
 async function start(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   emu = await startEmulator({
+    mapTokenOwners: false,
     seed: {
       groups: [{ id: "all" }, { id: "eng", parents: ["all"] }, { id: "ops" }],
       mappings: [

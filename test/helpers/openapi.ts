@@ -26,7 +26,8 @@ function instance(): Ajv {
   // OpenAPI 3.0 schemas carry `nullable`, `example`, `discriminator`...: not JSON Schema keywords.
   const created = new Ajv({ strict: false, allErrors: true, validateFormats: true });
   addFormats(created);
-  for (const name of Object.keys(SPEC_FILES) as SpecName[]) created.addSchema(spec(name), name);
+  for (const name of Object.keys(SPEC_FILES) as SpecName[])
+    created.addSchema(typelessNullable(structuredClone(spec(name))) as object, name);
   return (ajv = created);
 }
 
@@ -56,6 +57,20 @@ interface SpecOperation {
 interface Spec {
   paths: Record<string, Record<string, SpecOperation>>;
   components?: { parameters?: Record<string, SpecParameter> };
+}
+
+/**
+ * OpenAPI 3.0 lets `nullable` stand beside a `oneOf` without `type` (e.g. the workspace's
+ * `parent` linkage), which ajv refuses: such a schema becomes "this, or null".
+ */
+function typelessNullable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(typelessNullable);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = typelessNullable(v);
+  if (out.nullable !== true || "type" in out) return out;
+  const { nullable: _nullable, description, ...rest } = out;
+  return { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: "null" }] };
 }
 
 const specs = new Map<SpecName, Spec>();

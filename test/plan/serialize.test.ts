@@ -81,6 +81,24 @@ describe("parsePlan rejects", () => {
       }),
       /steps\[0\]\.members must be a list of user ids/,
     ],
+    [
+      "a permission step without its changes",
+      JSON.stringify({
+        ...good,
+        steps: [
+          {
+            id: "grantWorkspacePermissions:w",
+            kind: "grantWorkspacePermissions",
+            target: "w",
+            status: "planned",
+            dependsOn: [],
+            touches: [],
+            changes: [{ assignee: { type: "group", id: "g" }, before: {}, after: {} }],
+          },
+        ],
+      }),
+      /steps\[0\]\.changes must be a list of \{assignee/,
+    ],
     ["steps missing", JSON.stringify({ ...good, steps: undefined }), /steps must be an array/],
     [
       "an unknown step kind",

@@ -15,7 +15,7 @@ import {
   anActualState,
   anIdpUser,
 } from "../plan/builders.js";
-import { bulkPlan, samplePlan } from "./sample-plan.js";
+import { bulkPlan, permissionPlan, samplePlan } from "./sample-plan.js";
 
 /** Group updates and deletions, an email change (mapping re-pointed at new credentials), a legacy profile. */
 function groupsAndEmailChange(profile: "v1" | "legacy") {
@@ -66,6 +66,8 @@ test.each([
   ["a grace period: people pending and due", graceAndKept("full")],
   ["people kept only by incremental mode", graceAndKept("incremental")],
   ["bulk membership moves", bulkPlan(1203)],
+  ["a plan that changes permissions", permissionPlan()],
+  ["a plan whose permission removals are held back", permissionPlan({ maxRemovals: 0 })],
 ])("%s validates", (_name, plan) => {
   expect(plan.steps.length).toBeGreaterThan(0);
   const json = JSON.parse(renderPlan(plan, { format: "json", dryRun: true, color: false })) as unknown;
@@ -86,6 +88,7 @@ test("the schema rejects what a plan must not contain", () => {
     steps: Array<Record<string, unknown>>;
     formatVersion: number;
   };
+  expect(validate({ ...json, formatVersion: 1 })).toBe(true);
   expect(validate({ ...json, formatVersion: 3 })).toBe(false);
   const withPassword = structuredClone(json);
   const create = withPassword.steps.find((s) => s["kind"] === "createCredentials") as {

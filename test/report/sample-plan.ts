@@ -77,6 +77,49 @@ export function samplePlan(options: { maxDeletes?: number } = {}): Plan {
 }
 
 /**
+ * A plan that changes permissions: a group gains on one workspace and loses on another (full
+ * mode), a user gains, the organization changes; `maxRemovals` 0 holds the removals back.
+ */
+export function permissionPlan(options: { maxRemovals?: number } = {}): Plan {
+  const grant = (workspace: string, permissions: string[], hierarchy: string[] = []) =>
+    ({ workspace, permissions, hierarchy }) as never;
+  const desired = aDesiredState(
+    [aUser({ email: "jane@example.com", id: "jane", workspaces: [grant("sales-emea", ["EXPORT"])] })],
+    [
+      aDesiredGroup({ id: "sales", workspaces: [grant("sales-emea", ["VIEW", "EXPORT"], ["VIEW"])] }),
+      aDesiredGroup({ id: "finance", workspaces: [], organization: ["SELF_CREATE_TOKEN"] }),
+    ],
+  );
+  const group = (id: string) => ({ type: "userGroup" as const, id });
+  const actual = anActualState({
+    mappings: [aMapping({ id: "jane", email: "jane@example.com" })],
+    groups: [aGroup({ id: "sales" }), aGroup({ id: "finance" })],
+    permissions: {
+      workspaces: [{ id: "sales" }, { id: "sales-emea", parent: "sales" }, { id: "finance" }],
+      assignments: [
+        { workspace: "sales-emea", assignee: group("sales"), permissions: ["VIEW"], hierarchy: [] },
+        {
+          workspace: "finance",
+          assignee: group("finance"),
+          permissions: ["ANALYZE", "EXPORT"],
+          hierarchy: [],
+        },
+      ],
+      organization: [],
+    },
+  });
+  const policy = aPolicy({
+    mode: "full",
+    permissions: {
+      workspaces: ["*"],
+      maxRemovals: { count: options.maxRemovals ?? 5 },
+      allowOrganizationManage: false,
+    },
+  });
+  return plan({ desired, actual, policy, profile: "v1", limits: { concurrency: 4, requestsPerSecond: 10 } });
+}
+
+/**
  * A reorganisation: `n` people move from `sales` to `analytics` (membership their only change,
  * so in bulk), one of them also gets a new display name, one gets a new last name (one PUT).
  */

@@ -1,6 +1,8 @@
 /** `auto` profile detection: one GET of /api/v1/profile; auth failures are errors, not answers. */
 import { describe, expect, it } from "vitest";
-import { HttpError } from "../../src/errors.js";
+import { Writable } from "node:stream";
+import { exitCodeFor, HttpError } from "../../src/errors.js";
+import { createLogger } from "../../src/logging.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { createClient } from "../../src/service/index.js";
 import { withEmulatorClient, TEST_TOKEN_USER } from "../helpers/env.js";
@@ -27,11 +29,71 @@ describe("auto detection", () => {
       expect(env.client.profile).toBe("legacy");
       expect(await env.client.getProfile()).toBeUndefined();
       expect((await env.client.listIdpUsers()).map((u) => u.email)).toEqual(["a@b.cz"]);
-      expect(env.emulator.requestLog().map((e) => e.url)).toEqual(["/api/v1/profile", "/api/auth/users"]);
+      expect(env.emulator.requestLog().map((e) => e.url)).toEqual([
+        "/api/v1/profile",
+        "/api/entities/userGroups?page=0&size=1",
+        "/api/auth/users",
+      ]);
     } finally {
       await env.close();
     }
   });
+
+  it("says which dialect it chose and why", async () => {
+    for (const profile of ["v1", "legacy"] as const) {
+      const emulator = await startEmulator({ port: 0, profile });
+      const lines: string[] = [];
+      const logger = createLogger({
+        destination: new Writable({ write: (c, _e, done) => done(void lines.push(`${c}`)) }),
+      });
+      try {
+        const client = await createClient({
+          baseUrl: emulator.url,
+          token: "dev-token",
+          profile: "auto",
+          logger,
+        });
+        await client.close();
+        const said = lines.map((l) => JSON.parse(l) as { msg: string; profile: string });
+        expect(said).toContainEqual(
+          expect.objectContaining({
+            profile,
+            msg:
+              profile === "v1"
+                ? "API dialect v1 (target.apiProfile auto): GET /api/v1/profile answered"
+                : "API dialect legacy (target.apiProfile auto): GET /api/v1/profile answered 404, GET /api/entities/userGroups answered",
+          }),
+        );
+      } finally {
+        await emulator.close();
+      }
+    }
+  });
+
+  it.each(["/gooddata", "/api/v1", "/elsewhere"])(
+    "nothing of the service at the URL (%s): a 404 naming target.baseUrl, not a legacy service",
+    async (suffix) => {
+      // An emulator of neither dialect stands for any other server: every path answers 404.
+      const emulator = await startEmulator({ port: 0, profile: "v1" });
+      try {
+        const baseUrl = `${emulator.url}${suffix}`;
+        const err = await createClient({ baseUrl, token: "dev-token", profile: "auto" }).catch(
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(HttpError);
+        expect((err as HttpError).status).toBe(404);
+        expect(exitCodeFor(err)).toBe(1);
+        expect((err as Error).message).toBe(
+          `GET /api/v1/profile answered 404 (and the legacy paths too): nothing of the service answers at ${baseUrl}. ` +
+            `Check target.baseUrl (--base-url): it is the service's root URL, without a path: try ${emulator.url} (not ${suffix})`,
+        );
+        // Two GETs, nothing else: no listing, no plan.
+        expect(emulator.requestLog().map((e) => `${e.method} ${e.status}`)).toEqual(["GET 404", "GET 404"]);
+      } finally {
+        await emulator.close();
+      }
+    },
+  );
 
   it.each([
     { token: "not-a-token", status: 401 },

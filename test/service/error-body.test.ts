@@ -81,4 +81,20 @@ describe("toHttpError", () => {
       "h-9",
     );
   });
+  it("reads the service's X-GDC-TRACE-ID, so an empty 401 keeps its trace id", () => {
+    const e = toHttpError({ ...base, status: 401, body: "", headers: { "x-gdc-trace-id": "5b2f" } });
+    expect(e.traceId).toBe("5b2f");
+    expect(e.message).toBe("POST /api/v1/auth/users answered 401 (traceId 5b2f)");
+  });
+  it("an empty 401 says why when WWW-Authenticate does (RFC 6750 error_description)", () => {
+    const headers = {
+      "www-authenticate": 'Bearer error="invalid_token", error_description="The access token expired"',
+    };
+    expect(toHttpError({ ...base, status: 401, body: "", headers }).message).toBe(
+      "POST /api/v1/auth/users answered 401: The access token expired",
+    );
+    // A body that says something wins over the header.
+    const body = '{"detail":"token revoked"}';
+    expect(toHttpError({ ...base, status: 401, body, headers }).detail).toBe("token revoked");
+  });
 });

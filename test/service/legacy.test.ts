@@ -55,6 +55,7 @@ describe("legacy profile", () => {
         ],
       ]);
       expect(await c.listMappings()).toEqual([
+        { id: "admin", groups: [] }, // the token's owner
         { id: "jane", authenticationId: "a1", groups: ["g2"] },
         { id: "nogroup", authenticationId: "a2", groups: [] },
       ]);

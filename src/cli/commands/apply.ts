@@ -4,14 +4,14 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
-import { checkPlanProfile, findStaleSteps } from "../../apply/index.js";
+import { checkPlanProfile, findStaleSteps, permissionListingForPlan } from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
 import { isEmptyPlan, parsePlan, type Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { prepareOutputs, resolveOutputs, type Outputs } from "../outputs.js";
+import { prepareOutputs, resolveOutputs, type Outputs } from "../output-paths.js";
 import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
@@ -42,7 +42,8 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   const connection = await connect({ config: runtime.config, logger: runtime.logger });
   try {
     checkPlanProfile({ plan, profile: connection.client.profile, file, service: connection.label });
-    const actual = await listActualState(connection.client);
+    const permissions = permissionListingForPlan(plan, runtime.config.execution.pageSize);
+    const actual = await listActualState(connection.client, { permissions });
     const stale = findStaleSteps(plan, actual);
     if (stale.size > 0) {
       runtime.logger.warn(
@@ -64,10 +65,14 @@ async function preparePlan(
   savedPlan: string | undefined,
 ): Promise<Prepared> {
   if (savedPlan !== undefined) {
-    if (values["allow-deletes"] !== undefined || values["mode"] !== undefined) {
+    if (
+      values["allow-deletes"] !== undefined ||
+      values["allow-permission-removals"] !== undefined ||
+      values["mode"] !== undefined
+    ) {
       throw new ConfigError({
         message:
-          "--allow-deletes and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+          "--allow-deletes, --allow-permission-removals and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
       });
     }
     return prepareSavedPlan(runtime, savedPlan);
@@ -87,7 +92,7 @@ export async function runApply(command: ParsedCommand, io: Io): Promise<number> 
     "journal",
     "credentials",
   ]);
-  await prepareOutputs(outputs);
+  await prepareOutputs(outputs, runtime.config);
   await prepareStateFile(runtime.config);
   const metrics = runMetrics("apply", metricsTargets(outputs.metrics?.path, runtime));
   try {

@@ -29,9 +29,13 @@ export function packageRoot(): string {
   return dir;
 }
 
-export async function runDemo(_cmd: ParsedCommand, io: Io): Promise<number> {
+export async function runDemo({ values }: ParsedCommand, io: Io): Promise<number> {
   const demoDir = join(packageRoot(), "fixtures", "demo");
-  const runtime = await loadRuntime({ config: join(demoDir, "usersync.yaml") }, { ...io, cwd: demoDir });
+  // The demo's own config; --log-level and --log-format win over its logging section.
+  const runtime = await loadRuntime(
+    { ...values, config: join(demoDir, "usersync.yaml") },
+    { ...io, cwd: demoDir },
+  );
   const color = useColor(io.stdout, io.env);
   const say = (text: string): void => void io.stdout.write(`\n== ${text}\n\n`);
   const desired = await loadDesired(runtime);

@@ -1,16 +1,19 @@
 /** `usersync emulator`: the local service emulator, until SIGINT or SIGTERM. */
+import type { Logger } from "pino";
 import { loadSeedFile, startEmulator, type EmulatorFaults } from "../../emulator/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, intOption, stringOption, type ParsedCommand, type ParsedValues } from "../args.js";
 import { describeFaults, loadFaultsFile } from "../emulator-faults.js";
 import type { Io } from "../io.js";
-import { optional } from "../pipeline.js";
+import { optional, runLogger } from "../pipeline.js";
+import { onInterrupt } from "../interrupt.js";
 
 export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: AbortSignal): Promise<number> {
   const port = intOption(values, "port") ?? 8080;
   const profile = choiceOption(values, "profile", ["v1", "legacy", "both"] as const) ?? "both";
   const tokens = (values["token"] as string[] | undefined) ?? ["dev-token"];
   const seedFile = stringOption(values, "seed");
+  const logger = emulatorLogger(values, io);
   const faults = await faultsOf(values);
   let emulator;
   try {
@@ -24,25 +27,51 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     });
   } catch (err) {
     // A bad seed or data file, or a port in use: the person can fix it.
-    throw new ConfigError({ message: `cannot start the emulator: ${(err as Error).message}` });
+    throw new ConfigError({ message: startFailure(err, port) });
   }
   // Listening for the stop before saying where it listens: a SIGTERM sent the moment the URL is
   // read must close the emulator cleanly, not find Node's default handler and kill it.
+  let release = (): void => {};
   const stopped = new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    signal?.addEventListener("abort", stop, { once: true });
+    release = onInterrupt(() => resolve());
+    signal?.addEventListener("abort", () => resolve(), { once: true });
   });
-  io.stdout.write(`${emulator.url}\n`);
-  io.stderr.write(
-    `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.\n`,
-  );
-  if (faults) io.stderr.write(`${describeFaults(faults)}\n`);
-  await stopped;
-  await emulator.close();
+  try {
+    io.stdout.write(`${emulator.url}\n`);
+    logger.info(
+      { url: emulator.url, profile, tokens: tokens.length },
+      `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.`,
+    );
+    if (faults) logger.info(describeFaults(faults));
+    await stopped;
+  } finally {
+    release();
+    await emulator.close();
+  }
   return ExitCode.ok;
 }
+
+/** What went wrong starting it, and what to do; a port in use is the usual one. */
+function startFailure(err: unknown, port: number): string {
+  if ((err as NodeJS.ErrnoException).code === "EADDRINUSE")
+    return `cannot start the emulator: port ${port} on 127.0.0.1 is already in use (another emulator still running?). Stop what listens there, or choose another port: --port N (--port 0 picks a free one and prints it).`;
+  return `cannot start the emulator: ${(err as Error).message}`;
+}
+
+/** The emulator reads no config file: its logs follow --log-level and --log-format (or their variables). */
+function emulatorLogger(values: ParsedValues, io: Io): Logger {
+  const env = (name: string): ParsedValues => {
+    const v = io.env[`USERSYNC_LOGGING_${name.toUpperCase()}`];
+    return v === undefined || v === "" ? {} : { [`log-${name}`]: v };
+  };
+  const pick = { ...env("level"), ...env("format"), ...values };
+  return runLogger(io, {
+    level: choiceOption(pick, "log-level", LOG_LEVELS) ?? "info",
+    format: choiceOption(pick, "log-format", ["auto", "json", "pretty"] as const) ?? "auto",
+  });
+}
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
 /**
  * `--faults FILE`, read and validated before anything listens (a bad file exits 4), and

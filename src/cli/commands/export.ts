@@ -1,5 +1,7 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState } from "../../service/index.js";
+import { toPolicy } from "../../config/index.js";
+import { exportListing } from "../../plan/index.js";
 import { groupsPathFor, renderDesiredYaml, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
@@ -36,8 +38,17 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   }
   const connection = await connect({ config: runtime.config, logger });
   try {
-    const actual = await listActualState(connection.client);
-    const exported = renderExport(actual, { format, profile: connection.client.profile });
+    const policy = toPolicy(runtime.config);
+    const permissions =
+      connection.client.profile === "v1"
+        ? exportListing(policy, runtime.config.execution.pageSize)
+        : undefined;
+    const actual = await listActualState(connection.client, { permissions });
+    const exported = renderExport(actual, {
+      format,
+      profile: connection.client.profile,
+      allowOrganizationManage: policy.permissions.allowOrganizationManage,
+    });
     for (const w of exported.warnings) logger.warn(w);
     if (out === undefined) {
       io.stdout.write(exported.users);

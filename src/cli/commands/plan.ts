@@ -12,7 +12,7 @@ import { choiceOption, type ParsedCommand } from "../args.js";
 import { useColor, type Io } from "../io.js";
 import { metricsTargets, runMetrics, writePlanFile } from "../../outputs/index.js";
 import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
-import { prepareOutputs, resolveOutputs } from "../outputs.js";
+import { prepareOutputs, resolveOutputs } from "../output-paths.js";
 
 export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
 

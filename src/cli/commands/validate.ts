@@ -3,8 +3,9 @@ import { ConfigError, ExitCode, formatProblem } from "../../errors.js";
 import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { loadRuntime, readLdap, sourceUnreadable } from "../pipeline.js";
-import { desiredReadOptions } from "../../config/index.js";
+import { checkOneSource, loadRuntime, readLdap, sourceUnreadable } from "../pipeline.js";
+import { desiredReadOptions, toPolicy } from "../../config/index.js";
+import { checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
@@ -14,6 +15,7 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   const options = desiredReadOptions(config, positionals[0]);
   // A FILE argument wins; otherwise source.type: ldap reads the directory (read-only).
   const fromLdap = config.source.type === "ldap" && positionals[0] === undefined;
+  if (fromLdap) checkOneSource(config);
   if (options === undefined && !fromLdap) {
     throw new ConfigError({
       message:
@@ -21,10 +23,15 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
     });
   }
   const { state, problems } = fromLdap ? await readLdap(runtime) : await readDesiredState(options!);
-  const all =
-    profile !== undefined && !problems.some(isError)
-      ? [...problems, ...validateForProfile(state, profile)]
-      : problems;
+  const clean = !problems.some(isError);
+  const all = clean
+    ? [
+        ...problems,
+        ...(profile !== undefined ? validateForProfile(state, profile) : []),
+        // With the config: permissions within permissions.workspaces, MANAGE only when allowed.
+        ...checkPermissionPolicy(state, toPolicy(config)),
+      ]
+    : problems;
   for (const p of all) io.stdout.write(`${isError(p) ? "error" : "warning"}: ${formatProblem(p)}\n`);
   const errors = all.filter(isError).length;
   const warnings = all.length - errors;

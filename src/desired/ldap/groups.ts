@@ -146,12 +146,34 @@ function toDesiredGroup(
     line: 0,
     text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
     lists: Array.isArray(rule.parents) ? { parents: rule.parents } : {},
+    values: {
+      ...(rule.workspaces !== undefined ? { workspaces: ruleWorkspaces(rule, values) } : {}),
+      ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
+    },
     where: (field) => ({
       file: visible(group.dn),
-      field: field === "id" ? rule.id : field === "name" ? (rule.name ?? "{cn}") : "parents",
+      field:
+        field === "id"
+          ? rule.id
+          : field === "name"
+            ? (rule.name ?? "{cn}")
+            : field === "parents"
+              ? "parents"
+              : `source.ldap.groups[].${field}`,
     }),
   };
   return normaliseGroup(raw, ctx);
+}
+
+/** A rule's workspaces with each key's template filled in from the group (`{cn}` → `sales`). */
+function ruleWorkspaces(rule: Rule, values: Values): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, grant] of Object.entries(rule.workspaces ?? {})) {
+    // Only a templated key is lower-cased (like the group id): a literal one is a workspace's id as written.
+    const id = evaluate(key, values) ?? key;
+    out[rule.lowerCase && key.includes("{") ? id.toLowerCase() : id] = grant;
+  }
+  return out;
 }
 
 /** Normalised group DN -> the normalised DNs of the groups it is directly in. */

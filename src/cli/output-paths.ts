@@ -4,7 +4,7 @@
  * given). The commands check them all before anything is sent and then write to the same paths.
  */
 import type { Config } from "../config/index.js";
-import { prepareOutputPaths } from "../files.js";
+import { checkAppendTarget, prepareOutputPaths } from "../files.js";
 import { stringOption, type ParsedValues } from "./args.js";
 
 export interface OutputFile {
@@ -37,7 +37,17 @@ export function resolveOutputs(values: ParsedValues, config: Config, kinds: read
   return outputs;
 }
 
-/** Every output file's folder made and writable, none of them a folder: else exit 4, nothing sent. */
-export async function prepareOutputs(outputs: Outputs): Promise<void> {
+/**
+ * Every output checked before the first request: the files appended to as they are (the
+ * credentials file only when generated passwords go to it), then every file's folder made and
+ * writable, none of them a folder. Else exit 4 (3 for a credentials file others can read).
+ */
+export async function prepareOutputs(outputs: Outputs, config?: Config): Promise<void> {
+  const { journal, credentials } = outputs;
+  if (journal !== undefined) await checkAppendTarget(journal.name, journal.path, false);
+  const passwordsToFile =
+    config?.identity.passwords === "generate" && config.output.credentialsSecretPrefix === undefined;
+  if (credentials !== undefined && passwordsToFile)
+    await checkAppendTarget(credentials.name, credentials.path, true);
   await prepareOutputPaths(Object.fromEntries(Object.values(outputs).map((f) => [f.name, f.path])));
 }
