@@ -16,6 +16,7 @@ import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { makeUsers, seedOf, TOKEN, writeDesired, type TestUser } from "../reliability/org.js";
 import { runCli } from "./run-cli.js";
+import { readStateFile } from "../helpers/state-file.js";
 
 const HOUR = 3_600_000;
 let dir: string;
@@ -69,13 +70,6 @@ const jobsOf =
   (domain: string, state: string) =>
   (name: string, desired: string, mode: "full" | "incremental" = "full") =>
     config(name, { desired: join(dir, desired), mode, domain, state });
-
-interface StateFile {
-  fullRunAt?: string;
-  people: Record<string, { since: string; reason: string }>;
-}
-const readStateFile = async (file: string): Promise<StateFile> =>
-  JSON.parse(await readFile(file, "utf8")) as StateFile;
 
 const hasLogin = (email: string): boolean => emulator.state().idpUsers.some((u) => u.email === email);
 const mapped = (id: string): boolean => emulator.state().mappings.some((m) => m.id === id);

@@ -21,6 +21,7 @@ import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { exposedSeries, startFakePushgateway } from "../helpers/fake-pushgateway.js";
 import { DEPLOY, find, findKubectl, podRun, render, type K8sObject } from "../helpers/kustomize.js";
 import { checkFiring, hasPromtool } from "../helpers/promtool.js";
+import { ageStateFile } from "../helpers/state-file.js";
 
 const TOKEN = "walkthrough-token";
 const WORKLOADS = {
@@ -56,19 +57,6 @@ const writes = (): number => {
   const c = emulator.counters().byMethod;
   return (c["POST"] ?? 0) + (c["PUT"] ?? 0) + (c["PATCH"] ?? 0) + (c["DELETE"] ?? 0);
 };
-
-/** Moves every date of the state file on the volume back by `hours`: the jobs ran that long ago. */
-async function ageStateFile(hours: number): Promise<void> {
-  const file = join(dir, "pod", "var", "lib", "usersync", "state.json");
-  const state = JSON.parse(await readFile(file, "utf8")) as {
-    fullRunAt?: string;
-    people: Record<string, { since: string }>;
-  };
-  const back = (iso: string): string => new Date(Date.parse(iso) - hours * 3_600_000).toISOString();
-  for (const p of Object.values(state.people)) p.since = back(p.since);
-  if (state.fullRunAt !== undefined) state.fullRunAt = back(state.fullRunAt);
-  await writeFile(file, JSON.stringify(state));
-}
 
 /** What `kubectl create job NAME --from=cronjob/…` makes, piped through the docs' `kubectl patch`. */
 async function allowDeletesJob(cronJob: K8sObject, n: number): Promise<K8sObject> {
@@ -183,7 +171,7 @@ describe.skipIf((!findKubectl() || !hasPromtool) && !process.env["CI"])(
       expect(pending.stdout).toContain("No changes now. 3 people pending (policy.revokeAfter).");
       for (const email of leavers) expect(hasLogin(email), email).toBe(true);
       // Three days later (the state file on the volume aged by 73 h), the guard holds them back.
-      await ageStateFile(73);
+      await ageStateFile(join(dir, "pod", "var", "lib", "usersync", "state.json"), 73);
       const held = await runJob("hourly-sync");
       expect(held.code, held.stdout + held.stderr).toBe(3);
       expect(held.stdout).toContain("Allow them for one run with --allow-deletes 3");

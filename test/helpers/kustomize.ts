@@ -5,13 +5,14 @@
  * container's arguments and environment (env with $(VAR) references and the namespace fieldRef
  * resolved, envFrom ConfigMaps) so the built CLI runs the shipped config, not a copy. What differs
  * from a pod is only where the mounts are: arguments and config keys that name a mounted path
- * are pointed into the folder (the keys through their USERSYNC_ variables).
+ * are pointed into the folder (the keys through their USERSYNC_ variables). A volume claim given
+ * a folder (`claims`) is that folder in every pod that mounts it, as a PersistentVolumeClaim is.
  * `findKubectl()` is undefined without a kubectl whose kustomize knows components (4.1+);
  * .ci/run installs one.
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { envNameOf } from "../../src/config/index.js";
 import { ROOT } from "../e2e/run-cli.js";
@@ -94,26 +95,40 @@ export interface PodRun {
   args: string[];
   /** The container's environment, plus USERSYNC_ variables for config keys naming a mounted path. */
   env: Record<string, string>;
-  /** `<folder>/<path>` for a path of the pod. */
+  /** Where a path of the pod is: under `root`, or in the folder of the claim mounted there. */
   at(podPath: string): string;
 }
 
 /**
  * Lays one workload's pod out under `root`: its ConfigMap volumes as files, a token file, empty
- * folders for the other mounts. `token` is what the mounted token Secret holds.
+ * folders for the other mounts. `token` is what the mounted token Secret holds; `claims` maps a
+ * PersistentVolumeClaim's name to the folder that stands in for it (shared by every pod given it).
  */
 export async function podRun(
   objects: K8sObject[],
   workload: K8sObject,
-  options: { root: string; token: string },
+  options: { root: string; token: string; claims?: Record<string, string> },
 ): Promise<PodRun> {
   const pod = podSpecOf(workload);
   const container = pod["containers"][0] as K8sObject;
-  const at = (podPath: string): string => join(options.root, podPath);
+  const volumeOf = (m: K8sObject): K8sObject =>
+    (pod["volumes"] as K8sObject[]).find((v) => v["name"] === m["name"])!;
   const mounts = (container["volumeMounts"] as K8sObject[]).map((m) => m["mountPath"] as string);
   const under = (value: string): boolean => mounts.some((m) => value === m || value.startsWith(`${m}/`));
+  // The mounts of a claimed volume, by mount path, and the folder that stands in for the claim.
+  const claimed = new Map<string, string>();
   for (const m of container["volumeMounts"] as K8sObject[]) {
-    const volume = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === m["name"])!;
+    const claim = volumeOf(m)["persistentVolumeClaim"]?.["claimName"] as string | undefined;
+    const folder = claim === undefined ? undefined : options.claims?.[claim];
+    if (folder !== undefined) claimed.set(m["mountPath"] as string, folder);
+  }
+  const at = (podPath: string): string => {
+    for (const [mount, folder] of claimed)
+      if (podPath === mount || podPath.startsWith(`${mount}/`)) return join(folder, relative(mount, podPath));
+    return join(options.root, podPath);
+  };
+  for (const m of container["volumeMounts"] as K8sObject[]) {
+    const volume = volumeOf(m);
     await mkdir(at(m["mountPath"]), { recursive: true });
     if (volume["configMap"])
       for (const [file, text] of Object.entries(configMap(objects, volume["configMap"]["name"])))
