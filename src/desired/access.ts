@@ -5,6 +5,7 @@
  * id rule. A workspace named twice for one user or group is a contradiction, not a merge.
  */
 import {
+  compareIds,
   ORGANIZATION_PERMISSIONS,
   WORKSPACE_PERMISSIONS,
   grantOf,
@@ -171,7 +172,7 @@ export function readWorkspaces(
   }
   const grants = typeof value === "string" ? fromCell(r, value, where) : fromMapping(r, value, where);
   if (!r.ok) return null;
-  return grants.sort((a, b) => (a.workspace < b.workspace ? -1 : a.workspace > b.workspace ? 1 : 0));
+  return grants.sort((a, b) => compareIds(a.workspace, b.workspace));
 }
 
 /** The `organization` field: a list of MANAGE, SELF_CREATE_TOKEN (CSV: `;`-separated). */

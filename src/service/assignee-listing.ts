@@ -7,7 +7,7 @@
  * grants were missed would be planned as having none.
  */
 import { AnswerError } from "../errors.js";
-import { MAX_LISTED, NotWhole, readWhole } from "./paging.js";
+import { MAX_LISTED, NotWhole, readWhole, uniqueItems } from "./paging.js";
 import { assigneePageAnswer, type AssigneeItem } from "./permission-answers.js";
 import { JSON_MEDIA } from "./codec.js";
 import type { Transport } from "./transport.js";
@@ -56,13 +56,7 @@ async function readListing(o: AssigneeListingOptions): Promise<AssigneeItem[]> {
         `page=${n} has ${p.items.length} items where totalCount ${first.total} needs ${expected}`,
       );
   });
-  const seen = new Set<string>();
-  const all = pages.flatMap((p) => p.items);
-  for (const item of all) {
-    if (seen.has(item.id)) throw new NotWhole(`${item.id} is listed twice`);
-    seen.add(item.id);
-  }
-  return all;
+  return uniqueItems(pages.map((p) => p.items));
 }
 
 /** Every assignee of the listing, whole, or an AnswerError after the rereads. */

@@ -134,25 +134,25 @@ async function pagesUntilShort(o: ListPagesOptions, first: Page): Promise<Page[]
   return pages;
 }
 
-/** The items of every page, each id once: an id listed twice means the pages overlap. */
-function uniqueItems(pages: readonly Page[]): Resource[] {
+/** The items of every page (in page order), each id once: an id listed twice means the pages overlap. */
+export function uniqueItems<T extends { id: string }>(pages: ReadonlyArray<readonly T[]>): T[] {
   const seen = new Map<string, number>();
-  const out: Resource[] = [];
-  for (const p of pages) {
-    for (const r of p.data) {
+  const out: T[] = [];
+  pages.forEach((items, n) => {
+    for (const r of items) {
       const at = seen.get(r.id);
-      if (at !== undefined) throw new NotWhole(`${r.id} is listed twice (page=${at} and page=${p.number})`);
-      seen.set(r.id, p.number);
+      if (at !== undefined) throw new NotWhole(`${r.id} is listed twice (page=${at} and page=${n})`);
+      seen.set(r.id, n);
       out.push(r);
     }
-  }
+  });
   return out;
 }
 
 async function readListing(o: ListPagesOptions): Promise<Resource[]> {
   const first = await fetchPage(o, 0);
   const pages = first.totals ? await pagesByTotals(o, first, first.totals) : await pagesUntilShort(o, first);
-  return uniqueItems(pages);
+  return uniqueItems(pages.map((p) => p.data));
 }
 
 export async function listAllPages(o: ListPagesOptions): Promise<Resource[]> {

@@ -42,8 +42,6 @@ export const PERMISSION_PATHS = {
   manageOrganization: "/api/v1/actions/organization/managePermissions",
 } as const;
 
-type Listed<T> = T extends z.ZodType<infer U> ? U : never;
-
 export function decodeWorkspace(r: Resource): Workspace {
   const name = r.attributes?.["name"];
   const parent = r.relationships?.["parent"]?.data;
@@ -57,7 +55,7 @@ export function decodeWorkspace(r: Resource): Workspace {
 /** `DeclarativeWorkspacePermissions` (checked) → one assignment per assignee. */
 export function decodeWorkspaceLayout(
   workspace: string,
-  json: Listed<typeof WORKSPACE_LAYOUT_ANSWER>,
+  json: z.output<typeof WORKSPACE_LAYOUT_ANSWER>,
 ): WorkspaceAssignment[] {
   const by = new Map<
     string,
@@ -98,7 +96,7 @@ export function decodeAssigneeWorkspaces(
 
 /** `DeclarativeOrganizationPermission[]` (checked) → one assignment per assignee. */
 export function decodeOrganizationLayout(
-  json: Listed<typeof ORGANIZATION_LAYOUT_ANSWER>,
+  json: z.output<typeof ORGANIZATION_LAYOUT_ANSWER>,
 ): OrganizationAssignment[] {
   const by = new Map<string, OrganizationAssignment>();
   for (const p of json) {
