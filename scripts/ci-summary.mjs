@@ -13,7 +13,12 @@ for (const file of process.argv.slice(2)) {
   try {
     const report = JSON.parse(readFileSync(file, "utf8"));
     const p = report.numPassedTests ?? 0;
-    const f = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+    // A failed test, or a file that failed without one (it did not load): numFailedTestSuites
+    // would count each failed test's describe block and file again.
+    const unloaded = (report.testResults ?? []).filter(
+      (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
+    ).length;
+    const f = (report.numFailedTests ?? 0) + unloaded;
     const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
     console.log(
       `${basename(file, ".json")}: ${p} passed, ${f} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`,

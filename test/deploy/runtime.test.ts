@@ -104,26 +104,39 @@ describe("engines", () => {
 });
 
 describe("the CI summary", () => {
+  /** A vitest JSON report: `failed` tests fail in one file's describe block, `unloaded` files do not load. */
+  const report = (passed: number, failed: number, pending: number, unloaded = 0): string => {
+    const test = (status: string) => ({ status });
+    const files = [
+      {
+        status: failed > 0 ? "failed" : "passed",
+        assertionResults: [
+          ...Array.from({ length: passed }, () => test("passed")),
+          ...Array.from({ length: failed }, () => test("failed")),
+          ...Array.from({ length: pending }, () => test("pending")),
+        ],
+      },
+      ...Array.from({ length: unloaded }, () => ({ status: "failed", assertionResults: [] })),
+    ];
+    return JSON.stringify({
+      numPassedTests: passed,
+      numFailedTests: failed,
+      // The file and the describe block of the failed tests, and each file that did not load.
+      numFailedTestSuites: (failed > 0 ? 2 : 0) + unloaded,
+      numPendingTests: pending,
+      testResults: files,
+    });
+  };
+
   it("prints each run's counts, skipped ones included, then the total line CI reads", async () => {
     const dir = await mkdtemp(join(tmpdir(), "usersync-ci-summary-"));
+    const summary = (...files: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, "scripts/ci-summary.mjs"), ...files.map((f) => join(dir, f))], {
+        encoding: "utf8",
+      });
     try {
-      const report = (passed: number, failed: number, pending: number): string =>
-        JSON.stringify({
-          numPassedTests: passed,
-          numFailedTests: failed,
-          numFailedTestSuites: 0,
-          numPendingTests: pending,
-        });
       await writeFile(join(dir, "unit.json"), report(10, 0, 2));
       await writeFile(join(dir, "e2e-node24.json"), report(4, 0, 0));
-      const summary = (...files: string[]) =>
-        spawnSync(
-          process.execPath,
-          [join(ROOT, "scripts/ci-summary.mjs"), ...files.map((f) => join(dir, f))],
-          {
-            encoding: "utf8",
-          },
-        );
       const ok = summary("unit.json", "e2e-node24.json");
       expect(ok.stdout.trim().split("\n")).toEqual([
         "unit: 10 passed, 0 failed, 2 skipped",
@@ -132,9 +145,14 @@ describe("the CI summary", () => {
       ]);
       expect(ok.status).toBe(0);
 
-      await writeFile(join(dir, "e2e-node24.json"), report(3, 1, 0));
+      // One failed test is one failure, not three (with its describe block and file); a file
+      // that did not load is one more.
+      await writeFile(join(dir, "e2e-node24.json"), report(3, 1, 0, 1));
       const failed = summary("unit.json", "e2e-node24.json");
-      expect(failed.stdout.trim().split("\n").at(-1)).toBe("13 passed, 1 failed");
+      expect(failed.stdout.trim().split("\n").slice(-2)).toEqual([
+        "e2e-node24: 3 passed, 2 failed",
+        "13 passed, 2 failed",
+      ]);
       expect(failed.status).toBe(1);
 
       const missing = summary("unit.json", "reliability.json");
