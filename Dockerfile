@@ -9,7 +9,8 @@
 # where it was written): it is the image index that docker-library/repo-info records for
 # node:24-bookworm-slim (repos/node/remote/24-bookworm-slim.md) at its commit
 # 5997ebe15f92777eea33e0f6b03f784b3aaf1184, the same index as node:24.21.0-bookworm-slim there:
-# Node 24.21.0 on Debian bookworm, built 2026-09-09, for linux/amd64, arm64 and ppc64le.
+# Node 24.21.0 on Debian bookworm, built 2026-09-09, for linux/amd64, arm64 and ppc64le; other
+# public projects pin the same digest for that tag.
 # CI tests that Node version: scripts/ci-node24.sh installs the same one, and
 # test/deploy/runtime.test.ts holds the two together. Check the digest, and move it forward
 # deliberately with that script's version, with `docker buildx imagetools inspect node:24-bookworm-slim`.
