@@ -116,8 +116,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   problems.push(...crossFieldProblems(config, originOf));
   if (problems.length > 0) throw configError(problems, configFile);
 
-  const token = await readToken(config, options.env, originOf);
-  const loaded: LoadedConfig = { ...config, warnings: env.warnings, ...(configFile ? { configFile } : {}) };
+  const read = await readToken(config, options.env, originOf);
+  const { token, warning } = withoutScheme(read, config.target);
+  const warnings = [...env.warnings, ...(warning !== undefined ? [warning] : [])];
+  const loaded: LoadedConfig = { ...config, warnings, ...(configFile ? { configFile } : {}) };
   Object.defineProperty(loaded, "token", { value: token, enumerable: false, writable: false });
   return loaded;
 }
@@ -132,6 +134,7 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   names.add("USERSYNC_LDAP_PASSWORD");
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
+  if (env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV) names.add(env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV);
   return names;
 }
 
@@ -286,6 +289,24 @@ async function readToken(
   }
   const fromEnv = env[tokenEnv]?.trim();
   return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
+}
+
+/**
+ * A token copied with its scheme (`Bearer eyJ…`, as curl examples show it) would be sent as
+ * `Bearer Bearer …` and refused with a 401 that blames the token: the prefix is dropped, and a
+ * warning says where it was (never the token).
+ */
+function withoutScheme(
+  token: string | undefined,
+  target: Config["target"],
+): { token: string | undefined; warning?: string } {
+  const m = token === undefined ? null : /^Bearer\s+(\S.*)$/is.exec(token);
+  if (m === null) return { token };
+  const where = target.tokenFile !== undefined ? `the token file ${target.tokenFile}` : target.tokenEnv;
+  return {
+    token: m[1]!,
+    warning: `the token in ${where} starts with "Bearer ": usersync adds the scheme itself and sends the token without it; store the token alone`,
+  };
 }
 
 /** Problems of the file first, in line order, then those of the environment and flags. */
