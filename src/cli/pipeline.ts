@@ -271,13 +271,16 @@ async function listChecked(
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)
     logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-  reportProblems(
-    [
-      ...checkBuiltinIdentity(desired, actual),
-      ...checkGroupReferences(desired, actual, policy),
-      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
-    ],
-    logger,
-  );
+  const problems = [
+    ...checkBuiltinIdentity(desired, actual),
+    ...checkGroupReferences(desired, actual, policy),
+    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
+  ];
+  if (connection.embedded && !config.target.embeddedSeed && problems.some((p) => p.rule === "unknown-workspace"))
+    logger.warn(
+      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
+        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
+    );
+  reportProblems(problems, logger);
   return actual;
 }
