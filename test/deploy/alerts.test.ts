@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { renderMetrics } from "../../src/report/metrics.js";
 import { ROOT } from "../e2e/run-cli.js";
-import { DEPLOY, findKubectl, type K8sObject } from "../helpers/kustomize.js";
+import { DEPLOY, type K8sObject } from "../helpers/kustomize.js";
 import { parseExposition } from "../helpers/fake-pushgateway.js";
 import { samplePlan } from "../report/sample-plan.js";
+import { skipWithout } from "../helpers/skips.js";
 
-const hasPromtool = spawnSync("promtool", ["--version"]).status === 0;
 const TESTS = join(ROOT, "test", "deploy", "alerts.promtool.yaml");
 
 interface PromtoolTests {
@@ -30,7 +30,7 @@ async function manifestRules(): Promise<{ alert: string; expr: string }[]> {
   return (rule["spec"]["groups"] as { rules: { alert: string; expr: string }[] }[]).flatMap((g) => g.rules);
 }
 
-describe.skipIf((!findKubectl() || !hasPromtool) && !process.env["CI"])("the alert rules", () => {
+describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the alert rules", onCi: "run" }))("the alert rules", () => {
   let out: string;
   let check: ReturnType<typeof spawnSync>;
   beforeAll(async () => {
