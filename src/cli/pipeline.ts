@@ -39,6 +39,7 @@ import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
+import { warnGuardTripped } from "./guard-warning.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -250,6 +251,7 @@ export async function planAgainstService(
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
+    warnGuardTripped(logger, planned.plan);
     return { connection, desired: options.desired, policy, ...planned };
   } catch (err) {
     if (!options.connection) await connection.close();
@@ -276,7 +278,11 @@ async function listChecked(
     ...checkGroupReferences(desired, actual, policy),
     ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
   ];
-  if (connection.embedded && !config.target.embeddedSeed && problems.some((p) => p.rule === "unknown-workspace"))
+  if (
+    connection.embedded &&
+    !config.target.embeddedSeed &&
+    problems.some((p) => p.rule === "unknown-workspace")
+  )
     logger.warn(
       "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
         "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",

@@ -47,7 +47,8 @@ export async function connect(options: {
   };
 
   if (target.baseUrl === EMBEDDED) {
-    const seed = options.embeddedSeed ?? (target.embeddedSeed ? await readSeed(target.embeddedSeed) : undefined);
+    const seed =
+      options.embeddedSeed ?? (target.embeddedSeed ? await readSeed(target.embeddedSeed) : undefined);
     return connectEmbedded({
       common,
       ...(seed ? { seed } : {}),

@@ -254,4 +254,3 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
     );
   return out;
 }
-

@@ -66,7 +66,8 @@ export async function fileLayer(file: string): Promise<Layer> {
  * The variables Kubernetes puts into every pod of a namespace with a Service named `usersync`
  * (service links): not settings, and not typos either.
  */
-const SERVICE_LINK = /^USERSYNC_(SERVICE_HOST|SERVICE_PORT(_\w+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+const SERVICE_LINK =
+  /^USERSYNC_(SERVICE_HOST|SERVICE_PORT(_\w+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
 
 /**
  * `USERSYNC_<SECTION>_<KEY>` variables, typed by `LEAVES`. Any other `USERSYNC_` name is a

@@ -61,4 +61,3 @@ export function withoutScheme(
     warning: `the token in ${where} starts with "Bearer ": usersync adds the scheme itself and sends the token without it; store the token alone`,
   };
 }
-

@@ -135,7 +135,11 @@ async function isReadableFile(file: string, problems: ProblemList): Promise<bool
   } catch {
     const near = await nearbyFile(file);
     if (near !== undefined)
-      problems.error({ file }, "path-typo", `does not exist; did you mean ${near}? Its folder holds that file`);
+      problems.error(
+        { file },
+        "path-typo",
+        `does not exist; did you mean ${near}? Its folder holds that file`,
+      );
     else
       problems.error(
         { file },

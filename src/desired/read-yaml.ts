@@ -254,7 +254,11 @@ function toRecord<F extends string>(options: {
     const field = fields.find((f) => f === key);
     if (field === undefined) {
       const at = { ...where(key), field: `${path}.${visible(key)}` };
-      problems.error(at, "unknown-field", `unknown field; ${didYouMean(key, fields)}allowed: ${fields.join(", ")}`);
+      problems.error(
+        at,
+        "unknown-field",
+        `unknown field; ${didYouMean(key, fields)}allowed: ${fields.join(", ")}`,
+      );
       continue;
     }
     if (value === null || value === undefined) continue;

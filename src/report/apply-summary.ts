@@ -136,8 +136,15 @@ export function renderApplySummary(result: ApplyResult, options: SummaryOptions)
     );
     if (list.length === 0) continue;
     lines.push("", paint(outcome, `${OUTCOME_WORDS[outcome]} (${num(list.length)}):`));
-    for (const o of list.slice(0, maxListed))
-      lines.push(`  ${stepInWords(o.stepId)}: ${stepIdsInWords(o.error?.message ?? o.reason ?? "")}`);
+    // Steps with the same reason (30 deletions one guard held back) say it once, then the steps.
+    const byReason = new Map<string, string[]>();
+    for (const o of list.slice(0, maxListed)) {
+      const why = stepIdsInWords(o.error?.message ?? o.reason ?? "");
+      byReason.set(why, [...(byReason.get(why) ?? []), stepInWords(o.stepId)]);
+    }
+    for (const [why, steps] of byReason)
+      if (steps.length === 1) lines.push(`  ${steps[0]}: ${why}`);
+      else lines.push(`  ${num(steps.length)} steps: ${why}`, ...steps.map((s) => `    ${s}`));
     if (list.length > maxListed)
       lines.push(
         `  ... and ${num(list.length - maxListed)} more ${OUTCOME_WORDS[outcome]} steps: see the apply report (--report FILE)`,

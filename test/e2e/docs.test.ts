@@ -218,7 +218,9 @@ describe("documentation examples", () => {
   for (const block of runnable) {
     const where = `${block.file}:${block.line}`;
     const needs: Need[] = [
-      ...(block.marker?.runnable === true && block.marker.fixture === "ldap-directory" ? ["slapd" as const] : []),
+      ...(block.marker?.runnable === true && block.marker.fixture === "ldap-directory"
+        ? ["slapd" as const]
+        : []),
       ...(/^\s*kubectl\b/m.test(block.text) ? ["kubectl" as const] : []),
     ];
     it.skipIf(needs.length > 0 && skipWithout(needs, { what: where }))(

@@ -33,14 +33,7 @@ import { startCli, type CliResult } from "./run-cli.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { startFakePushgateway } from "../helpers/fake-pushgateway.js";
 import { ageStateFile, readStateFile } from "../helpers/state-file.js";
-import {
-  find,
-  jobSpecOf,
-  podRun,
-  render,
-  type K8sObject,
-  type PodRun,
-} from "../helpers/kustomize.js";
+import { find, jobSpecOf, podRun, render, type K8sObject, type PodRun } from "../helpers/kustomize.js";
 import { skipWithout } from "../helpers/skips.js";
 
 const TOKEN = "week-token";
