@@ -118,9 +118,10 @@ function keptByModeText(s: PlanSummary, plan: Plan): string {
     parts.push(
       `${people(s.keptByMode)} not in the file, kept because the mode is incremental (mode full would ${plan.deletions} them)`,
     );
-  if (s.permissionsKeptByMode)
+  const n = s.permissionsKeptByMode;
+  if (n)
     parts.push(
-      `${grants(s.permissionsKeptByMode)} the desired state no longer lists, kept because the mode is incremental (mode full would revoke ${s.permissionsKeptByMode === 1 ? "it" : "them"}; listed under ${KEPT_BY_MODE_TITLE})`,
+      `${grants(n)} the desired state no longer lists, kept ${parts.length > 0 ? "too" : "because the mode is incremental"} (mode full would revoke ${n === 1 ? "it" : "them"})`,
     );
   return parts.join("; ");
 }
