@@ -126,12 +126,30 @@ async function readSafely(options: ReadOneOptions): Promise<ReadOneResult> {
  * The path names a file; otherwise the problem is reported. A path that is not there is
  * `file-not-found` (exit 5: a share may not be mounted yet), unless its folder holds a desired
  * state file of nearly that name: then it is a typo (`path-typo`, exit 4), and a Job must not
- * retry it. A folder where a file belongs is `not-a-file` (exit 4): no later run fixes that.
+ * retry it. An empty folder is what the kubelet mounts for a missing subPath: not there (yet),
+ * exit 5. A folder with files in it is a person naming the folder (`--desired fixtures/demo`):
+ * `not-a-file`, exit 4, no later run fixes that.
  */
 async function isReadableFile(file: string, problems: ProblemList): Promise<boolean> {
   try {
     if ((await stat(file)).isFile()) return true;
-    problems.error({ file }, "not-a-file", "is a folder, not a file: name the desired-state file in it");
+    const inside = await readdir(file);
+    if (inside.length === 0)
+      problems.error(
+        { file },
+        "file-not-found",
+        "is an empty folder where the file belongs (what Kubernetes mounts for a missing subPath): check that the file is there",
+      );
+    else {
+      const files = inside.filter((n) => formatOf(n) !== undefined).sort();
+      const hint =
+        files.length > 0 ? ` (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""})` : "";
+      problems.error(
+        { file },
+        "not-a-file",
+        `is a folder, not a file: name the desired-state file in it${hint}`,
+      );
+    }
   } catch {
     const near = await nearbyFile(file);
     if (near !== undefined)

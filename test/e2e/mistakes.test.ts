@@ -390,12 +390,13 @@ const MISTAKES: Mistake[] = [
     nothingSent: true,
   },
   {
-    name: "a folder where the desired file belongs",
+    name: "a folder where the desired file belongs (an empty one is exit 5: a missing subPath)",
+    setup: yaml("users.yaml", "version: 1\nusers:\n  - email: ann@demo.example\n"),
     args: (c) => ["plan", "--base-url", c.url, "--desired", c.dir],
     code: 4,
     what: /is a folder, not a file/,
     where: /\[not-a-file\]/,
-    todo: /name the desired-state file in it/,
+    todo: /name the desired-state file in it \(users\.yaml\)/,
     nothingSent: true,
   },
   {
