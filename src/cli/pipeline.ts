@@ -44,6 +44,8 @@ export interface Runtime {
   config: LoadedConfig;
   logger: Logger;
   io: Io;
+  /** A target's slice of the shared source (run-targets.ts), read once for all targets; else the config's source. */
+  desired?: () => Promise<DesiredState>;
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -82,6 +84,7 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 
 /** Reads and validates the desired state; every error at once as an InputError (exit 4). */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
+  if (runtime.desired !== undefined) return runtime.desired();
   if (runtime.config.source.type === "ldap") {
     checkOneSource(runtime.config);
     const { state, problems } = await readLdap(runtime);
