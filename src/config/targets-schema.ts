@@ -6,6 +6,7 @@
  * target (targets.ts).
  */
 import { z } from "zod";
+import { USER_FIELDS } from "../desired/records.js";
 
 /** A DNS label: it names Secrets, files, metrics labels and the Indexed Job's order. */
 export const TARGET_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
@@ -68,6 +69,13 @@ export const targetsSection = z
           path: [i],
           message:
             "a target needs its slice: desired: FILE (its own desired state) or select: {groups: [...]} | {column: {name, value}} | {all: true} over the shared source, not both",
+        });
+      const column = e.select?.column?.name;
+      if (column !== undefined && USER_FIELDS.some((f) => f.toLowerCase() === column.toLowerCase()))
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "select", "column", "name"],
+          message: `${column} is a column of the desired state (${USER_FIELDS.join(", ")}): select by a column of its own, e.g. tenant`,
         });
       if (e.groups !== undefined && e.desired === undefined)
         ctx.addIssue({
