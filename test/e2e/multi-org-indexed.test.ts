@@ -47,8 +47,7 @@ async function runIndex(index: number, config?: (text: string) => string): Promi
   });
   const configFile = run.at("/etc/usersync/usersync.yaml");
   let text = await readFile(configFile, "utf8");
-  for (const name of NAMES)
-    text = text.replace(`https://${name}.bi.example.org`, emulators[name]!.url);
+  for (const name of NAMES) text = text.replace(`https://${name}.bi.example.org`, emulators[name]!.url);
   await writeFile(configFile, config ? config(text) : text);
   // The projected token volume as the kubelet lays it out: each Secret usersync-token-<name> at its path.
   const token = (podSpecOf(cronJob)["volumes"] as K8sObject[]).find((v) => v["name"] === "token")!;
