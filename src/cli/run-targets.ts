@@ -52,7 +52,17 @@ export async function runForTargets(
   const selection = selectTargets(command.values, base.config);
   if (selection === undefined) return body(base, command);
   const shared = sharedSource(base);
-  if (!selection.all) return body(await targetRuntime(base, selection.names[0]!, shared), command);
+  /** One target's run to its exit code; its fatal error written here, naming it. */
+  const runOne = async (name: string): Promise<number> => {
+    try {
+      return await body(await targetRuntime(base, name, shared), command);
+    } catch (err) {
+      const code = exitCodeFor(err);
+      io.stderr.write(withOrganization(fatal(err, code), name));
+      return code;
+    }
+  };
+  if (!selection.all) return runOne(selection.names[0]!);
   if (command.values["format"] === "json")
     throw new ConfigError({
       message:
@@ -63,13 +73,7 @@ export async function runForTargets(
     if ([...codes.values()].includes(ExitCode.interrupted)) break;
     const url = base.config.targets.find((t) => t.name === name)?.baseUrl ?? "";
     io.stdout.write(`${codes.size > 0 ? "\n" : ""}=== target ${name} (${url}) ===\n`);
-    let code: number;
-    try {
-      code = await body(await targetRuntime(base, name, shared), command);
-    } catch (err) {
-      code = exitCodeFor(err);
-      io.stderr.write(withOrganization(fatal(err, code), name));
-    }
+    const code = await runOne(name);
     codes.set(name, code);
     base.logger.info({ organization: name, exitCode: code }, `target ${name} finished: exit ${code}`);
   }

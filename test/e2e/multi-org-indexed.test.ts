@@ -91,15 +91,22 @@ describe.skipIf(findKubectl() === undefined)("the multi-org overlay as an Indexe
     const job = jobSpecOf(cronJob);
     expect(job["completions"]).toBe(NAMES.length);
     const codes: number[] = [];
+    const stderr: string[] = [];
     for (let i = 0; i < job["completions"]; i += job["parallelism"]) {
       const batch = Array.from(
         { length: Math.min(job["parallelism"], job["completions"] - i) },
         (_, k) => i + k,
       );
       const results = await Promise.all(batch.map((index) => runIndex(index)));
-      results.forEach((r, k) => (codes[batch[k]!] = r.code!));
+      results.forEach((r, k) => {
+        codes[batch[k]!] = r.code!;
+        stderr[batch[k]!] = r.stderr;
+      });
     }
     expect(codes).toEqual([0, 1, 0]);
+    // beta's pod ends with one JSON line naming the error and the organization.
+    const last = JSON.parse(stderr[1]!.trim().split("\n").at(-1)!) as Record<string, unknown>;
+    expect(last).toMatchObject({ level: 60, exitCode: 1, organization: "beta" });
     // Each organization got its people only: edsger is beta's and gamma's, never alpha's.
     const emails = (name: string): string[] =>
       emulators[name]!.state()
