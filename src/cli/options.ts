@@ -203,6 +203,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "FILE",
         help: "write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout",
       },
+      target: {
+        type: "string",
+        value: "NAME",
+        help: "export this one of the config's targets (docs/multi-org.md)",
+      },
       source: {
         type: "string",
         value: "S",

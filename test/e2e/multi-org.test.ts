@@ -210,5 +210,10 @@ describe("apply --all-targets over three organizations", () => {
     expect(jsonLines(indexed.stderr).some((l) => l["organization"] === "gamma")).toBe(true);
     const url = await run(["plan", "--target", "alpha", "--base-url", emulators.alpha.url]);
     expect(url.code).toBe(4);
+    // export takes --target too: that organization's users, through its own token.
+    const exported = await run(["export", "--target", "gamma"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/Ann Gamma/);
+    expect(exported.stdout).not.toMatch(/Ann Alpha|bob@example\.com/);
   });
 });
