@@ -32,6 +32,7 @@ export function selectTargets(values: ParsedValues, config: Config): TargetSelec
   const names = sortedTargetNames(config);
   if (chosen === 0) {
     if (names.length === 0) return undefined;
+    // A config with targets: has no organization of its own to fall back to.
     throw new ConfigError({
       message: `the config lists ${names.length} targets (${names.join(", ")}): choose one with --target NAME, all of them with --all-targets, or an Indexed Job's with --target-index (docs/multi-org.md).`,
     });
@@ -46,7 +47,10 @@ export function selectTargets(values: ParsedValues, config: Config): TargetSelec
     return { names: [name], all: false };
   }
   if (all) {
-    if (names.length === 0) throw unknownTarget(config, "(all)");
+    if (names.length === 0)
+      throw new ConfigError({
+        message: "--all-targets: the config has no targets: section (docs/multi-org.md).",
+      });
     return { names, all: true };
   }
   return { names: [indexedTarget(names, index!, list)], all: false };
