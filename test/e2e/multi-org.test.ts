@@ -7,7 +7,7 @@
  * another, though they share emails and ids. Then the file appears and beta's guard is widened
  * for it alone: all three converge, and a second plan finds nothing to do.
  */
-import { mkdtemp, readFile, rm, writeFile, readdir } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -166,6 +166,12 @@ describe("apply --all-targets over three organizations", () => {
       ]),
     );
     expect(files.some((f) => f.includes("gamma") && !f.startsWith("metrics"))).toBe(false);
+    // Generated passwords: each organization's own credentials file (0600), with its people only.
+    const alphaCredentials = join(dir, "out", "credentials.alpha.csv");
+    expect((await stat(alphaCredentials)).mode & 0o777).toBe(0o600);
+    const credentials = await readFile(alphaCredentials, "utf8");
+    expect(credentials).toMatch(/ann@example\.com/);
+    expect(credentials).not.toMatch(/bob@example\.com/);
     const metrics = await readFile(join(dir, "out", "metrics.gamma.prom"), "utf8");
     expect(metrics).toMatch(/^usersync_last_exit_code\{command="apply",organization="gamma"\} 5$/m);
     const betaMetrics = await readFile(join(dir, "out", "metrics.beta.prom"), "utf8");
