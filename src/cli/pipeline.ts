@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
-import { evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
+import { checkGroupSizes, evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
 import { readState } from "../state/index.js";
 import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
@@ -37,6 +37,8 @@ export interface Runtime {
   io: Io;
   /** `--allow-empty-groups`: believe a picked directory group that emptied since the last successful run. */
   allowEmptyGroups?: boolean;
+  /** A target's slice of the shared source (run-targets.ts), read once for all targets; else the config's source. */
+  desired?: () => Promise<DesiredState>;
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -78,11 +80,27 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
  * once as an InputError (exit 4); a source that cannot be read, or not wholly, is exit 5.
  */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
+  if (runtime.desired !== undefined) return checkedSlice(runtime, await runtime.desired());
   checkOneSource(runtime.config);
   const { state, problems } = await readFromSource(runtime);
   reportProblems(problems, runtime.logger);
   // A count needs nothing from the service: checked before the first request.
   checkMinUsersCount(state, runtime.config);
+  return state;
+}
+
+/**
+ * A target's slice of the shared source (docs/multi-org.md): the shared read is checked against
+ * no state file (each target has its own), so each target checks the picked groups' sizes
+ * against its own state file's record, and records them after its own successful apply.
+ */
+async function checkedSlice(runtime: Runtime, state: DesiredState): Promise<DesiredState> {
+  if (state.evidence !== undefined)
+    checkGroupSizes({
+      evidence: state.evidence,
+      lastGood: await lastGroupSizesOf(runtime),
+      allowEmpty: runtime.allowEmptyGroups ?? false,
+    });
   return state;
 }
 
@@ -107,7 +125,9 @@ export function checkOneSource(config: Runtime["config"]): void {
 export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
   const { config, logger } = runtime;
   const started = performance.now();
-  const lastGroupSizes = config.source.type === "file" ? undefined : await lastGroupSizesOf(runtime);
+  // With targets:, the shared read is checked per target, against each one's state file (checkedSlice).
+  const lastGroupSizes =
+    config.source.type === "file" || config.targets.length > 0 ? undefined : await lastGroupSizesOf(runtime);
   const read = await readSource({
     config,
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },

@@ -11,8 +11,9 @@ import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./
 import type { Layer, Origin, Tree } from "./layers.js";
 import { durationSeconds } from "./values.js";
 import { configError } from "./config-error.js";
-import { readToken, withoutScheme } from "./token.js";
+import { readToken, urlProblem, withoutScheme } from "./token.js";
 import { configSchema } from "./schema.js";
+import { sharedTokenProblems, targetTokenEnvNames } from "./targets.js";
 import { didYouMean, keysAt } from "./known-keys.js";
 import type { Config } from "./schema.js";
 
@@ -21,6 +22,15 @@ export { configSchema, envNameOf, LEAVES } from "./schema.js";
 export { ineffectiveSettings, toPolicy } from "./policy.js";
 export { durationSeconds } from "./values.js";
 export { desiredReadOptions } from "./desired-options.js";
+export {
+  configForTarget,
+  forTarget,
+  sortedTargetNames,
+  unknownTarget,
+  TARGET_NAME,
+  type TargetConfig,
+  type TargetEntry,
+} from "./targets.js";
 
 export const DEFAULT_CONFIG_FILE = "usersync.yaml";
 
@@ -82,6 +92,8 @@ export type LoadedConfig = Config & {
   readonly token?: string;
   /** Non-fatal notes, e.g. an unknown `USERSYNC_…` variable. */
   warnings: string[];
+  /** The target this config is for (targets.ts), when the config has targets. */
+  targetName?: string;
 };
 
 const TOKEN_KEYS = /^(token|apiToken|api_token|bearerToken|password)$/i;
@@ -133,6 +145,7 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   if (env.USERSYNC_TARGET_TOKEN_ENV) names.add(env.USERSYNC_TARGET_TOKEN_ENV);
   // The LDAP bind password's variable (docs/ldap.md) is a secret, not a config key.
   names.add("USERSYNC_LDAP_PASSWORD");
+  for (const name of targetTokenEnvNames(file.data)) names.add(name);
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
   if (env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV) names.add(env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV);
@@ -209,35 +222,14 @@ function tokenKeyProblems(file: Layer, configFile: string): Problem[] {
   return out;
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
 function crossFieldProblems(config: Config, originOf: (path: string) => Origin): Problem[] {
   const out: Problem[] = [];
   const add = (field: string, rule: string, message: string, at = field): void =>
     void out.push({ ...originOf(at), field, rule, message });
   const { baseUrl } = config.target;
-  if (baseUrl !== undefined && baseUrl !== "embedded") {
-    let url: URL | undefined;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      add("target.baseUrl", "bad-url", `"${baseUrl}" is not a URL: use https://host[:port] or embedded`);
-    }
-    if (url && url.protocol !== "https:" && url.protocol !== "http:")
-      add("target.baseUrl", "bad-url", `"${baseUrl}": only http and https URLs are supported`);
-    else if (url && (url.username || url.password))
-      add(
-        "target.baseUrl",
-        "bad-url",
-        "must not contain a user name or password: the token comes from the environment or a token file",
-      );
-    else if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname) && !config.target.allowInsecureHttp)
-      add(
-        "target.baseUrl",
-        "insecure-http",
-        `plain http:// to ${url.hostname} would send the token unencrypted: use https:// or set target.allowInsecureHttp: true`,
-      );
-  }
+  const bad = baseUrl === undefined ? undefined : urlProblem(baseUrl, config.target.allowInsecureHttp);
+  if (bad !== undefined) add("target.baseUrl", bad.rule, bad.message);
+  for (const message of sharedTokenProblems(config)) add("targets", "shared-token", message);
   if (config.identity.passwords === "file" && config.identity.passwordFile === undefined)
     add(
       "identity.passwordFile",

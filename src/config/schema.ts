@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { permissionsSection } from "./permissions-schema.js";
+import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
@@ -122,7 +123,7 @@ const identity = z.strictObject({
   passwordFile: path.optional(),
 });
 
-const policy = z.strictObject({
+export const policySection = z.strictObject({
   /** No default here: `full` for `source.type: ldap`, else `incremental` (see configSchema). */
   mode: z.enum(["incremental", "full"]).optional(),
   membership: z.enum(["exact", "additive"]).default("exact"),
@@ -151,9 +152,6 @@ const policy = z.strictObject({
     })
     .prefault({}),
 });
-
-/** `permissions` (issue 23): permissions-schema.ts. */
-const permissions = permissionsSection;
 
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),
@@ -197,12 +195,13 @@ export const configSchema = z
     target: target.prefault({}),
     source: source.prefault({}),
     identity: identity.prefault({}),
-    policy: policy.prefault({}),
-    permissions: permissions.prefault({}),
+    policy: policySection.prefault({}),
+    permissions: permissionsSection.prefault({}), // issue 23: permissions-schema.ts
     execution: execution.prefault({}),
     output: output.prefault({}),
     state: state.prefault({}),
     logging: logging.prefault({}),
+    targets: targetsSection, // issue 31: targets-schema.ts, targets.ts
   })
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({

@@ -29,6 +29,7 @@ export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
+export { sliceDesired, type SliceSelector } from "./slice.js";
 export { keyLines, parseYaml } from "./yaml-text.js";
 
 export interface ReadDesiredOptions {
@@ -37,6 +38,8 @@ export interface ReadDesiredOptions {
   /** Default: by extension (.yaml, .yml, .csv). */
   format?: DesiredFormat;
   defaults?: { identity?: Identity };
+  /** Extra columns of a users CSV kept on each user (`columns`) for a target's selector. */
+  columns?: readonly string[];
 }
 
 const USERS_CSV: CsvShape<UserField> = {
@@ -63,6 +66,7 @@ export async function readDesiredState(options: ReadDesiredOptions): Promise<Rea
     file: options.file,
     format: options.format,
     role: "users",
+    columns: options.columns,
     problems,
     defaultIdentity,
     users,
@@ -96,6 +100,7 @@ interface ReadOneOptions {
   file: string;
   format: DesiredFormat | undefined;
   role: "users" | "groups";
+  columns?: readonly string[] | undefined;
   problems: ProblemList;
   defaultIdentity: Identity;
   users: DesiredUser[];
@@ -214,7 +219,12 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
   const before = problems.items.length;
   const read =
     role === "users"
-      ? await readCsv({ file, shape: USERS_CSV, problems, onRecord: (r) => addUser(normaliseUser(r, ctx)) })
+      ? await readCsv({
+          file,
+          shape: { ...USERS_CSV, extra: options.columns ?? [] },
+          problems,
+          onRecord: (r) => addUser(normaliseUser(r, ctx)),
+        })
       : await readCsv({
           file,
           shape: GROUPS_CSV,
