@@ -4,6 +4,7 @@
  * with the line they are on. Written as a byte state machine because `TextDecoder` tells that a
  * chunk is bad but not where.
  */
+import { Transform } from "node:stream";
 
 export interface ByteFinding {
   rule: "not-utf8" | "binary";
@@ -96,4 +97,33 @@ const hex = (b: number): string => b.toString(16).padStart(2, "0").toUpperCase()
 export function checkBytes(buf: Uint8Array): ByteFinding | undefined {
   const checker = new ByteChecker();
   return checker.push(buf) ?? checker.end();
+}
+
+/** The first bad byte of a file read as a stream: raised once the good lines before it are parsed. */
+export class ByteProblem extends Error {
+  constructor(readonly finding: ByteFinding) {
+    super(finding.message);
+  }
+}
+
+/**
+ * The UTF-8 check as a stream step: bytes pass through until the first bad one; the error is
+ * raised at the end, once the good lines before it have been parsed.
+ */
+export function byteCheckStream(): Transform {
+  const checker = new ByteChecker();
+  let bad: ByteFinding | undefined;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      // After bad bytes nothing more is parsed; the rest of the file is only read to its end.
+      if (bad) return done();
+      bad = checker.push(chunk);
+      // The complete lines before the bad one are parsed, so their rows are checked too.
+      done(null, bad ? chunk.subarray(0, bad.goodBytes) : chunk);
+    },
+    flush(done) {
+      const finding = bad ?? checker.end();
+      done(finding ? new ByteProblem(finding) : null);
+    },
+  });
 }

@@ -6,11 +6,9 @@
  * after it can be trusted.
  */
 import { createReadStream } from "node:fs";
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parse } from "csv-parse";
-import { ByteChecker } from "./byte-check.js";
-import type { ByteFinding } from "./byte-check.js";
+import { ByteProblem, byteCheckStream } from "./byte-check.js";
 import { visible } from "./characters.js";
 import { unneutraliseCell } from "./csv-cell.js";
 import type { ProblemList, Where } from "./problems.js";
@@ -36,12 +34,6 @@ export interface CsvShape<F extends string> {
 
 /** A header cell: a known field, an extra column kept by name, or neither. */
 type Column<F extends string> = F | { extra: string } | undefined;
-
-class ByteProblem extends Error {
-  constructor(readonly finding: ByteFinding) {
-    super(finding.message);
-  }
-}
 
 /**
  * Reads `file` and calls `onRecord` for every well-formed row. Returns the number of data rows
@@ -98,28 +90,6 @@ export async function readCsv<F extends string>(options: {
   if (failure !== undefined && !stopped) reportStop({ err: failure, file, problems, nextLine });
   if (header === undefined) headerOk = false;
   return { rows, headerOk };
-}
-
-/**
- * The UTF-8 check as a stream step: bytes pass through until the first bad one; the error is
- * raised at the end, once the good lines before it have been parsed.
- */
-function byteCheckStream(): Transform {
-  const checker = new ByteChecker();
-  let bad: ByteFinding | undefined;
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      // After bad bytes nothing more is parsed; the rest of the file is only read to its end.
-      if (bad) return done();
-      bad = checker.push(chunk);
-      // The complete lines before the bad one are parsed, so their rows are checked too.
-      done(null, bad ? chunk.subarray(0, bad.goodBytes) : chunk);
-    },
-    flush(done) {
-      const finding = bad ?? checker.end();
-      done(finding ? new ByteProblem(finding) : null);
-    },
-  });
 }
 
 type CsvRow = { record: string[]; raw: string };
