@@ -140,8 +140,10 @@ export class GraphRoutes {
     const body: Record<string, unknown> = { "@odata.context": `${this.base}/v1.0/$metadata#${o.context}` };
     if (q.count) body["@odata.count"] = all.length + (f?.kind === "miscount" ? 1 : 0);
     body["value"] = all.slice(q.skip, q.skip + q.top);
-    const nextOffset = f?.kind === "loop" ? q.skip : q.skip + q.top;
-    if (nextOffset < all.length) {
+    // A loop: the next link is the link just followed, as a broken server repeats it.
+    if (f?.kind === "loop") body["@odata.nextLink"] = `${this.base}${url.pathname}${url.search}`;
+    else if (q.skip + q.top < all.length) {
+      const nextOffset = q.skip + q.top;
       const next = new URL(url.href);
       next.searchParams.set("$skiptoken", skipToken(o.listing, nextOffset));
       body["@odata.nextLink"] = `${this.base}${next.pathname}${next.search}`;
@@ -169,8 +171,8 @@ export class GraphRoutes {
         items: () => this.directory.tenant.groups.filter(test).map((g) => project(g as never, select)),
       });
     }
-    const f = this.fault(url.pathname, undefined);
-    if (f && parts.length === 2) return broken(f);
+    const f = parts.length === 2 ? this.fault(url.pathname, undefined) : undefined;
+    if (f) return broken(f);
     const group = this.directory.group(parts[1]!);
     if (group === undefined) return notFound(parts[1]!);
     if (parts.length === 2) return { status: 200, body: project(group as never, select) };

@@ -86,7 +86,9 @@ export async function startGraphStandIn(options: GraphStandInOptions): Promise<G
     });
   };
 
-  const server: Server = options.tls ? createHttps(options.tls, listener) : createHttp(listener);
+  const server: Server = options.tls
+    ? createHttps({ ...options.tls, noDelay: true }, listener)
+    : createHttp({ noDelay: true }, listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   routes.base = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
