@@ -93,4 +93,6 @@ export const entraSection = z
 export type EntraConfig = z.infer<typeof entraSection>;
 
 /** Its keys holding file paths (resolved against the config file's folder). */
-export const ENTRA_PATH_LEAVES = ["tokenFile", "certificateFile", "secretFile", "caFile"].map((k) => `source.entra.${k}`);
+export const ENTRA_PATH_LEAVES = ["tokenFile", "certificateFile", "secretFile", "caFile"].map(
+  (k) => `source.entra.${k}`,
+);
