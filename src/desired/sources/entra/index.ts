@@ -142,9 +142,10 @@ function build(
 function otherMembers(members: GroupMembers[]): SkippedCount[] {
   const withOthers = members.filter((m) => m.others > 0);
   if (withOthers.length === 0) return [];
+  const nested = withOthers.some((m) => !m.nestedRead) ? "nested groups, " : "";
   return [
     {
-      reason: "members that are not people (service principals, devices, contacts)",
+      reason: `members that are not people (${nested}service principals, devices, contacts)`,
       count: withOthers.reduce((n, m) => n + m.others, 0),
       sample: withOthers
         .slice(0, 5)

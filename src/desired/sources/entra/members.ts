@@ -1,8 +1,8 @@
 /**
  * The Graph reads of one run: the groups each rule picks, then, per picked group, its people at
- * any depth (`transitiveMembers/microsoft.graph.user`), the groups nested in it (for `parents`
- * and the count), and the count of all its members, so members of other types (service
- * principals, devices, contacts) are skipped with a count, never silently. Every listing is
+ * any depth (`transitiveMembers/microsoft.graph.user`), the groups nested in it (only when a rule
+ * asks for `parents: directory`), and the count of all its members, so members of other types
+ * (service principals, devices, contacts) are skipped with a count, never silently. Every listing is
  * proved whole (pages.ts); a rule that picks nothing or a name that picks two is a setup error.
  */
 import type { EntraConfig } from "../../../config/entra-schema.js";
@@ -87,8 +87,10 @@ export interface GroupMembers {
   users: GraphUserItem[];
   /** Ids of the groups nested in it at any depth. */
   nested: Set<string>;
-  /** Members that are neither people nor groups. */
+  /** Members that are not people (nor groups, when `nestedRead`). */
   others: number;
+  /** Whether nested groups were read (a rule asks for `parents: directory`). */
+  nestedRead: boolean;
 }
 
 export async function readMembers(
@@ -107,27 +109,32 @@ export async function readMembers(
       graphUrl(config, `${path}/microsoft.graph.user`, { $select, ...LIST }),
       `people in ${label}`,
     );
-    const groups = await listAll(
-      http,
-      graphUrl(config, `${path}/microsoft.graph.group`, { $select: "id", ...LIST }),
-      `groups nested in ${label}`,
-    );
+    // Nesting is read only where a rule turns it into parents; else nested groups count as others.
+    const groups = config.groups.some((r) => r.parents === "directory")
+      ? await listAll(
+          http,
+          graphUrl(config, `${path}/microsoft.graph.group`, { $select: "id", ...LIST }),
+          `groups nested in ${label}`,
+        )
+      : undefined;
     const total = await http.get<{ "@odata.count"?: unknown }>(
       graphUrl(config, path, { $select: "id", $top: "1", $count: "true" }),
       `the count of all members of ${label}`,
     );
-    reads.push(people.tally, groups.tally);
+    reads.push(people.tally, ...(groups ? [groups.tally] : []));
     const count = total.body["@odata.count"];
-    const others = typeof count === "number" ? count - people.tally.read - groups.tally.read : -1;
+    const nested = groups?.tally.read ?? 0;
+    const others = typeof count === "number" ? count - people.tally.read - nested : -1;
     if (others < 0)
       throw new SourceIncompleteError({
         read: `members of ${label}`,
-        reason: `Graph counts ${String(count)} members of all types, fewer than the ${people.tally.read} people and ${groups.tally.read} groups just read: the group changed while it was read, or Graph's index lags`,
+        reason: `Graph counts ${String(count)} members of all types, fewer than the ${people.tally.read} people and ${nested} groups just read: the group changed while it was read, or Graph's index lags`,
       });
     return {
       picked,
       users: people.items as GraphUserItem[],
-      nested: new Set((groups.items as { id: string }[]).map((g) => g.id)),
+      nested: new Set(((groups?.items ?? []) as { id: string }[]).map((g) => g.id)),
+      nestedRead: groups !== undefined,
       others,
     };
   } catch (err) {
