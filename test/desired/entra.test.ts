@@ -3,7 +3,12 @@
  * @azure/identity): what a whole read gives, the requests it takes, and every way a read that is
  * not whole (exit 5) or a setup mistake (exit 4, the fix named) stops it.
  */
+import { spawnSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { withTempDir } from "../e2e/run-cli.js";
 import { exitCodeFor } from "../../src/errors.js";
 import { createLogger } from "../../src/logging.js";
 import { openEntraSource } from "../../src/desired/sources/entra/index.js";
@@ -13,6 +18,7 @@ import type { GraphStandIn } from "../../src/emulator/graph/server.js";
 import { configSchema } from "../../src/config/schema.js";
 import { generateTenant, STAND_IN_CLIENT, STAND_IN_TENANT } from "../../src/emulator/graph/generate.js";
 import {
+  serviceAccountToken,
   EXPIRED_SECRET,
   G,
   NO_CONSENT_CLIENT,
@@ -271,5 +277,61 @@ describe("many pages", () => {
     } finally {
       await big.close();
     }
+  });
+});
+
+describe("credentials without a secret", () => {
+  it("workload identity: the projected service-account token is exchanged; a wrong subject names the fix", async () => {
+    await withTempDir(async (dir) => {
+      const tokenFile = join(dir, "azure-identity-token");
+      await writeFile(tokenFile, serviceAccountToken());
+      const { state } = await read({ credential: "workloadIdentity", tokenFile }, {});
+      expect(state.users).toHaveLength(4);
+      await writeFile(tokenFile, serviceAccountToken("system:serviceaccount:other:usersync"));
+      const wrong = await failure(
+        read({ credential: "workloadIdentity" }, { AZURE_FEDERATED_TOKEN_FILE: tokenFile }),
+      );
+      expect(wrong).toMatchObject({
+        code: 4,
+        message: expect.stringMatching(/AADSTS700213.*system:serviceaccount/),
+      });
+      const none = await failure(read({ credential: "workloadIdentity" }, {}));
+      expect(none).toMatchObject({ code: 4, message: expect.stringMatching(/azure.workload.identity\/use/) });
+    });
+  });
+
+  it("a client certificate: the assertion it signs gets the token", async () => {
+    await withTempDir(async (dir) => {
+      const certificateFile = join(dir, "cert.pem");
+      // Entra takes RSA certificates (the assertion is RS256-signed): a fresh self-signed one.
+      const made = spawnSync("openssl", [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=usersync",
+        "-days",
+        "1",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "crt.pem"),
+      ]);
+      expect(made.status, String(made.stderr)).toBe(0);
+      await writeFile(
+        certificateFile,
+        (await readFile(join(dir, "crt.pem"), "utf8")) + (await readFile(join(dir, "key.pem"), "utf8")),
+      );
+      const { state } = await read({ credential: "certificate", certificateFile }, {});
+      expect(state.users).toHaveLength(4);
+    });
+  });
+
+  it("the configuration block of docs/entra.md is a valid config", async () => {
+    const doc = await readFile(new URL("../../docs/entra.md", import.meta.url), "utf8");
+    const block = /```yaml entra\.yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+    expect(configSchema.parse(parse(block)).source.entra).toMatchObject({ credential: "workloadIdentity" });
   });
 });

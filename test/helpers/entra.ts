@@ -25,6 +25,19 @@ export const CLIENT_ID = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
 export const NO_USERS_CLIENT = "aaaaaaaa-bbbb-4ccc-8ddd-000000000001";
 export const NO_CONSENT_CLIENT = "aaaaaaaa-bbbb-4ccc-8ddd-000000000002";
 export const SECRET = "s3cret-value-never-printed";
+export const FEDERATED_ISSUER = "https://oidc.cluster.example/issuer";
+export const FEDERATED_SUBJECT = "system:serviceaccount:usersync:usersync";
+
+/** A projected service-account token as the kubelet writes it (unsigned here: the stand-in reads its claims). */
+export function serviceAccountToken(subject = FEDERATED_SUBJECT): string {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  return [
+    part({ alg: "RS256", kid: "k1" }),
+    part({ iss: FEDERATED_ISSUER, sub: subject, aud: ["api://AzureADTokenExchange"], exp }),
+    "c2ln",
+  ].join(".");
+}
 export const EXPIRED_SECRET = "an-expired-secret-value";
 
 export const G = {
@@ -111,6 +124,7 @@ export function smallTenant(): GraphTenant {
     apps: [
       {
         clientId: CLIENT_ID,
+        federated: { issuer: FEDERATED_ISSUER, subject: FEDERATED_SUBJECT },
         secrets: [SECRET],
         expiredSecrets: [EXPIRED_SECRET],
         certificate: true,
