@@ -5,8 +5,6 @@
  * is gone (pages.ts proves the rows add up). A status no retry fixes becomes a setup error that
  * names the fix (exit 4).
  */
-import { createSecureContext } from "node:tls";
-import { Agent } from "undici";
 import type { Logger } from "pino";
 import type { EntraConfig } from "../../../config/entra-schema.js";
 import { DirectoryError } from "../../../errors.js";
@@ -55,11 +53,7 @@ export function graphHttp(o: {
     timeoutMs: config.timeoutMs,
     maxThrottleWaitMs: config.throttleBudgetMs,
     logger: o.logger,
-    dispatcher: new Agent({
-      connections: config.concurrency,
-      // One TLS context for every connection: building one from ~140 root CAs costs ~100 ms each time.
-      ...(o.ca !== undefined ? { connect: { secureContext: createSecureContext({ ca: o.ca }) } } : {}),
-    }),
+    ...(o.ca !== undefined ? { ca: o.ca } : {}),
   });
 }
 
