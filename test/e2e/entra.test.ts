@@ -56,6 +56,14 @@ describe("an Entra-fed sync through the built CLI", () => {
   it("converges, re-runs empty, and refuses every read that is not whole with exit 5 and nothing sent", async () => {
     await withTempDir(async (dir) => {
       const config = await writeConfig(dir);
+      // The dry first run: validate reads Entra and sends the service nothing.
+      const logBefore = emulator.requestLog().length;
+      const validate = await runCli(["validate", "--config", config], { env });
+      expect(validate.code, validate.stderr).toBe(0);
+      expect(validate.stdout).toMatch(
+        /^OK: Entra ID tenant .*: 4 user\(s\) \(1 marked absent\), 2 group\(s\)/,
+      );
+      expect(emulator.requestLog().length).toBe(logBefore);
       const first = await runCli(["apply", "--config", config, "--yes"], { env });
       expect(first.code, first.stderr).toBe(0);
       const mappings = emulator.state().mappings.filter((m) => m.id !== "admin");
