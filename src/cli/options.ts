@@ -44,7 +44,11 @@ export const GLOBAL_OPTIONS = {
     value: "URL",
     help: 'the service\'s root URL, or "embedded" for the built-in emulator (config: target.baseUrl)',
   },
-  "log-level": { type: "string", value: "LEVEL", help: "trace|debug|info|warn|error|silent (default info)" },
+  "log-level": {
+    type: "string",
+    value: "LEVEL",
+    help: "trace|debug|info|warn|error|fatal|silent (default info)",
+  },
   "log-format": {
     type: "string",
     value: "FMT",

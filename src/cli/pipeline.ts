@@ -30,6 +30,7 @@ import { applyDirectorySignIn } from "../desired/sources/entra/sign-in.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
+import { warnGuardTripped } from "./guard-warning.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -242,6 +243,7 @@ export async function planAgainstService(
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
+    warnGuardTripped(logger, planned.plan);
     return { connection, desired: options.desired, policy, ...planned };
   } catch (err) {
     if (!options.connection) await connection.close();
@@ -263,13 +265,20 @@ async function listChecked(
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)
     logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-  reportProblems(
-    [
-      ...checkBuiltinIdentity(desired, actual),
-      ...checkGroupReferences(desired, actual, policy),
-      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
-    ],
-    logger,
-  );
+  const problems = [
+    ...checkBuiltinIdentity(desired, actual),
+    ...checkGroupReferences(desired, actual, policy),
+    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
+  ];
+  if (
+    connection.embedded &&
+    !config.target.embeddedSeed &&
+    problems.some((p) => p.rule === "unknown-workspace")
+  )
+    logger.warn(
+      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
+        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
+    );
+  reportProblems(problems, logger);
   return actual;
 }

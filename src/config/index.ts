@@ -3,14 +3,15 @@
  * one schema, then the cross-field rules; every problem is reported at once with its key path and
  * where the value came from. The API token comes only from the environment or a token file.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Problem } from "../errors.js";
-import { ConfigError, formatProblem } from "../errors.js";
 import { characterProblems } from "./characters.js";
 import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./layers.js";
 import type { Layer, Origin, Tree } from "./layers.js";
 import { durationSeconds } from "./values.js";
+import { configError } from "./config-error.js";
+import { readToken, withoutScheme } from "./token.js";
 import { configSchema } from "./schema.js";
 import { didYouMean, keysAt } from "./known-keys.js";
 import type { Config } from "./schema.js";
@@ -116,8 +117,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   problems.push(...crossFieldProblems(config, originOf));
   if (problems.length > 0) throw configError(problems, configFile);
 
-  const token = await readToken(config, options.env, originOf);
-  const loaded: LoadedConfig = { ...config, warnings: env.warnings, ...(configFile ? { configFile } : {}) };
+  const read = await readToken(config, options.env, originOf);
+  const { token, warning } = withoutScheme(read, config.target);
+  const warnings = [...env.warnings, ...(warning !== undefined ? [warning] : [])];
+  const loaded: LoadedConfig = { ...config, warnings, ...(configFile ? { configFile } : {}) };
   Object.defineProperty(loaded, "token", { value: token, enumerable: false, writable: false });
   return loaded;
 }
@@ -132,6 +135,7 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   names.add("USERSYNC_LDAP_PASSWORD");
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
+  if (env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV) names.add(env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV);
   return names;
 }
 
@@ -249,52 +253,4 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
       "policy.revokeAfter",
     );
   return out;
-}
-
-async function readToken(
-  config: Config,
-  env: NodeJS.ProcessEnv,
-  originOf: (path: string) => Origin,
-): Promise<string | undefined> {
-  const { tokenFile, tokenEnv } = config.target;
-  if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(tokenFile, "utf8");
-    } catch (err) {
-      const code = (err as { code?: string }).code ?? "unknown error";
-      throw configError([
-        {
-          ...originOf("target.tokenFile"),
-          field: "target.tokenFile",
-          rule: "token-file",
-          message: `cannot read the token file ${tokenFile} (${code})`,
-        },
-      ]);
-    }
-    const token = text.trim();
-    if (token === "")
-      throw configError([
-        {
-          ...originOf("target.tokenFile"),
-          field: "target.tokenFile",
-          rule: "token-file",
-          message: `the token file ${tokenFile} is empty`,
-        },
-      ]);
-    return token;
-  }
-  const fromEnv = env[tokenEnv]?.trim();
-  return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
-}
-
-/** Problems of the file first, in line order, then those of the environment and flags. */
-function configError(unsorted: Problem[], configFile?: string): ConfigError {
-  const rank = (p: Problem): number => (p.file === configFile ? 0 : p.file.startsWith("env ") ? 1 : 2);
-  const problems = [...unsorted].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0));
-  const lines = problems.map((p) => `  ${formatProblem(p)}`).join("\n");
-  return new ConfigError({
-    message: `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
-    problems,
-  });
 }

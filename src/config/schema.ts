@@ -38,6 +38,8 @@ const target = z.strictObject({
   caFile: path.optional(),
   allowInsecureHttp: z.boolean().default(false),
   embeddedData: path.optional(),
+  /** The seed (emulator --seed's file) the embedded emulator starts from, e.g. the README's demo. */
+  embeddedSeed: path.optional(),
 });
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
@@ -229,6 +231,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "target.caFile": "string",
   "target.allowInsecureHttp": "boolean",
   "target.embeddedData": "string",
+  "target.embeddedSeed": "string",
   "source.desired": "string",
   "source.groups": "string",
   "source.format": "string",
@@ -279,6 +282,7 @@ export const PATH_LEAVES: readonly string[] = [
   "target.tokenFile",
   "target.caFile",
   "target.embeddedData",
+  "target.embeddedSeed",
   "source.desired",
   "source.groups",
   "source.ldap.caFile",
@@ -294,11 +298,4 @@ export const PATH_LEAVES: readonly string[] = [
   "state.file",
 ];
 
-/** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */
-export function envNameOf(leaf: string): string {
-  return `USERSYNC_${leaf
-    .split(".")
-    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1_$2"))
-    .join("_")
-    .toUpperCase()}`;
-}
+export { envNameOf } from "./env-names.js";

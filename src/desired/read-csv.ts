@@ -15,6 +15,7 @@ import { visible } from "./characters.js";
 import { unneutraliseCell } from "./csv-cell.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { RawRecord } from "./records.js";
+import { didYouMean } from "../suggest.js";
 
 /** A cell this long is junk, not a name. */
 export const MAX_FIELD_CHARS = 64 * 1024;
@@ -190,6 +191,17 @@ function readHeader<F extends string>(options: {
   problems: ProblemList;
 }): Array<F | undefined> {
   const { file, line, shape, problems } = options;
+  const only = options.names.length === 1 ? options.names[0]!.trim() : "";
+  const separator = [";", "\t", "|"].find((c) => only.includes(c));
+  if (separator !== undefined) {
+    // One column holding the names: a spreadsheet in a locale that separates with ';' wrote it.
+    problems.error(
+      { file, line, field: visible(only) },
+      "csv-separator",
+      `the header is one column with ${JSON.stringify(separator)} in it: columns are separated by commas; save the file as comma-separated CSV (or replace the ${JSON.stringify(separator)} separators with commas)`,
+    );
+    return [];
+  }
   const known = new Map(shape.fields.map((f) => [f.toLowerCase(), f] as const));
   const seen = new Set<F>();
   const columns = options.names.map((rawName, i) => {
@@ -199,7 +211,7 @@ function readHeader<F extends string>(options: {
       problems.error(
         { file, line, field: visible(name) || `column ${i + 1}` },
         "unknown-column",
-        `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`,
+        `unknown column; ${didYouMean(name, shape.fields)}the ${shape.noun} columns are ${shape.fields.join(", ")}`,
       );
       return undefined;
     }
