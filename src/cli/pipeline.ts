@@ -26,6 +26,7 @@ import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
+import { applyDirectorySignIn } from "../desired/sources/entra/sign-in.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
@@ -240,6 +241,13 @@ export async function planAgainstService(
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
   try {
     const profile = connection.client.profile;
+    // A directory read with authenticationId auto: the organization's claim says who signs in as whom.
+    await applyDirectorySignIn({
+      state: options.desired,
+      signIn: connection.client.signIn?.bind(connection.client),
+      defaultIdentity: config.identity.default,
+      logger,
+    });
     // What the profile and the config allow (permissions: scope, MANAGE), before any listing.
     reportProblems(
       [...validateForProfile(options.desired, profile), ...checkPermissionPolicy(options.desired, policy)],

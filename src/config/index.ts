@@ -149,6 +149,10 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
   if (env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV) names.add(env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV);
+  // So is the Entra client secret's (docs/entra.md).
+  names.add("USERSYNC_ENTRA_CLIENT_SECRET");
+  const entraSecretEnv = getPath(file.data, "source.entra.secretEnv");
+  if (typeof entraSecretEnv === "string") names.add(entraSecretEnv);
   return names;
 }
 

@@ -1,9 +1,11 @@
+/* eslint-disable max-lines -- one table of every section; each directory source keeps its own in <name>-schema.ts */
 /**
  * The config file schema (DESIGN section 3), with every default. `config.example.yaml` documents
  * each key; `LEAVES` lists them with their types for environment overrides, and a test keeps
  * the three in step.
  */
 import { z } from "zod";
+import { ENTRA_PATH_LEAVES, entraSection } from "./entra-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
@@ -105,7 +107,7 @@ const ldap = z.strictObject({
 });
 
 const source = z.strictObject({
-  type: z.enum(["file", "ldap"]).default("file"),
+  type: z.enum(["file", "ldap", "entra"]).default("file"),
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
@@ -115,6 +117,7 @@ const source = z.strictObject({
     key: "source.minUsers",
   }).optional(),
   ldap: ldap.optional(),
+  entra: entraSection.optional(),
 });
 
 const identity = z.strictObject({
@@ -124,7 +127,7 @@ const identity = z.strictObject({
 });
 
 export const policySection = z.strictObject({
-  /** No default here: `full` for `source.type: ldap`, else `incremental` (see configSchema). */
+  /** No default here: `full` for a directory (`source.type` ldap or entra), else `incremental` (see configSchema). */
   mode: z.enum(["incremental", "full"]).optional(),
   membership: z.enum(["exact", "additive"]).default("exact"),
   deletions: z.enum(["none", "revoke", "remove"]).default("revoke"),
@@ -206,7 +209,7 @@ export const configSchema = z
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
     ...c,
-    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type === "ldap" ? "full" : "incremental") },
+    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type === "file" ? "incremental" : "full") },
   }));
 
 export type Config = z.infer<typeof configSchema>;
@@ -283,6 +286,7 @@ export const PATH_LEAVES: readonly string[] = [
   "source.groups",
   "source.ldap.caFile",
   "source.ldap.passwordFile",
+  ...ENTRA_PATH_LEAVES,
   "identity.passwordFile",
   "output.plan",
   "output.report",

@@ -118,12 +118,22 @@ export interface PermissionsClient {
   manageOrganizationPermissions(grants: readonly OrganizationAssignment[], opts?: CallOptions): Promise<void>;
 }
 
+/**
+ * How the organization signs people in (sign-in.ts): `builtin`, the built-in identity provider;
+ * `oidc`, an external provider and the ID-token claim it keys users by (`oauthSubjectIdClaim`).
+ */
+export type OrganizationSignIn =
+  | { kind: "builtin" }
+  | { kind: "oidc"; claim: string; issuer: string | undefined; from: "organization" | "identityProvider" };
+
 export interface ServiceClient {
   readonly profile: ApiProfile;
   readonly baseUrl: string;
 
   /** `GET /api/v1/profile` (v1); `undefined` on legacy. */
   getProfile(): Promise<{ userId: string } | undefined>;
+  /** How the organization signs people in (service/sign-in.ts); `undefined` where the API cannot tell (legacy). */
+  signIn?(): Promise<OrganizationSignIn | undefined>;
 
   listIdpUsers(): Promise<IdpUser[]>;
   getIdpUser(email: string): Promise<IdpUser | undefined>;

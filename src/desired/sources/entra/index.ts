@@ -1,0 +1,155 @@
+/**
+ * `source.type: entra` (docs/entra.md): people and groups read straight from Microsoft Entra ID
+ * through Microsoft Graph, into the same desired state a file gives, with the evidence that the
+ * read is whole. Token first (a setup mistake stops before any Graph read), then the groups each
+ * rule picks, then every picked group's members, concurrently within `source.entra.concurrency`.
+ * One failed group fails the read: nothing is planned from a part.
+ */
+import type { Config } from "../../../config/schema.js";
+import type { EntraConfig } from "../../../config/entra-schema.js";
+import { ConfigError } from "../../../errors.js";
+import { checkGroups, checkUsers } from "../../checks.js";
+import { ProblemList, sortProblems } from "../../problems.js";
+import type { RecordContext } from "../../records.js";
+import type { DesiredGroup, DesiredUser } from "../../types.js";
+import {
+  SkipCounter,
+  type ReadTally,
+  type SkippedCount,
+  type SourceContext,
+  type SourceReader,
+  type SourceResult,
+} from "../contract.js";
+import { entraCredential, graphToken, readCa } from "./credential.js";
+import { graphHttp } from "./graph.js";
+import { directoryParents, ruleScope, toDesiredGroup } from "./groups.js";
+import { pickGroups, readMembers, type GroupMembers } from "./members.js";
+import { markSignInPending } from "./sign-in.js";
+import { toDesiredUser, type GraphUserItem } from "./users.js";
+import { limitedUserInfo, tokenProvider } from "./tokens.js";
+
+export function openEntraSource(config: Config, ctx: SourceContext): SourceReader {
+  return {
+    read: () => {
+      const entra = config.source.entra;
+      if (entra === undefined)
+        throw new ConfigError({
+          message:
+            "source.type is entra but source.entra is not set: see docs/entra.md and config.example.yaml.",
+        });
+      return readEntra(entra, ctx);
+    },
+  };
+}
+
+/** Where the state came from, for messages and the plan: never a secret. */
+export function entraSourceName(config: EntraConfig): string {
+  return `Entra ID tenant ${config.tenant}`;
+}
+
+/** Every group's members, or the first failure once all have stopped (nothing runs after close). */
+async function readAllMembers(run: () => Promise<GroupMembers>[]): Promise<GroupMembers[]> {
+  const settled = await Promise.allSettled(run());
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<GroupMembers>).value);
+}
+
+async function readEntra(config: EntraConfig, ctx: SourceContext): Promise<SourceResult> {
+  const ca = await readCa(config);
+  const credential = await entraCredential(config, ctx.env, ca);
+  const token = tokenProvider(() => graphToken(credential, config));
+  await token();
+  const http = graphHttp({
+    config,
+    ca,
+    authorize: async () => `Bearer ${await token()}`,
+    logger: ctx.logger,
+  });
+  const reads: ReadTally[] = [];
+  try {
+    const picked = await pickGroups(http, config, reads);
+    const members = await readAllMembers(() => picked.map((p) => readMembers(http, config, p, reads)));
+    limitedUserInfo(members, config);
+    return build(config, ctx, members, reads);
+  } finally {
+    await http.close();
+  }
+}
+
+function build(
+  config: EntraConfig,
+  ctx: SourceContext,
+  members: GroupMembers[],
+  reads: ReadTally[],
+): SourceResult {
+  const source = entraSourceName(config);
+  const problems = new ProblemList();
+  const rc: RecordContext = {
+    problems,
+    defaultIdentity: ctx.defaultIdentity,
+    passwordWarned: { value: false },
+  };
+  const skipped = new SkipCounter();
+  const groups: DesiredGroup[] = [];
+  for (const m of members) {
+    const desired = toDesiredGroup(m.picked, rc, source);
+    if (desired) {
+      m.picked.desired = desired;
+      groups.push(desired);
+    }
+  }
+  directoryParents(
+    members.map((m) => m.picked),
+    new Map(members.map((m) => [m.picked.group.id, m.nested])),
+  );
+  // A person in many picked groups is read once per group and becomes one user in all of them.
+  const people = new Map<string, { item: GraphUserItem; groups: Set<string> }>();
+  for (const m of members)
+    for (const item of m.users) {
+      const entry = people.get(item.id) ?? people.set(item.id, { item, groups: new Set() }).get(item.id)!;
+      if (m.picked.desired) entry.groups.add(m.picked.desired.id);
+    }
+  const users: DesiredUser[] = [];
+  const graphOf = new Map<DesiredUser, GraphUserItem>();
+  let line = 0;
+  for (const { item, groups: ids } of [...people.values()].sort((a, b) => (a.item.id < b.item.id ? -1 : 1))) {
+    const user = toDesiredUser(item, [...ids].sort(), ++line, { config, ctx: rc, skipped, source });
+    if (user) {
+      users.push(user);
+      graphOf.set(user, item);
+    }
+  }
+  checkUsers(users, problems);
+  checkGroups(groups, users, problems);
+  const state = { users, groups, files: [source] };
+  if (config.attributes.authenticationId === "auto") markSignInPending(state, graphOf);
+  return {
+    state,
+    problems: sortProblems(problems.items, [source]),
+    evidence: {
+      kind: "entra",
+      source: `${source} (${config.graphUrl})`,
+      scope: config.groups.map(ruleScope),
+      reads,
+      skipped: [...skipped.list(), ...otherMembers(members)],
+      groupSizes: Object.fromEntries(members.map((m) => [`entra:${m.picked.group.id}`, m.users.length])),
+    },
+  };
+}
+
+/** Service principals, devices and contacts among the members: counted per group, never silent. */
+function otherMembers(members: GroupMembers[]): SkippedCount[] {
+  const withOthers = members.filter((m) => m.others > 0);
+  if (withOthers.length === 0) return [];
+  const nested = withOthers.some((m) => !m.nestedRead) ? "nested groups, " : "";
+  return [
+    {
+      reason: `members that are not people (${nested}service principals, devices, contacts)`,
+      count: withOthers.reduce((n, m) => n + m.others, 0),
+      sample: withOthers
+        .slice(0, 5)
+        .map((m) => `${m.others} in ${String(m.picked.group["displayName"] ?? m.picked.group.id)}`),
+    },
+  ];
+}
