@@ -6,7 +6,6 @@ import type { Logger } from "pino";
 import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
 import { checkGroupSizes, evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
-import { readState } from "../state/index.js";
 import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState, type ActualState } from "../service/index.js";
@@ -27,7 +26,7 @@ import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { applyDirectorySignIn } from "../desired/sources/entra/sign-in.js";
-import { loadGrace } from "./run-state.js";
+import { lastGroupSizes, loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
@@ -99,7 +98,7 @@ async function checkedSlice(runtime: Runtime, state: DesiredState): Promise<Desi
   if (state.evidence !== undefined)
     checkGroupSizes({
       evidence: state.evidence,
-      lastGood: await lastGroupSizesOf(runtime),
+      lastGood: await lastGroupSizes(runtime.config),
       allowEmpty: runtime.allowEmptyGroups ?? false,
     });
   return state;
@@ -127,12 +126,12 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
   const { config, logger } = runtime;
   const started = performance.now();
   // With targets:, the shared read is checked per target, against each one's state file (checkedSlice).
-  const lastGroupSizes =
-    config.source.type === "file" || config.targets.length > 0 ? undefined : await lastGroupSizesOf(runtime);
+  const lastGood =
+    config.source.type === "file" || config.targets.length > 0 ? undefined : await lastGroupSizes(config);
   const read = await readSource({
     config,
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
-    lastGroupSizes,
+    lastGroupSizes: lastGood,
     allowEmptyGroups: runtime.allowEmptyGroups ?? false,
   });
   const { state, evidence } = read;
@@ -149,13 +148,6 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
       `read ${evidenceLine(evidence)}`,
     );
   return read;
-}
-
-/** The picked groups' sizes at the last successful apply, from the state file; undefined without one. */
-async function lastGroupSizesOf(runtime: Runtime): Promise<Record<string, number> | undefined> {
-  const file = runtime.config.state.file;
-  if (file === undefined) return undefined;
-  return (await readState(file)).data.groupSizes;
 }
 
 /** Logs warnings; throws an InputError listing every error. */

@@ -101,3 +101,9 @@ export async function recordGroupSizes(runtime: Runtime, evidence: Evidence | un
   });
   runtime.logger.info({ file, groups: Object.keys(evidence.groupSizes).length }, "group sizes recorded");
 }
+
+/** The picked groups' sizes at the last successful apply, from the state file; undefined without one. */
+export async function lastGroupSizes(config: Config): Promise<Record<string, number> | undefined> {
+  if (config.state.file === undefined) return undefined;
+  return (await readState(config.state.file)).data.groupSizes;
+}

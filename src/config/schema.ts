@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- one table of every section; each directory source keeps its own in <name>-schema.ts */
 /**
  * The config file schema (DESIGN section 3), with every default. `config.example.yaml` documents
  * each key; `LEAVES` lists them with their types for environment overrides, and a test keeps
