@@ -11,7 +11,7 @@ import { characterProblems } from "./characters.js";
 import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./layers.js";
 import type { Layer, Origin, Tree } from "./layers.js";
 import { durationSeconds } from "./values.js";
-import { configSchema } from "./schema.js";
+import { configSchema, oktaSecretEnv } from "./schema.js";
 import { didYouMean, keysAt } from "./known-keys.js";
 import type { Config } from "./schema.js";
 
@@ -128,8 +128,8 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   const fileTokenEnv = getPath(file.data, "target.tokenEnv");
   if (typeof fileTokenEnv === "string") names.add(fileTokenEnv);
   if (env.USERSYNC_TARGET_TOKEN_ENV) names.add(env.USERSYNC_TARGET_TOKEN_ENV);
-  // The LDAP bind password's variable (docs/ldap.md) is a secret, not a config key.
-  names.add("USERSYNC_LDAP_PASSWORD");
+  // The LDAP bind password's and the Okta key's variables (docs/ldap.md, okta.md) are secrets.
+  ["USERSYNC_LDAP_PASSWORD", ...oktaSecretEnv(file.data, getPath)].forEach((n) => names.add(n));
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
   return names;

@@ -1,9 +1,12 @@
+/* eslint-disable max-lines -- one schema for the whole file; each directory's block beyond LDAP has its own file (okta-schema.ts) */
 /**
  * The config file schema (DESIGN section 3), with every default. `config.example.yaml` documents
  * each key; `LEAVES` lists them with their types for environment overrides, and a test keeps
  * the three in step.
  */
 import { z } from "zod";
+import { oktaSource } from "./okta-schema.js";
+export { oktaSecretEnv } from "./okta-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 
@@ -102,7 +105,7 @@ const ldap = z.strictObject({
 });
 
 const source = z.strictObject({
-  type: z.enum(["file", "ldap"]).default("file"),
+  type: z.enum(["file", "ldap", "okta"]).default("file"),
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
@@ -112,6 +115,7 @@ const source = z.strictObject({
     key: "source.minUsers",
   }).optional(),
   ldap: ldap.optional(),
+  okta: oktaSource.optional(), // issue 30: okta-schema.ts
 });
 
 const identity = z.strictObject({
@@ -205,7 +209,7 @@ export const configSchema = z
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
     ...c,
-    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type === "ldap" ? "full" : "incremental") },
+    policy: { ...c.policy, mode: c.policy.mode ?? (c.source.type !== "file" ? "full" : "incremental") },
   }));
 
 export type Config = z.infer<typeof configSchema>;
