@@ -53,6 +53,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const tokens = options.tokens ?? DEFAULT_TOKENS;
   const owners = options.mapTokenOwners === false ? [] : Object.values(tokens);
   const { store, persister } = await openStore(options, owners);
+  store.signIn = options.signIn;
   const faults = new FaultEngine(options.faults);
   const log = new RequestLog(options.requestLogLimit ?? 100_000);
   let base = "";

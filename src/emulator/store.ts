@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { AccessStore } from "./access-store.js";
 import { SortedIds } from "./sorted-ids.js";
-import type { EmulatorSeed, EmulatorState, StoredIdpUser } from "./types.js";
+import type { EmulatorSeed, EmulatorState, StoredIdpUser, EmulatorSignIn } from "./types.js";
 
 export interface MappingRec {
   id: string;
@@ -40,6 +40,8 @@ export class Store {
   revision = 0;
   /** Workspaces and permissions (access-store.ts). */
   readonly access = new AccessStore(() => void this.revision++);
+  /** The organization's sign-in settings (EmulatorOptions.signIn); not part of the persisted store. */
+  signIn: EmulatorSignIn | undefined;
 
   // ---- IdP users ----------------------------------------------------------------------------
 

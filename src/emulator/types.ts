@@ -118,6 +118,23 @@ export interface EmulatorSeed {
   organizationPermissions?: SeedOrganizationPermission[];
 }
 
+/**
+ * How the organization signs people in (organization-route.ts): unset, through the built-in
+ * identity provider; with an issuer, through an external OIDC provider whose ID-token claim
+ * `oauthSubjectIdClaim` (default `sub`) identifies the user. `identityProvider` is the
+ * organization's identityProvider entity, which wins when set.
+ */
+export interface EmulatorSignIn {
+  oauthIssuerLocation?: string;
+  oauthSubjectIdClaim?: string;
+  identityProvider?: {
+    id: string;
+    idpType?: "MANAGED_IDP" | "FIM_IDP" | "DEX_IDP" | "CUSTOM_IDP";
+    oauthIssuerLocation?: string;
+    oauthSubjectIdClaim?: string;
+  };
+}
+
 export interface EmulatorOptions {
   /** 0 = a free port. Always listens on 127.0.0.1. */
   port?: number;
@@ -156,6 +173,8 @@ export interface EmulatorOptions {
    * forbids them.
    */
   userManagement?: "on" | 404 | 405;
+  /** How the organization signs people in (`GET /api/v1/entities/admin/organizations/{id}`). */
+  signIn?: EmulatorSignIn;
   /** Keep the last N requests in the request log (default 100000). */
   requestLogLimit?: number;
 }

@@ -18,6 +18,7 @@ import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource 
 import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
+import { readSignIn, type OrganizationSignIn } from "./sign-in.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
   PermissionsClient,
@@ -87,6 +88,11 @@ export class ProfileClient implements ServiceClient {
     if (path === undefined) return undefined;
     const { json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA, answer: PROFILE_ANSWER });
     return { userId: json.userId };
+  }
+
+  async signIn(): Promise<OrganizationSignIn | undefined> {
+    const path = this.codec.paths.profile;
+    return path === undefined ? undefined : readSignIn(this.t, path);
   }
 
   async listIdpUsers(): Promise<IdpUser[]> {

@@ -3,6 +3,7 @@
  * program uses. Everything above `src/service/` talks to the service only through `ServiceClient`.
  */
 
+import type { OrganizationSignIn } from "./sign-in.js";
 import type {
   ActualPermissions,
   Assignee,
@@ -124,6 +125,8 @@ export interface ServiceClient {
 
   /** `GET /api/v1/profile` (v1); `undefined` on legacy. */
   getProfile(): Promise<{ userId: string } | undefined>;
+  /** How the organization signs people in (service/sign-in.ts); `undefined` where the API cannot tell (legacy). */
+  signIn?(): Promise<OrganizationSignIn | undefined>;
 
   listIdpUsers(): Promise<IdpUser[]>;
   getIdpUser(email: string): Promise<IdpUser | undefined>;

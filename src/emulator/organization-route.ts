@@ -1,0 +1,61 @@
+/**
+ * The organization entity, as far as a source needs it to know who signs in as whom: `GET
+ * /api/v1/entities/organization` (302 to the entity, as the official OpenAPI says) and `GET
+ * /api/v1/entities/admin/organizations/{id}` with `include=identityProvider`. Its
+ * `oauthSubjectIdClaim` (official `metadata-json-api`: "the claim in ID token that should be used
+ * for user identification; the default value is 'sub'") is set by the `signIn` option; without it
+ * the organization signs people in through the built-in identity provider.
+ */
+import { JSON_API, ProblemError, type Reply } from "./http-util.js";
+import { ORGANIZATION_ID } from "./profile-route.js";
+import type { Route, RouteContext } from "./route-context.js";
+import type { EmulatorSignIn } from "./types.js";
+
+function organizationReply(ctx: RouteContext, signIn: EmulatorSignIn | undefined): Reply {
+  if (ctx.method !== "GET") throw new ProblemError(405, `${ctx.method} is not allowed here (GET)`);
+  if (ctx.param !== ORGANIZATION_ID) throw new ProblemError(404, `organization ${ctx.param ?? ""} not found`);
+  const idp = signIn?.identityProvider;
+  const attributes: Record<string, unknown> = { name: "Emulated organization", hostname: "127.0.0.1" };
+  if (signIn?.oauthIssuerLocation !== undefined)
+    attributes["oauthIssuerLocation"] = signIn.oauthIssuerLocation;
+  if (signIn?.oauthSubjectIdClaim !== undefined)
+    attributes["oauthSubjectIdClaim"] = signIn.oauthSubjectIdClaim;
+  const data: Record<string, unknown> = {
+    id: ORGANIZATION_ID,
+    type: "organization",
+    attributes,
+    links: { self: `${ctx.base}/api/v1/entities/admin/organizations/${ORGANIZATION_ID}` },
+  };
+  if (idp) data["relationships"] = { identityProvider: { data: { id: idp.id, type: "identityProvider" } } };
+  const include = (ctx.query.get("include") ?? "").split(",");
+  const doc: Record<string, unknown> = { data, links: { self: `${ctx.base}${ctx.url}` } };
+  if (idp && include.includes("identityProvider")) {
+    const { id, ...idpAttributes } = idp;
+    doc["included"] = [
+      {
+        id,
+        type: "identityProvider",
+        attributes: idpAttributes,
+        links: { self: `${ctx.base}/api/v1/entities/identityProviders/${id}` },
+      },
+    ];
+  }
+  return { status: 200, contentType: JSON_API, body: doc };
+}
+
+export const ORGANIZATION_ROUTES: Route[] = [
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/entities\/organization$/,
+    handler: () => (ctx) => ({
+      status: 302,
+      headers: { Location: `${ctx.base}/api/v1/entities/admin/organizations/${ORGANIZATION_ID}` },
+    }),
+  },
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/entities\/admin\/organizations\/([^/]+)$/,
+    param: 1,
+    handler: () => (ctx) => organizationReply(ctx, ctx.store.signIn),
+  },
+];
