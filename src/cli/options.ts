@@ -89,6 +89,10 @@ const planOptions = {
     value: "N",
     help: "allow up to N permission removals in this run, over\npermissions.maxRemovals (docs/permissions.md)",
   },
+  "allow-empty-groups": {
+    type: "boolean",
+    help: "believe, for this run, a picked directory group that reads empty\nwhile the last successful run saw members (docs/sources.md)",
+  },
   "metrics-file": {
     type: "string",
     value: "FILE",

@@ -3,21 +3,11 @@
  * (validated, all problems at once, before any request) → the service (actual state) → plan.
  */
 import type { Logger } from "pino";
-import { ConfigError, InputError, SourceUnavailableError, formatProblem, type Problem } from "../errors.js";
-import {
-  readDesiredState,
-  readLdapDesired,
-  validateForProfile,
-  isError,
-  type DesiredState,
-} from "../desired/index.js";
-import {
-  desiredReadOptions,
-  ineffectiveSettings,
-  loadConfig,
-  toPolicy,
-  type LoadedConfig,
-} from "../config/index.js";
+import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
+import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
+import { evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
+import { readState } from "../state/index.js";
+import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState, type ActualState } from "../service/index.js";
 import {
@@ -44,6 +34,8 @@ export interface Runtime {
   config: LoadedConfig;
   logger: Logger;
   io: Io;
+  /** `--allow-empty-groups`: believe a picked directory group that emptied since the last successful run. */
+  allowEmptyGroups?: boolean;
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -63,7 +55,7 @@ export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime
   });
   const logger = runLogger(io, config.logging);
   for (const warning of config.warnings) logger.warn(warning);
-  return { config, logger, io };
+  return { config, logger, io, allowEmptyGroups: values["allow-empty-groups"] === true };
 }
 
 /**
@@ -80,85 +72,68 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-/** Reads and validates the desired state; every error at once as an InputError (exit 4). */
+/**
+ * Reads the configured source (src/desired/sources/) and validates what it read: every error at
+ * once as an InputError (exit 4); a source that cannot be read, or not wholly, is exit 5.
+ */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
-  if (runtime.config.source.type === "ldap") {
-    checkOneSource(runtime.config);
-    const { state, problems } = await readLdap(runtime);
-    reportProblems(problems, runtime.logger);
-    // A count needs nothing from the service: checked before the first request.
-    checkMinUsersCount(state, runtime.config);
-    return state;
-  }
-  const options = desiredReadOptions(runtime.config);
-  if (options === undefined) {
-    throw new ConfigError({
-      message:
-        "no desired-state file: pass --desired FILE, set source.desired in the config, or read a directory with source.type: ldap (see config.example.yaml).",
-    });
-  }
-  const { state, problems } = await readDesiredState(options);
-  if (sourceUnreadable(problems)) throw unreadableSource(problems);
+  checkOneSource(runtime.config);
+  const { state, problems } = await readFromSource(runtime);
   reportProblems(problems, runtime.logger);
+  // A count needs nothing from the service: checked before the first request.
   checkMinUsersCount(state, runtime.config);
   return state;
 }
 
 /**
- * A desired-state or groups file that is missing, not a file, or cannot be read: the source is not
- * there now (a share not mounted, a ConfigMap key missing), not wrong. Exit 5, every problem
- * listed; it wins over the other problems, which a partial read may have caused.
- */
-const UNREADABLE_RULES: ReadonlySet<string> = new Set(["file-not-found", "file-unreadable"]);
-
-export const sourceUnreadable = (problems: readonly Problem[]): boolean =>
-  problems.some((p) => isError(p) && UNREADABLE_RULES.has(p.rule));
-
-function unreadableSource(problems: readonly Problem[]): SourceUnavailableError {
-  const errors = problems.filter(isError);
-  return new SourceUnavailableError({
-    message: `the desired state could not be read (${errors.length} problem${errors.length === 1 ? "" : "s"})`,
-    problems: errors,
-  });
-}
-
-/**
- * A desired-state file and `source.type: ldap` name two sources of the truth: one of them is a
- * mistake, so neither wins silently (exit 4, before anything is read or sent).
+ * A desired-state file and a directory source (`source.type: ldap`, ...) name two sources of the
+ * truth: one of them is a mistake, so neither wins silently (exit 4, before anything is read or sent).
  */
 export function checkOneSource(config: Runtime["config"]): void {
   const file = config.source.desired;
-  if (config.source.type !== "ldap" || file === undefined) return;
+  const type = config.source.type;
+  if (type === "file" || file === undefined) return;
   throw new ConfigError({
-    message: `two sources of the desired state: the file ${file} (--desired or source.desired) and the directory (source.type: ldap${config.configFile ? ` in ${config.configFile}` : ""}). Use one: drop --desired (and source.desired) to read the directory, or set source.type: file to read the file.`,
+    message: `two sources of the desired state: the file ${file} (--desired or source.desired) and the directory (source.type: ${type}${config.configFile ? ` in ${config.configFile}` : ""}). Use one: drop --desired (and source.desired) to read the directory, or set source.type: file to read the file.`,
   });
 }
 
 /**
- * The directory as a desired state (`source.type: ldap`): a directory down or unreachable is a
- * SourceUnavailableError (exit 5), wrong settings an InputError (exit 4).
+ * The configured source, read and proved whole (src/desired/sources/): a directory down, a read cut
+ * or inconsistent, a picked group suddenly empty is a SourceUnavailableError (exit 5), wrong
+ * settings a ConfigError or InputError (exit 4). Logs what was read and how it was proved whole.
  */
-export async function readLdap(runtime: Runtime): ReturnType<typeof readLdapDesired> {
-  const ldap = runtime.config.source.ldap;
-  if (ldap === undefined)
-    throw new ConfigError({
-      message: "source.type is ldap but source.ldap is not set: see docs/ldap.md and config.example.yaml.",
-    });
+export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
+  const { config, logger } = runtime;
   const started = performance.now();
-  const read = await readLdapDesired({
-    config: ldap,
-    env: runtime.io.env,
-    defaultIdentity: runtime.config.identity.default,
+  const lastGroupSizes = config.source.type === "file" ? undefined : await lastGroupSizesOf(runtime);
+  const read = await readSource({
+    config,
+    ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
+    lastGroupSizes,
+    allowEmptyGroups: runtime.allowEmptyGroups ?? false,
   });
-  runtime.logger.info(
-    {
-      users: read.state.users.length,
-      groups: read.state.groups.length,
-      durationMs: Math.round(performance.now() - started),
-    },
-    `read ${read.state.files[0]}`,
-  );
+  const { state, evidence } = read;
+  // A file's read says nothing a person needs; a directory's says what was read and how it was proved whole.
+  if (config.source.type !== "file")
+    logger.info(
+      {
+        users: state.users.length,
+        groups: state.groups.length,
+        pages: evidence.reads.reduce((n, r) => n + r.pages, 0),
+        skipped: evidence.skipped.reduce((n, s) => n + s.count, 0),
+        durationMs: Math.round(performance.now() - started),
+      },
+      `read ${evidenceLine(evidence)}`,
+    );
   return read;
+}
+
+/** The picked groups' sizes at the last successful apply, from the state file; undefined without one. */
+async function lastGroupSizesOf(runtime: Runtime): Promise<Record<string, number> | undefined> {
+  const file = runtime.config.state.file;
+  if (file === undefined) return undefined;
+  return (await readState(file)).data.groupSizes;
 }
 
 /** Logs warnings; throws an InputError listing every error. */
@@ -197,20 +172,29 @@ async function planChecked(
 ): Promise<{ actual: ActualState; plan: Plan }> {
   const { config, logger } = runtime;
   const planFor = (actual: ActualState): Plan =>
-    makePlan({
-      desired: input.desired,
-      actual,
-      policy: input.policy,
-      profile: input.client.profile,
-      limits: {
-        concurrency: config.execution.concurrency,
-        requestsPerSecond: config.execution.requestsPerSecond,
-      },
-      ...optional("grace", input.grace),
-    });
+    withEvidence(
+      makePlan({
+        desired: input.desired,
+        actual,
+        policy: input.policy,
+        profile: input.client.profile,
+        limits: {
+          concurrency: config.execution.concurrency,
+          requestsPerSecond: config.execution.requestsPerSecond,
+        },
+        ...optional("grace", input.grace),
+      }),
+      input.desired,
+    );
   const plan = planFor(input.actual);
   const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
   return withoutBulk ? { actual: withoutBulk, plan: planFor(withoutBulk) } : { actual: input.actual, plan };
+}
+
+/** The source's evidence rides on the plan, so every format shows what the plan was made from. */
+function withEvidence(plan: Plan, desired: DesiredState): Plan {
+  if (desired.evidence !== undefined) plan.source = desired.evidence;
+  return plan;
 }
 
 /** Connects, lists the actual state and plans. The caller closes `connection`. */

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/index.js";
 import { ConfigError } from "../errors.js";
 import { prepareOutputPaths } from "../files.js";
+import type { Evidence } from "../desired/index.js";
 import type { GraceInput, Plan, Policy } from "../plan/index.js";
 import { keepCorrupt, mergeState, readState, withStateLock, writeState } from "../state/index.js";
 
@@ -27,7 +28,8 @@ export async function loadGrace(runtime: Runtime, policy: Policy): Promise<Grace
   const { logger } = runtime;
   const file = runtime.config.state.file;
   if (policy.revokeAfter === undefined || file === undefined) {
-    if (file !== undefined)
+    // With a directory source it still remembers the picked groups' sizes (recordGroupSizes).
+    if (file !== undefined && runtime.config.source.type === "file")
       logger.warn(
         { notice: "no-effect" },
         "state.file has no effect without policy.revokeAfter: nobody waits for a grace period",
@@ -76,4 +78,26 @@ export async function recordRunState(runtime: Runtime, plan: Plan): Promise<void
       message: `state.file ${file} cannot be written (${code}): nothing was sent. Fix the folder's permissions or the volume and run again.`,
     });
   }
+}
+
+/**
+ * After a successful apply: the members each picked directory group had, so the next run can
+ * refuse a group that suddenly reads empty (src/desired/sources/group-sizes.ts). Written only
+ * after success, so a bad read never becomes the yardstick. Nothing to write for a file source.
+ */
+export async function recordGroupSizes(runtime: Runtime, evidence: Evidence | undefined): Promise<void> {
+  const file = runtime.config.state.file;
+  if (evidence === undefined || Object.keys(evidence.groupSizes).length === 0) return;
+  if (file === undefined) {
+    runtime.logger.warn(
+      { notice: "no-state-file" },
+      "state.file is not set: the picked groups' sizes are not remembered, so a group that suddenly reads empty cannot be told from one that emptied (docs/sources.md)",
+    );
+    return;
+  }
+  await withStateLock(file, async () => {
+    const read = await readState(file);
+    await writeState(file, { ...read.data, groupSizes: { ...evidence.groupSizes } });
+  });
+  runtime.logger.info({ file, groups: Object.keys(evidence.groupSizes).length }, "group sizes recorded");
 }

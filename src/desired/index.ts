@@ -18,6 +18,7 @@ export type {
   DesiredGroup,
   DesiredState,
   DesiredUser,
+  Evidence,
   Identity,
   ReadDesiredResult,
 } from "./types.js";

@@ -62,6 +62,49 @@ export interface DesiredState {
   groups: DesiredGroup[];
   /** The files this state was read from (for messages and plan fingerprints). */
   files: string[];
+  /** What the source read and how it proved the read whole (src/desired/sources/contract.ts). */
+  evidence?: Evidence;
+}
+
+// The evidence of a whole read: every source returns it (src/desired/sources/contract.ts).
+/** A count a server announced, or `unknown` where it gives none (LDAP, Okta, a file). */
+export type Count = number | "unknown";
+
+/** One listing read to its end: pages followed, rows read, and what the server said there were. */
+export interface ReadTally {
+  /** What was read, in words, e.g. `members of group Sales (entra:1f2e…)`. */
+  what: string;
+  pages: number;
+  announced: Count;
+  read: number;
+}
+
+/** Entries left out on purpose (guests, devices, disabled accounts): counted, never silent. */
+export interface SkippedCount {
+  reason: string;
+  count: number;
+  /** Up to SKIPPED_SAMPLE ids or names, for a person to look up. */
+  sample: string[];
+}
+
+export const SKIPPED_SAMPLE = 5;
+
+export interface Evidence {
+  /** `file`, `ldap`, `entra`, `okta`. */
+  kind: string;
+  /** Where, without secrets: a path, `ldap://host/base`, a tenant, an org URL. */
+  source: string;
+  /** People in the desired state read (set by readSource). */
+  people?: number;
+  /** What was asked for: group rules, filters, OUs. Empty: everything the source holds. */
+  scope: string[];
+  reads: ReadTally[];
+  skipped: SkippedCount[];
+  /**
+   * Members read per picked directory group, keyed by a stable directory id (`entra:<object id>`,
+   * `okta:<id>`, `ldap:<dn>`): compared with the last successful run (group-sizes.ts).
+   */
+  groupSizes: Record<string, number>;
 }
 
 /** A desired state as read, with every problem found in it. */

@@ -5,6 +5,7 @@
  */
 import type { Assignee, OrganizationPermission, WorkspaceGrant } from "../permissions.js";
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
+import type { Evidence } from "../desired/types.js";
 import type { PlanGrace } from "./grace.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
 
@@ -197,4 +198,9 @@ export interface Plan {
   keptByMode?: number;
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
+  /**
+   * What the desired state was read from and the evidence the read was whole (src/desired/sources/):
+   * attached by the pipeline after planning, for the auditor; the planner never reads it.
+   */
+  source?: Evidence;
 }

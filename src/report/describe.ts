@@ -8,6 +8,7 @@ import { nounOf, parseObjectKey, verbOf, type StepKindInfo, type Verb } from "..
 import { parseAssigneeKey } from "../permissions.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 import { grantText } from "./permission-lines.js";
+import { evidenceLine } from "../desired/sources/contract.js";
 
 export type Mark = "+" | "~" | "-" | "!";
 
@@ -247,5 +248,7 @@ export function headerLines(plan: Plan, dryRun: boolean): string[] {
   return [
     ...(dryRun ? ["DRY RUN — nothing will be changed"] : []),
     `Mode ${plan.mode} · profile ${plan.profile} · membership ${plan.membership} · deletions ${plan.deletions}`,
+    // A directory's evidence that the read was whole (a file's path is the whole story).
+    ...(plan.source && plan.source.kind !== "file" ? [`Source ${evidenceLine(plan.source)}`] : []),
   ];
 }

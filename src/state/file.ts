@@ -45,6 +45,12 @@ export function parseState(text: string): StateData | string {
     data.fullRunAt = timeOf(value["fullRunAt"]);
     if (Number.isNaN(data.fullRunAt)) return "fullRunAt is not an ISO 8601 time";
   }
+  const sizes = value["groupSizes"];
+  if (sizes !== undefined) {
+    if (!isRecord(sizes) || !Object.values(sizes).every((n) => Number.isInteger(n) && (n as number) >= 0))
+      return "groupSizes must map group keys to counts";
+    data.groupSizes = sizes as Record<string, number>;
+  }
   for (const [key, entry] of Object.entries(value["people"])) {
     const since = timeOf(isRecord(entry) ? entry["since"] : undefined);
     const reason = isRecord(entry) ? entry["reason"] : undefined;
@@ -64,12 +70,16 @@ export function serializeState(data: StateData): string {
   const body = {
     formatVersion: STATE_FORMAT_VERSION,
     about:
-      "usersync's memory between runs for policy.revokeAfter: since when each person is missing from the source (or was created by an incremental run). Written by usersync apply; see docs/configuration.md.",
+      "usersync's memory between runs: for policy.revokeAfter, since when each person is missing from the source (or was created by an incremental run); for directory sources, how many members each picked group had at the last successful apply. Written by usersync apply; see docs/configuration.md.",
     ...(data.fullRunAt !== undefined ? { fullRunAt: isoTime(data.fullRunAt) } : {}),
     people,
+    ...(data.groupSizes !== undefined ? { groupSizes: sortedRecord(data.groupSizes) } : {}),
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
+
+const sortedRecord = (r: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 export async function readState(file: string): Promise<StateRead> {
   let text: string;

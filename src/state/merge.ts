@@ -14,6 +14,11 @@ export interface StateData {
   fullRunAt?: number;
   /** By person key (`mapping:<user id>`, `idp:<email>`): since when missing, or created. */
   people: Map<string, GraceEntry>;
+  /**
+   * Members per picked directory group at the last successful apply (src/desired/sources/
+   * group-sizes.ts): a group that suddenly reads empty against it is not believed.
+   */
+  groupSizes?: Record<string, number>;
 }
 
 export const emptyState = (): StateData => ({ people: new Map() });
@@ -66,5 +71,5 @@ export function mergeState(
     const entry = { since: Date.parse(p.since), reason: p.reason as GraceReason };
     people.set(p.target, later(people.get(p.target), entry));
   }
-  return { next: { fullRunAt: at, people } };
+  return { next: { ...fresh, fullRunAt: at, people } };
 }

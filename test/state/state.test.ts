@@ -220,3 +220,17 @@ describe("the state file", () => {
     expect((await readState(file)).missing).toBeUndefined();
   });
 });
+
+describe("the picked groups' sizes in the state file", () => {
+  test("are written sorted, read back, kept by a grace merge, and refused when not counts", () => {
+    const data: StateData = { people: new Map(), groupSizes: { "okta:b": 2, "entra:a": 40 } };
+    const text = serializeState(data);
+    expect(text.indexOf('"entra:a"')).toBeLessThan(text.indexOf('"okta:b"'));
+    expect(parseState(text)).toEqual(data);
+    // A full run's grace merge rewrites people and keeps what it does not own.
+    const merged = next(data, planAt(T, ["a"]));
+    expect(merged.groupSizes).toEqual({ "entra:a": 40, "okta:b": 2 });
+    const bad = text.replace('"okta:b": 2', '"okta:b": -1');
+    expect(parseState(bad)).toBe("groupSizes must map group keys to counts");
+  });
+});

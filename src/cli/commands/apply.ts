@@ -16,7 +16,7 @@ import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../.
 import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
-import { prepareStateFile, recordRunState } from "../run-state.js";
+import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
 import { detailOption, PLAN_FORMATS } from "./plan.js";
 
 interface Prepared {
@@ -123,6 +123,7 @@ async function applyCommand(
     if (out !== undefined && savedPlan === undefined) await writePlanFile(out, plan);
     if (isEmptyPlan(plan)) {
       await recordRunState(runtime, plan);
+      await recordGroupSizes(runtime, prepared.desired?.evidence);
       io.stdout.write("Nothing to apply.\n");
       return ExitCode.ok;
     }
@@ -149,6 +150,7 @@ async function applyCommand(
       outputs,
     });
     metrics.result = result;
+    if (exitCode === ExitCode.ok) await recordGroupSizes(runtime, prepared.desired?.evidence);
     return exitCode;
   } finally {
     await connection.close();

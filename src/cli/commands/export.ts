@@ -7,7 +7,7 @@ import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
-import { loadRuntime, readLdap, reportProblems } from "../pipeline.js";
+import { loadRuntime, readFromSource, reportProblems } from "../pipeline.js";
 import { connect } from "../target.js";
 
 export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
@@ -20,7 +20,7 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   if (from === "ldap") {
     if (format !== "yaml")
       throw new ConfigError({ message: "export --source ldap writes YAML only: drop --format csv." });
-    const { state, problems } = await readLdap({
+    const { state, problems } = await readFromSource({
       ...runtime,
       config: { ...runtime.config, source: { ...runtime.config.source, type: "ldap" } },
     });

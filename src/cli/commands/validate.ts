@@ -3,7 +3,8 @@ import { ConfigError, ExitCode, formatProblem } from "../../errors.js";
 import { isError, readDesiredState, validateForProfile } from "../../desired/index.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { checkOneSource, loadRuntime, readLdap, sourceUnreadable } from "../pipeline.js";
+import { checkOneSource, loadRuntime, readFromSource } from "../pipeline.js";
+import { sourceUnreadable } from "../../desired/sources/index.js";
 import { desiredReadOptions, toPolicy } from "../../config/index.js";
 import { checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
@@ -13,8 +14,8 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   const { config } = runtime;
   const profile = choiceOption(values, "profile", ["v1", "legacy"] as const);
   const options = desiredReadOptions(config, positionals[0]);
-  // A FILE argument wins; otherwise source.type: ldap reads the directory (read-only).
-  const fromLdap = config.source.type === "ldap" && positionals[0] === undefined;
+  // A FILE argument wins; otherwise a directory source (source.type: ldap, ...) is read (read-only).
+  const fromLdap = config.source.type !== "file" && positionals[0] === undefined;
   if (fromLdap) checkOneSource(config);
   if (options === undefined && !fromLdap) {
     throw new ConfigError({
@@ -22,7 +23,7 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
         "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
     });
   }
-  const { state, problems } = fromLdap ? await readLdap(runtime) : await readDesiredState(options!);
+  const { state, problems } = fromLdap ? await readFromSource(runtime) : await readDesiredState(options!);
   const clean = !problems.some(isError);
   const all = clean
     ? [

@@ -9,7 +9,8 @@ import { visible } from "../characters.js";
 import { checkGroups, checkUsers } from "../checks.js";
 import { ProblemList, sortProblems } from "../problems.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
-import type { DesiredUser, Identity, ReadDesiredResult } from "../types.js";
+import type { DesiredGroup, DesiredUser, Evidence, Identity } from "../types.js";
+import type { SourceResult } from "../sources/contract.js";
 import { openLdap, type LdapConfig } from "./client.js";
 import { readDirectoryGroups } from "./groups.js";
 import { attributesOf, evaluate, normaliseDn, valuesOf } from "./template.js";
@@ -58,7 +59,32 @@ function userRecord(o: {
   };
 }
 
-export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDesiredResult> {
+/** What was asked of the directory and read (the contract's evidence); LDAP announces no counts. */
+function ldapEvidence(
+  config: LdapConfig,
+  users: { pages: number; read: number },
+  state: { users: DesiredUser[]; groups: DesiredGroup[] },
+): Evidence {
+  // Members per picked group (nesting expanded), by the user group it feeds: the yardstick for
+  // a group that suddenly reads empty (src/desired/sources/group-sizes.ts).
+  const groupSizes: Record<string, number> = {};
+  for (const g of state.groups) groupSizes[`ldap:${g.id}`] = 0;
+  for (const u of state.users)
+    for (const g of u.groups ?? []) {
+      const key = `ldap:${g}`;
+      if (key in groupSizes) groupSizes[key] = (groupSizes[key] ?? 0) + 1;
+    }
+  return {
+    kind: "ldap",
+    source: ldapSourceName(config),
+    scope: [config.userFilter, ...config.groups.map((r) => r.dn ?? `cn=${r.cn ?? ""}`)],
+    reads: [{ what: `users under ${config.baseDn}`, announced: "unknown", ...users }],
+    skipped: [],
+    groupSizes,
+  };
+}
+
+export async function readLdapDesired(options: ReadLdapOptions): Promise<SourceResult> {
   const { config } = options;
   const problems = new ProblemList();
   const ctx: RecordContext = {
@@ -78,11 +104,13 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDes
     const attributes = new Set<string>();
     for (const [, t] of map) attributesOf(t).forEach((a) => attributes.add(a));
     let line = 0;
+    let pages = 0;
     for await (const page of connection.pages({
       base: config.baseDn,
       filter: config.userFilter,
       attributes: attributes.size > 0 ? [...attributes] : ["1.1"],
     })) {
+      pages += 1;
       for (const entry of page) {
         line++;
         const groups = directory?.groupsOf(normaliseDn(entry.dn));
@@ -100,7 +128,11 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDes
       );
     checkUsers(users, problems);
     checkGroups(groups, users, problems);
-    return { state: { users, groups, files: [source] }, problems: sortProblems(problems.items, [source]) };
+    return {
+      state: { users, groups, files: [source] },
+      problems: sortProblems(problems.items, [source]),
+      evidence: ldapEvidence(config, { pages, read: line }, { users, groups }),
+    };
   } finally {
     await connection.close();
   }

@@ -1,0 +1,289 @@
+/**
+ * The HTTP side of a directory read (Microsoft Graph, Okta): one per directory per run, so its
+ * throttling is honoured run-wide. GETs only; every answer checked before it is believed.
+ *
+ * - Bounded concurrency (p-limit), a deadline for the whole answer, a size cap.
+ * - Throttling (429, 503, 504): EVERY caller pauses until the time the server named
+ *   (`Retry-After`, else a backoff), and all that waiting counts against one budget
+ *   (`maxThrottleWaitMs`); past it the read is not whole: SourceIncompleteError, exit 5.
+ * - 500, 502, network failures and broken answers (not JSON, cut short) are retried with backoff
+ *   and jitter, `retries` times a request; then SourceUnavailableError, exit 5.
+ * - Any other status is a DirectoryHttpError for the reader to turn into a setup error naming the
+ *   fix (a wrong tenant, a missing permission: exit 4).
+ * - A link to another origin is refused: a next link is followed verbatim, but the token is
+ *   only ever sent to the directory it was issued for.
+ * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent.
+ */
+import pLimit from "p-limit";
+import type { Logger } from "pino";
+import { Agent, type Dispatcher } from "undici";
+import { RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../errors.js";
+import { DirectoryHttpError, SourceIncompleteError } from "./errors.js";
+import { parseRetryAfter } from "../../service/rate-limit-headers.js";
+import { backoffDelay } from "../../service/retry-policy.js";
+import { redactLink } from "./pages.js";
+
+export interface DirectoryAnswer<B = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  body: B;
+}
+
+/** A shared quota's pacing: may wait before each request; sees every answer's headers. */
+export interface Pacer {
+  beforeRequest(): Promise<void>;
+  observe(answer: { status: number; headers: Readonly<Record<string, string>> }): void;
+}
+
+export interface DirectoryHttpOptions {
+  /** The directory's name in messages: `Microsoft Graph`, `Okta`. */
+  directory: string;
+  /** Requests (and every followed link) must stay on this origin. */
+  origin: string;
+  /** The Authorization header's value, asked for before each request (a token provider caches). */
+  authorize?: () => Promise<string>;
+  headers?: Record<string, string>;
+  concurrency?: number;
+  /** Per attempt, from sending to the body's last byte. */
+  timeoutMs?: number;
+  /** Retries of one request after a 500/502, a network failure or a broken answer. */
+  retries?: number;
+  /** All the waiting throttled answers may ask for in one run, in total. */
+  maxThrottleWaitMs?: number;
+  maxBodyBytes?: number;
+  pacer?: Pacer;
+  logger?: Logger;
+  dispatcher?: Dispatcher;
+  /** Tests: waits, jitter and the clock the pause is measured on. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+const THROTTLED = new Set([429, 503, 504]);
+const TRANSIENT = new Set([500, 502]);
+const DEFAULTS = {
+  concurrency: 4,
+  timeoutMs: 60_000,
+  retries: 4,
+  maxThrottleWaitMs: 300_000,
+  maxBodyBytes: 64 << 20,
+};
+
+/** Why one attempt gave no usable answer; retried with backoff. */
+class Transient extends Error {}
+
+export class DirectoryHttp {
+  private readonly o: DirectoryHttpOptions & typeof DEFAULTS;
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownDispatcher: boolean;
+  /** Until when every request waits (epoch ms): set by any throttled answer. */
+  private pausedUntil = 0;
+  /** Throttle waiting spent so far in this run, in ms. */
+  throttledMs = 0;
+  /** Requests sent and throttled answers, for the evidence and benchmarks. */
+  requests = 0;
+  throttled = 0;
+
+  constructor(options: DirectoryHttpOptions) {
+    this.o = { ...DEFAULTS, ...options };
+    this.limit = pLimit(this.o.concurrency);
+    this.ownDispatcher = options.dispatcher === undefined;
+    this.dispatcher = options.dispatcher ?? new Agent({ connections: this.o.concurrency, pipelining: 1 });
+  }
+
+  private now(): number {
+    return this.o.now ? this.o.now() : Date.now();
+  }
+
+  async close(): Promise<void> {
+    if (this.ownDispatcher) await this.dispatcher.close();
+  }
+
+  /** The parsed JSON body of a GET; `what` names the read in every refusal. */
+  async get<B = unknown>(
+    link: string,
+    what: string,
+    headers?: Record<string, string>,
+  ): Promise<DirectoryAnswer<B>> {
+    const url = this.checkedUrl(link, what);
+    return this.limit(() => this.attempts<B>(url, what, headers ?? {}));
+  }
+
+  private checkedUrl(link: string, what: string): URL {
+    let url: URL;
+    try {
+      url = new URL(link, this.o.origin);
+    } catch {
+      throw new SourceIncompleteError({
+        read: what,
+        reason: `the link ${JSON.stringify(link.slice(0, 80))} is not a URL`,
+      });
+    }
+    if (url.origin !== new URL(this.o.origin).origin)
+      throw new SourceIncompleteError({
+        read: what,
+        reason: `a link leads to ${url.origin}, not ${this.o.directory} at ${new URL(this.o.origin).origin}: not followed (the token is only sent where it belongs)`,
+      });
+    return url;
+  }
+
+  private async attempts<B>(
+    url: URL,
+    what: string,
+    headers: Record<string, string>,
+  ): Promise<DirectoryAnswer<B>> {
+    const sleep = this.o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const random = this.o.random ?? Math.random;
+    let failures = 0;
+    let throttles = 0;
+    for (;;) {
+      const wait = this.pausedUntil - this.now();
+      if (wait > 0) await sleep(wait);
+      await this.o.pacer?.beforeRequest();
+      let answer: DirectoryAnswer<B>;
+      try {
+        answer = await this.once<B>(url, headers);
+      } catch (err) {
+        if (!(err instanceof Transient)) throw err;
+        failures += 1;
+        if (failures > this.o.retries)
+          throw new SourceUnavailableError({
+            message: `${what}: ${this.o.directory} did not answer ${redactLink(url.href)} usably after ${failures} tries (${err.message})`,
+          });
+        await sleep(backoffDelay({ retry: failures, random }));
+        continue;
+      }
+      this.o.pacer?.observe(answer);
+      if (THROTTLED.has(answer.status)) {
+        throttles += 1;
+        this.throttle(answer, what, backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 }));
+        continue;
+      }
+      if (TRANSIENT.has(answer.status)) {
+        failures += 1;
+        if (failures > this.o.retries)
+          throw new SourceUnavailableError({
+            message: `${what}: ${this.o.directory} answered ${answer.status} to ${redactLink(url.href)} ${failures} times`,
+          });
+        await sleep(backoffDelay({ retry: failures, random }));
+        continue;
+      }
+      if (answer.status >= 200 && answer.status < 300) return answer;
+      throw new DirectoryHttpError({
+        directory: this.o.directory,
+        method: "GET",
+        path: redactLink(url.href),
+        status: answer.status,
+        body: answer.body,
+      });
+    }
+  }
+
+  /** Every caller waits: the longer of what the server said and the backoff; the run's budget bounds it. */
+  private throttle(answer: DirectoryAnswer, what: string, backoffMs: number): void {
+    this.throttled += 1;
+    const now = this.now();
+    const told = parseRetryAfter(answer.headers["retry-after"], now, this.o.maxThrottleWaitMs);
+    const waitMs = told ?? backoffMs;
+    const until = now + waitMs;
+    if (until > this.pausedUntil) {
+      // Only the part of the wait that extends the pause is spent again.
+      this.throttledMs += until - Math.max(this.pausedUntil, now);
+      this.pausedUntil = until;
+    }
+    this.o.logger?.warn(
+      { directory: this.o.directory, status: answer.status, waitMs, spentMs: this.throttledMs },
+      `${this.o.directory} is throttling: every read waits`,
+    );
+    if (this.throttledMs > this.o.maxThrottleWaitMs)
+      throw new SourceIncompleteError({
+        read: what,
+        reason: `${this.o.directory} kept throttling (${answer.status}): ${Math.round(this.throttledMs / 1000)} s of waiting is past the budget of ${Math.round(this.o.maxThrottleWaitMs / 1000)} s; a later run may succeed`,
+      });
+  }
+
+  private async once<B>(url: URL, extra: Record<string, string>): Promise<DirectoryAnswer<B>> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.o.timeoutMs);
+    this.requests += 1;
+    try {
+      const authorization = this.o.authorize ? await this.o.authorize() : undefined;
+      const res = await this.dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: "GET",
+        signal: abort.signal,
+        headers: {
+          accept: "application/json",
+          ...this.o.headers,
+          ...extra,
+          ...(authorization !== undefined ? { authorization } : {}),
+        },
+      });
+      const headers = flatHeaders(res.headers);
+      const text = await readCapped(res, this.o.maxBodyBytes);
+      return { status: res.statusCode, headers, body: parseBody(res.statusCode, headers, text) as B };
+    } catch (err) {
+      if (
+        err instanceof Transient ||
+        err instanceof DirectoryHttpError ||
+        err instanceof SourceUnavailableError
+      )
+        throw err;
+      const code = (err as { code?: string }).code ?? "";
+      if (abort.signal.aborted) throw new Transient(`no whole answer within ${this.o.timeoutMs} ms`);
+      if (RETRYABLE_NETWORK_CODES.has(code)) throw new Transient(`${code}`);
+      throw new SourceUnavailableError({
+        message: `${this.o.directory} at ${url.origin} cannot be reached (${code || (err as Error).message}): check the URL and the network`,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      res.body.on("error", () => {});
+      res.body.destroy();
+      throw new Transient(`the body is larger than ${max} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
+/**
+ * A 2xx must be JSON that parses (a gateway's HTML page, a body cut short: retried). An error
+ * status keeps whatever it carried: parsed JSON, else the start of the text, for the message.
+ */
+function parseBody(status: number, headers: Record<string, string>, text: string): unknown {
+  const json = /^application\/([a-z.+-]*\+)?json\b/i.test(headers["content-type"] ?? "");
+  if (status >= 200 && status < 300) {
+    if (!json)
+      throw new Transient(`a ${status} answer of type ${headers["content-type"] ?? "(none)"}, not JSON`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new Transient(`a ${status} answer whose JSON does not parse (cut short?)`);
+    }
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text.slice(0, 200);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The sources of the desired state, one table: `source.type` -> a reader that returns the desired
+ * state with the evidence that it was read whole, or throws SourceUnavailableError (exit 5). A new
+ * source registers itself here (docs/sources.md); the pipeline and the planner never name one.
+ */
+import type { Config } from "../../config/schema.js";
+import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
+import { openFileSource } from "./file.js";
+import { checkGroupSizes } from "./group-sizes.js";
+import { openLdapSource } from "./ldap.js";
+
+export type {
+  Count,
+  Evidence,
+  ReadTally,
+  SkippedCount,
+  SourceContext,
+  SourceReader,
+  SourceResult,
+} from "./contract.js";
+export { evidenceLine, SkipCounter } from "./contract.js";
+export { checkGroupSizes, emptiedGroups } from "./group-sizes.js";
+export {
+  DirectoryHttp,
+  type DirectoryAnswer,
+  type DirectoryHttpOptions,
+  type Pacer,
+} from "./directory-http.js";
+export { pages, readAll, redactLink, Tally, type PageRule } from "./pages.js";
+export { sourceUnreadable } from "./file.js";
+export { DirectoryHttpError, SourceIncompleteError } from "./errors.js";
+
+export type SourceType = Config["source"]["type"];
+
+/** Opens the reader of a source kind; bad settings fail here, before any network (exit 4). */
+type Opener = (config: Config, ctx: SourceContext) => SourceReader;
+
+const SOURCES: Record<SourceType, Opener> = {
+  file: openFileSource,
+  ldap: openLdapSource,
+};
+
+export interface ReadSourceOptions {
+  config: Config;
+  ctx: SourceContext;
+  /** Members per picked group at the last successful apply (the state file), if known. */
+  lastGroupSizes?: Readonly<Record<string, number>> | undefined;
+  /** `--allow-empty-groups`: believe a picked group that emptied since the last successful run. */
+  allowEmptyGroups?: boolean;
+}
+
+/** The configured source read and proved whole; its evidence rides on the state (`state.evidence`). */
+export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
+  const result = await SOURCES[o.config.source.type](o.config, o.ctx).read();
+  checkGroupSizes({
+    evidence: result.evidence,
+    lastGood: o.lastGroupSizes,
+    allowEmpty: o.allowEmptyGroups ?? false,
+  });
+  result.evidence.people = result.state.users.length;
+  result.state.evidence = result.evidence;
+  return result;
+}
