@@ -3,7 +3,7 @@
  * "everyone left". A count is checked as soon as the desired state is read (before any request
  * to the service); a percentage of the managed users needs the service's listing, so it is
  * checked after listing and before planning is handed on: nothing is ever written.
- * An LDAP source always needs at least one user; a file source only when minUsers is set.
+ * A directory source (LDAP, Entra) always needs at least one user; a file source only when minUsers is set.
  */
 import { InputError } from "../errors.js";
 import type { Config } from "../config/index.js";
@@ -23,7 +23,7 @@ function refuse(state: DesiredState, found: number, wanted: string): never {
 }
 
 export function checkMinUsersCount(state: DesiredState, config: Config): void {
-  const min = config.source.minUsers ?? (config.source.type === "ldap" ? 1 : undefined);
+  const min = config.source.minUsers ?? (config.source.type === "file" ? undefined : 1);
   if (typeof min !== "number") return;
   const found = present(state);
   if (found < min) refuse(state, found, String(min));

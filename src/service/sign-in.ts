@@ -10,10 +10,9 @@ import { z } from "zod";
 import { ENTITY_MEDIA, JSON_MEDIA } from "./codec.js";
 import type { Transport } from "./transport.js";
 
-/** `builtin`: the built-in identity provider; `oidc`: an external provider and the claim it keys users by. */
-export type OrganizationSignIn =
-  | { kind: "builtin" }
-  | { kind: "oidc"; claim: string; issuer: string | undefined; from: "organization" | "identityProvider" };
+import type { OrganizationSignIn } from "./types.js";
+
+export type { OrganizationSignIn } from "./types.js";
 
 const PROFILE = z.looseObject({ organizationId: z.string().min(1) });
 const text = z.string().nullish();

@@ -3,7 +3,6 @@
  * program uses. Everything above `src/service/` talks to the service only through `ServiceClient`.
  */
 
-import type { OrganizationSignIn } from "./sign-in.js";
 import type {
   ActualPermissions,
   Assignee,
@@ -118,6 +117,14 @@ export interface PermissionsClient {
   getOrganizationPermissions(): Promise<OrganizationAssignment[]>;
   manageOrganizationPermissions(grants: readonly OrganizationAssignment[], opts?: CallOptions): Promise<void>;
 }
+
+/**
+ * How the organization signs people in (sign-in.ts): `builtin`, the built-in identity provider;
+ * `oidc`, an external provider and the ID-token claim it keys users by (`oauthSubjectIdClaim`).
+ */
+export type OrganizationSignIn =
+  | { kind: "builtin" }
+  | { kind: "oidc"; claim: string; issuer: string | undefined; from: "organization" | "identityProvider" };
 
 export interface ServiceClient {
   readonly profile: ApiProfile;
