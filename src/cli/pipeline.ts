@@ -26,6 +26,7 @@ import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
+import { keyBySignIn } from "./subject-claim.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
@@ -248,6 +249,7 @@ async function listChecked(
 ): Promise<ActualState> {
   const { config, logger } = runtime;
   const { connection, desired, policy } = o;
+  await keyBySignIn(desired, connection.client, logger); // a directory's people keyed by the organization's claim
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
   const actual = await listActualState(connection.client, { permissions });

@@ -83,16 +83,21 @@ export class OktaPacer {
     this.inFlight++;
   }
 
-  /** One answer's headers (undefined: no answer came). Frees the request's place. */
-  observe(headers: Headers | undefined, status?: number): void {
+  /** One answer: frees the request's place and reads the server's count. */
+  observe(answer: { status: number; headers: Readonly<Record<string, string>> }): void {
+    this.read(answer.headers, answer.status);
+    this.settled();
+  }
+
+  /** An attempt that got no usable answer: frees its place. */
+  settled(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    if (headers) this.read(headers, status);
     const waiting = this.waiters;
     this.waiters = [];
     waiting.forEach((wake) => wake());
   }
 
-  private read(headers: Headers, status: number | undefined): void {
+  private read(headers: Headers, status: number): void {
     const remaining = Number(headerValue(headers, "x-rate-limit-remaining"));
     const reset = Number(headerValue(headers, "x-rate-limit-reset"));
     const date = Date.parse(headerValue(headers, "date") ?? "");
@@ -107,7 +112,7 @@ export class OktaPacer {
     const w = this.window;
     if (w === undefined || reset > w.reset) {
       // A new window: what it had left before this request (and the others in flight) spent.
-      const before = seen.remaining + 1 + this.inFlight;
+      const before = seen.remaining + this.inFlight;
       this.window = { reset, ...seen, floor: Math.ceil(before * this.o.headroom) };
     } else if (reset === w.reset && seen.remaining < w.remaining) {
       Object.assign(w, seen);

@@ -8,6 +8,7 @@ import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
 import { openFileSource } from "./file.js";
 import { checkGroupSizes } from "./group-sizes.js";
 import { openLdapSource } from "./ldap.js";
+import { openOktaSource } from "./okta.js";
 
 export type {
   Count,
@@ -38,6 +39,7 @@ type Opener = (config: Config, ctx: SourceContext) => SourceReader;
 const SOURCES: Record<SourceType, Opener> = {
   file: openFileSource,
   ldap: openLdapSource,
+  okta: openOktaSource,
 };
 
 export interface ReadSourceOptions {
