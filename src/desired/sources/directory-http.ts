@@ -208,11 +208,12 @@ export class DirectoryHttp {
   }
 
   private async once<B>(url: URL, extra: Record<string, string>): Promise<DirectoryAnswer<B>> {
+    // Before the request's own try: a refused token (a setup mistake, exit 4) is not a network failure.
+    const authorization = this.o.authorize ? await this.o.authorize() : undefined;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.o.timeoutMs);
     this.requests += 1;
     try {
-      const authorization = this.o.authorize ? await this.o.authorize() : undefined;
       const res = await this.dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,

@@ -38,6 +38,7 @@ export function answerWithFault(o: {
     case "empty":
       o.send(res, { status: 200, body: [] }, headers);
       return 200;
+    case 429: // answered by the quota before any fault
     default:
       o.send(res, oktaError(o.kind, "E0000009", "Internal Server Error"), headers);
       return o.kind;

@@ -42,7 +42,7 @@ export class Quota {
   /** Another integration of the customer's spends `n` of the current window. */
   spend(n: number): void {
     const w = this.current();
-    const spent = Math.min(n, w.limit - w.used);
+    const spent = Math.max(0, Math.min(n, w.limit - w.used));
     w.used += spent;
     w.spentByOthers += spent;
   }

@@ -12,7 +12,7 @@ import { answerWithFault, type Send } from "./faults.js";
 import { Quota } from "./quota.js";
 import { getGroup, listGroups, listMembers, oktaError, type RouteReply, type Store } from "./routes.js";
 import { TokenIssuer } from "./token.js";
-import type { Fault, OktaStandInOptions } from "./types.js";
+import type { Fault, FaultKind, OktaStandInOptions } from "./types.js";
 
 export interface StandInRequest {
   method: string;
@@ -78,6 +78,10 @@ export class OktaStandIn {
     this.faults.push({ ...fault, left: fault.times ?? Infinity });
   }
 
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /** Requests that answered 429. */
   get refused(): number {
     return this.requests.filter((r) => r.status === 429).length;
@@ -135,7 +139,9 @@ export class OktaStandIn {
   private authorize(req: IncomingMessage): RouteReply | undefined {
     const [scheme, token = ""] = (req.headers.authorization ?? "").split(" ");
     if (scheme === "SSWS" && (this.options.apiTokens ?? []).includes(token)) return undefined;
-    const scopes = scheme === "Bearer" ? this.tokens.scopesOf(token) : undefined;
+    const forbidden = scheme === "SSWS" && (this.options.forbiddenTokens ?? []).includes(token);
+    const scopes =
+      scheme === "Bearer" ? this.tokens.scopesOf(token) : forbidden ? new Set<string>() : undefined;
     if (!scopes) return oktaError(401, "E0000011", "Invalid token provided");
     if (!scopes.has("okta.groups.read"))
       return oktaError(403, "E0000006", "You do not have permission to perform the requested action");
@@ -144,6 +150,9 @@ export class OktaStandIn {
 
   private async api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<number> {
     const denied = this.authorize(req);
+    const self = url.pathname + url.search;
+    // A 429 fault: the organization's other integrations have just spent the window.
+    if (this.takeFault(self, (k) => k === 429)) this.quota.spend(Infinity);
     const rate = this.quota.take();
     const crowded = this.options.maxConcurrent !== undefined && this.inFlight > this.options.maxConcurrent;
     if (!rate.allowed || crowded) {
@@ -160,10 +169,14 @@ export class OktaStandIn {
       return denied.status;
     }
     const reply = this.route(url.pathname, url.searchParams);
-    const self = url.pathname + url.search;
-    const fault = this.faults.find((f) => f.left > 0 && f.match.test(self));
+    const kind = this.takeFault(self, (k) => k !== 429);
+    return answerWithFault({ res, reply, kind, send: this.send, headers: rate.headers, self });
+  }
+
+  private takeFault(self: string, which: (kind: FaultKind) => boolean): FaultKind | undefined {
+    const fault = this.faults.find((f) => f.left > 0 && which(f.kind) && f.match.test(self));
     if (fault) fault.left--;
-    return answerWithFault({ res, reply, kind: fault?.kind, send: this.send, headers: rate.headers, self });
+    return fault?.kind;
   }
 
   private route(path: string, query: URLSearchParams): RouteReply {

@@ -53,7 +53,9 @@ export type FaultKind =
   /** An empty array and no next link (a group that suddenly reads empty). */
   | "empty"
   | 500
-  | 503;
+  | 503
+  /** The window spent by the organization's other integrations: 429 E0000047, Remaining 0. */
+  | 429;
 
 export interface Fault {
   /** Matches the request's path and query (`/api/v1/groups/00g1/users?limit=1000&after=00u5`). */
@@ -82,6 +84,8 @@ export interface OktaStandInOptions {
   clockSkewMs?: number;
   /** SSWS API tokens: every scope. */
   apiTokens?: string[];
+  /** SSWS API tokens of an admin without the rights to read groups: 403 E0000006. */
+  forbiddenTokens?: string[];
   serviceApps?: ServiceApp[];
   /** Lifetime of an issued access token (default 3600 s, as Okta's). */
   tokenSeconds?: number;
