@@ -197,3 +197,39 @@ describe("Okta setup mistakes name the fix (exit 4, nothing sent)", () => {
     30_000,
   );
 });
+
+describe("who signs in as whom: the organization's oauthSubjectIdClaim", () => {
+  it.each([
+    ["a claim Okta fills from a profile attribute keys people by it", "employeeNumber", 0],
+    ["a claim some people lack stops the run naming them", "nickname", 4],
+  ])(
+    "%s",
+    async (_name, claim, code) => {
+      const small = await startOkta(makeDirectory({ people: 5, groups: 1 }));
+      const org = await startEmulator({
+        port: 0,
+        tokens: { [TOKEN]: "admin" },
+        signIn: { oauthIssuerLocation: small.okta.url, oauthSubjectIdClaim: claim },
+      });
+      try {
+        await withTempDir(async (dir) => {
+          const config = await writeConfig(dir, await serviceAppSource(small, dir, teams), org.url);
+          const run = await runCli(["apply", "--config", config, "--yes"], { env });
+          expect(run.code, run.stderr).toBe(code);
+          const ids = org.state().mappings.map((m) => m.authenticationId);
+          if (code === 0) expect(ids).toContain("E3");
+          else {
+            expect(logMessages(run.stderr)).toMatch(
+              /keys people by the ID-token claim "nickname" \(oauthSubjectIdClaim\), which Okta fills from the profile attribute nickName, but 5 of 5 Okta people have no nickName/,
+            );
+            expect(ids.filter((id) => id?.startsWith("00u") || id?.startsWith("E"))).toEqual([]);
+          }
+        });
+      } finally {
+        await org.close();
+        await small.okta.close();
+      }
+    },
+    30_000,
+  );
+});
