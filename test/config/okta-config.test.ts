@@ -1,5 +1,5 @@
 /** `source.okta` (docs/okta.md): defaults, the org URL's mistakes named, rules that pick exactly one way. */
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -62,4 +62,16 @@ test("a rule picks by exactly one of groupId, groupName or search; at least one 
   );
   expect(await errorOf(`${url}groups: []`)).toContain("pick at least one group");
   expect(await errorOf(`${url}groups: [{ groupId: 00g1 }]\nheadroom: "99%"`)).toContain("at most 95%");
+});
+
+test("docs/okta.md's configuration loads as written", async () => {
+  const doc = await readFile(join(import.meta.dirname, "../../docs/okta.md"), "utf8");
+  const block = /^```yaml\n([\s\S]*?)^```$/m.exec(doc)![1]!;
+  const dir = await mkdtemp(join(tmpdir(), "okta-doc-"));
+  await writeFile(join(dir, "usersync.yaml"), block);
+  const config = await loadConfig({ file: join(dir, "usersync.yaml"), env: {}, cwd: dir });
+  expect(config.source.okta?.groups).toMatchObject([
+    { search: 'profile.name sw "analytics-"', id: "{name}" },
+    { groupName: "Finance", id: "finance", workspaces: { finance: ["VIEW", "ANALYZE"] } },
+  ]);
 });
