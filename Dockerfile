@@ -4,11 +4,17 @@
 # paths you give it: mount a writable volume for reports and journals).
 # scripts/check-package.sh does in CI what this image does (pack, production install, run).
 #
-# The base is pinned by digest so a rebuild gets the same bytes. The digest is one published for
-# node:20-bookworm-slim and pinned by other public projects; it was not pulled here (no registry
-# access where it was written). Check it, and move it forward deliberately, with
-# `docker buildx imagetools inspect node:20-bookworm-slim`.
-ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
+# The base is Node 24, the active LTS (Node 20 reached its end of life on 2026-04-30), pinned by
+# digest so a rebuild gets the same bytes. The digest was not pulled here (no registry access
+# where it was written): it is the image index that docker-library/repo-info records for
+# node:24-bookworm-slim (repos/node/remote/24-bookworm-slim.md) at its commit
+# 5997ebe15f92777eea33e0f6b03f784b3aaf1184, the same index as node:24.21.0-bookworm-slim there:
+# Node 24.21.0 on Debian bookworm, built 2026-09-09, for linux/amd64, arm64 and ppc64le; other
+# public projects pin the same digest for that tag.
+# CI tests that Node version: scripts/ci-node24.sh installs the same one, and
+# test/deploy/runtime.test.ts holds the two together. Check the digest, and move it forward
+# deliberately with that script's version, with `docker buildx imagetools inspect node:24-bookworm-slim`.
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src

@@ -27,7 +27,7 @@ if [ -d "$work/app/node_modules/vitest" ] || [ -d "$work/app/node_modules/typesc
 fi
 
 version=$("$bin" --version)
-echo "check-package: installed $version"
+echo "check-package: installed $version, running on node $(node --version)"
 
 cd "$work/run"
 cp "$work/app/node_modules/usersync/fixtures/demo/users.yaml" users.yaml

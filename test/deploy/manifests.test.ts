@@ -216,7 +216,7 @@ describe("outside the kustomization", () => {
   it("the Dockerfile pins its base by digest, runs under tini, ships no npm and runs as non-root", async () => {
     const dockerfile = await readFile(join(ROOT, "Dockerfile"), "utf8");
     expect(dockerfile.match(/^FROM /gm)).toHaveLength(3);
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim@sha256:[0-9a-f]{64}$/m);
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
     expect(dockerfile).toContain("--omit=dev");
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "usersync"]');

@@ -4,7 +4,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DirectoryHttp, type DirectoryHttpOptions } from "../../../src/desired/sources/directory-http.js";
 import { DirectoryHttpError, SourceIncompleteError } from "../../../src/desired/sources/errors.js";
@@ -69,11 +68,23 @@ describe("DirectoryHttp", () => {
       req.url === "/a" && n === 1
         ? json(res, 429, { error: { code: "TooManyRequests" } }, { "retry-after": "30" })
         : json(res, 200, {});
-    const { http, waits } = client();
-    // /b is asked for while /a waits out its 429: it waits too, before it is sent.
-    await Promise.all([http.get(`${origin}/a`, "a"), delay(50).then(() => http.get(`${origin}/b`, "b"))]);
-    expect(seen.map((s) => s.url)).toEqual(["/a", "/a", "/b"]);
-    expect(waits).toEqual([30_000]);
+    const waits: number[] = [];
+    let clock = 1_000_000;
+    let b: Promise<unknown> | undefined;
+    const http: DirectoryHttp = new DirectoryHttp({
+      directory: "Test Directory",
+      origin,
+      // While /a waits out its 429, /b is asked for: it must wait too, though it was never throttled.
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (b === undefined) await (b = http.get(`${origin}/b`, "b"));
+        clock += ms;
+      },
+      now: () => clock,
+    });
+    await http.get(`${origin}/a`, "a");
+    expect(seen.map((s) => s.url)).toEqual(["/a", "/b", "/a"]);
+    expect(waits).toEqual([30_000, 30_000]);
     expect(http.throttled).toBe(1);
     await http.close();
   });
