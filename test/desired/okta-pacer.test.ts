@@ -90,4 +90,18 @@ describe("OktaPacer", () => {
     await pacer.beforeRequest(); // would wait for ever if the first place were still taken
     pacer.settled();
   });
+
+  it("does not serialise the reads when answers carry no rate-limit headers", async () => {
+    const pacer = new OktaPacer({
+      headroom: 0.5,
+      maxWaitMs: 1000,
+      now: Date.now,
+      sleep: async () => {},
+      tooLong: () => new Error("too long"),
+    });
+    await pacer.beforeRequest();
+    pacer.observe({ status: 200, headers: {} });
+    await pacer.beforeRequest();
+    await pacer.beforeRequest(); // a second one at once: nothing to wait for
+  });
 });

@@ -52,6 +52,8 @@ export class OktaPacer {
   private inFlight = 0;
   /** The reset of the last window the run paused through: older answers come late, and are ignored. */
   private ended = 0;
+  /** A successful answer came without X-Rate-Limit-* headers: nothing to pace by. */
+  private blind = false;
   private pause: Promise<void> | undefined;
   private waiters: (() => void)[] = [];
   readonly stats: PacerStats = { pauses: 0, waitedMs: 0, refused: 0 };
@@ -67,8 +69,9 @@ export class OktaPacer {
       }
       const w = this.window;
       if (w === undefined) {
-        // Nothing known (the first request, or just after a reset): one request finds out.
-        if (this.inFlight === 0) break;
+        // Nothing known (the first request, or just after a reset): one request finds out;
+        // an Okta that sends no rate-limit headers at all (a proxy strips them) is not paced.
+        if (this.inFlight === 0 || this.blind) break;
         await new Promise<void>((resolve) => this.waiters.push(resolve));
         continue;
       }
@@ -101,7 +104,10 @@ export class OktaPacer {
     const remaining = Number(headerValue(headers, "x-rate-limit-remaining"));
     const reset = Number(headerValue(headers, "x-rate-limit-reset"));
     const date = Date.parse(headerValue(headers, "date") ?? "");
-    if (!Number.isFinite(remaining) || !Number.isFinite(reset) || Number.isNaN(date)) return;
+    if (!Number.isFinite(remaining) || !Number.isFinite(reset) || Number.isNaN(date)) {
+      if (status >= 200 && status < 300 && this.window === undefined) this.blind = true;
+      return;
+    }
     const seen = {
       remaining: status === 429 ? 0 : remaining,
       untilResetMs: reset * 1000 - date,
