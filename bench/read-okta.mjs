@@ -1,4 +1,4 @@
-// Figure 12: reading the desired state straight from Okta under the customer's shared rate limit.
+// Figure 13: reading the desired state straight from Okta under the customer's shared rate limit.
 // 100,000 people in 50 groups on the Okta stand-in (dist/stand-ins/okta), quota 600 requests a
 // minute, headroom 50% (the default): requests used, wall time, 429s (goal: zero) and the share of
 // each window left to the organization's other integrations. A second row has the other
@@ -88,7 +88,7 @@ const rows = [
   await scenario({ name: "others spend 2/3", quota: { limit: 100, windowSeconds: 10 }, othersShare: 2 / 3 }),
 ];
 printTable(
-  `12. Reading Okta: ${PEOPLE.toLocaleString("en")} people in ${GROUPS} groups under the shared rate limit (headroom 50%)`,
+  `13. Reading Okta: ${PEOPLE.toLocaleString("en")} people in ${GROUPS} groups under the shared rate limit (headroom 50%)`,
   [
     "scenario",
     "quota",

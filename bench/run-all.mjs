@@ -1,8 +1,8 @@
 // `npm run bench`: every figure in its own node process, one after another (so peak RSS is per
 // figure and no two benchmarks share the CPU). `--only N` runs figure N (1-7, 8 for the
 // emulator's own throughput, 9 reading from LDAP, 10 bulk membership under a rate limit: about
-// 18 minutes at its full size, 11 listing and planning permissions, 12 reading Okta under its
-// shared rate limit). Each script prints its table
+// 18 minutes at its full size, 11 listing and planning permissions, 12 many organizations, 13
+// reading Okta under its shared rate limit). Each script prints its table
 // and writes bench/results/<name>.json.
 import { spawn } from "node:child_process";
 import { cpus } from "node:os";
@@ -21,7 +21,8 @@ const FIGURES = [
   [9, "read-ldap.mjs"],
   [10, "bulk-membership.mjs"],
   [11, "permissions.mjs"],
-  [12, "read-okta.mjs"],
+  [12, "multi-org.mjs"],
+  [13, "read-okta.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");

@@ -15,6 +15,12 @@ export function closest(typed: string, known: readonly string[]): string | undef
   return near ? best : undefined;
 }
 
+/** `did you mean maxDeletes? ` when a known name is near enough to be a typo, else "". */
+export function didYouMean(typed: string, known: readonly string[]): string {
+  const near = closest(typed, known);
+  return near === undefined ? "" : `did you mean ${near}? `;
+}
+
 /** Damerau–Levenshtein (optimal string alignment): a swap of two letters counts as one edit. */
 function editDistance(a: string, b: string): number {
   const rows: number[][] = [];

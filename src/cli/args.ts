@@ -48,7 +48,12 @@ function parserOptions(command: CommandName): Options {
 
 export function parseCommandLine(argv: string[]): ParseResult {
   const [first, ...rest] = argv;
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  // No command is a usage error, not success: a script or Job that lost its arguments must fail.
+  if (first === undefined)
+    throw new ConfigError({
+      message: `no command given. Usage: usersync <command> [options]; commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+    });
+  if (first === "--help" || first === "-h" || first === "help") {
     const topic = first === "help" ? rest[0] : undefined;
     return { kind: "help", text: topic && isCommand(topic) ? commandHelp(topic) : mainHelp() };
   }

@@ -29,10 +29,12 @@ import { runValidate } from "./commands/validate.js";
 import { runExport } from "./commands/export.js";
 import { runEmulator } from "./commands/emulator.js";
 import { runDemo } from "./commands/demo.js";
+import { runForTargets, type FatalWriter } from "./run-targets.js";
 
 const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<number>> = {
-  plan: runPlan,
-  apply: runApply,
+  // Plan and apply run once, or once per target of a config with targets: (run-targets.ts).
+  plan: (cmd, io) => runForTargets(cmd, io, (runtime) => runPlan(cmd, runtime), fatalWriter(io)),
+  apply: (cmd, io) => runForTargets(cmd, io, (runtime) => runApply(cmd, runtime), fatalWriter(io)),
   validate: runValidate,
   export: runExport,
   emulator: runEmulator,
@@ -85,6 +87,12 @@ function exitInterrupted(signal: NodeJS.Signals, argv: readonly string[], io: Io
   io.stderr.write(io.stderr.isTTY && !text.startsWith("{") ? `\n${text}` : text);
   process.exit(ExitCode.interrupted);
 }
+
+/** A target's fatal error, written like the run's logs (their format was chosen with the config). */
+const fatalWriter =
+  (io: Io): FatalWriter =>
+  (err, exitCode) =>
+    fatalOutput(err, exitCode, [], io);
 
 /** The fatal error as the run's logs are written: one JSON line, or text for a person. */
 export function fatalOutput(err: unknown, exitCode: number, argv: readonly string[], io: Io): string {

@@ -44,7 +44,11 @@ export const GLOBAL_OPTIONS = {
     value: "URL",
     help: 'the service\'s root URL, or "embedded" for the built-in emulator (config: target.baseUrl)',
   },
-  "log-level": { type: "string", value: "LEVEL", help: "trace|debug|info|warn|error|silent (default info)" },
+  "log-level": {
+    type: "string",
+    value: "LEVEL",
+    help: "trace|debug|info|warn|error|fatal|silent (default info)",
+  },
   "log-format": {
     type: "string",
     value: "FMT",
@@ -97,6 +101,26 @@ const planOptions = {
     type: "string",
     value: "FILE",
     help: "write Prometheus metrics (textfile collector format) at the end",
+  },
+  // Many organizations from one config (docs/multi-org.md).
+  target: {
+    type: "string",
+    value: "NAME",
+    help: "run for this one of the config's targets (docs/multi-org.md)",
+  },
+  "all-targets": {
+    type: "boolean",
+    help: "run for every target, one after another; exits with the first of\n130, 4, 1, 3, 5, 2, 0 among the targets' codes",
+  },
+  "target-index": {
+    type: "string",
+    value: "N",
+    help: "run the target at index N of the sorted names (an Indexed Job's\n$(JOB_COMPLETION_INDEX)); needs --target-list",
+  },
+  "target-list": {
+    type: "string",
+    value: "NAMES",
+    help: "the comma-separated names the Job was rendered with; a config\nwhose targets differ is refused (exit 4)",
   },
 } as const satisfies OptionTable;
 
@@ -186,6 +210,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         short: "o",
         value: "FILE",
         help: "write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout",
+      },
+      target: {
+        type: "string",
+        value: "NAME",
+        help: "export this one of the config's targets (docs/multi-org.md)",
       },
       source: {
         type: "string",

@@ -3,7 +3,7 @@
  * that name kept for messages ("output.report /x: its folder …", not "--report" when no flag was
  * given). The commands check them all before anything is sent and then write to the same paths.
  */
-import type { Config } from "../config/index.js";
+import { forTarget, type Config } from "../config/index.js";
 import { checkAppendTarget, prepareOutputPaths } from "../files.js";
 import { stringOption, type ParsedValues } from "./args.js";
 
@@ -25,16 +25,28 @@ export type OutputKind = keyof typeof SOURCES;
 export type Outputs = Partial<Record<OutputKind, OutputFile>>;
 
 /** The output files of a command that writes `kinds`. */
-export function resolveOutputs(values: ParsedValues, config: Config, kinds: readonly OutputKind[]): Outputs {
+export function resolveOutputs(
+  values: ParsedValues,
+  config: Config & { targetName?: string },
+  kinds: readonly OutputKind[],
+): Outputs {
   const outputs: Outputs = {};
   for (const kind of kinds) {
     const { flag, key } = SOURCES[kind];
-    const fromFlag = stringOption(values, flag);
+    const fromFlag = ownPath(stringOption(values, flag), config);
     const fromConfig = config.output[key];
     if (fromFlag !== undefined) outputs[kind] = { path: fromFlag, name: `--${flag}` };
     else if (fromConfig !== undefined) outputs[kind] = { path: fromConfig, name: `output.${key}` };
   }
   return outputs;
+}
+
+/**
+ * A path given as a flag, made the target's own like the config's paths (config/targets.ts):
+ * `--report r.json --all-targets` writes r.<target>.json for each; `--plan` reads the same way.
+ */
+export function ownPath(path: string | undefined, config: { targetName?: string }): string | undefined {
+  return path === undefined || config.targetName === undefined ? path : forTarget(path, config.targetName);
 }
 
 /**

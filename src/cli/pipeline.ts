@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
-import { evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
+import { checkGroupSizes, evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
 import { readState } from "../state/index.js";
 import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
@@ -30,6 +30,7 @@ import { keyBySignIn } from "./subject-claim.js";
 import { loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
+import { warnGuardTripped } from "./guard-warning.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -37,6 +38,8 @@ export interface Runtime {
   io: Io;
   /** `--allow-empty-groups`: believe a picked directory group that emptied since the last successful run. */
   allowEmptyGroups?: boolean;
+  /** A target's slice of the shared source (run-targets.ts), read once for all targets; else the config's source. */
+  desired?: () => Promise<DesiredState>;
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -78,11 +81,27 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
  * once as an InputError (exit 4); a source that cannot be read, or not wholly, is exit 5.
  */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
+  if (runtime.desired !== undefined) return checkedSlice(runtime, await runtime.desired());
   checkOneSource(runtime.config);
   const { state, problems } = await readFromSource(runtime);
   reportProblems(problems, runtime.logger);
   // A count needs nothing from the service: checked before the first request.
   checkMinUsersCount(state, runtime.config);
+  return state;
+}
+
+/**
+ * A target's slice of the shared source (docs/multi-org.md): the shared read is checked against
+ * no state file (each target has its own), so each target checks the picked groups' sizes
+ * against its own state file's record, and records them after its own successful apply.
+ */
+async function checkedSlice(runtime: Runtime, state: DesiredState): Promise<DesiredState> {
+  if (state.evidence !== undefined)
+    checkGroupSizes({
+      evidence: state.evidence,
+      lastGood: await lastGroupSizesOf(runtime),
+      allowEmpty: runtime.allowEmptyGroups ?? false,
+    });
   return state;
 }
 
@@ -107,7 +126,9 @@ export function checkOneSource(config: Runtime["config"]): void {
 export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
   const { config, logger } = runtime;
   const started = performance.now();
-  const lastGroupSizes = config.source.type === "file" ? undefined : await lastGroupSizesOf(runtime);
+  // With targets:, the shared read is checked per target, against each one's state file (checkedSlice).
+  const lastGroupSizes =
+    config.source.type === "file" || config.targets.length > 0 ? undefined : await lastGroupSizesOf(runtime);
   const read = await readSource({
     config,
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
@@ -235,6 +256,7 @@ export async function planAgainstService(
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
+    warnGuardTripped(logger, planned.plan);
     return { connection, desired: options.desired, policy, ...planned };
   } catch (err) {
     if (!options.connection) await connection.close();
@@ -257,13 +279,20 @@ async function listChecked(
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)
     logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-  reportProblems(
-    [
-      ...checkBuiltinIdentity(desired, actual),
-      ...checkGroupReferences(desired, actual, policy),
-      ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
-    ],
-    logger,
-  );
+  const problems = [
+    ...checkBuiltinIdentity(desired, actual),
+    ...checkGroupReferences(desired, actual, policy),
+    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
+  ];
+  if (
+    connection.embedded &&
+    !config.target.embeddedSeed &&
+    problems.some((p) => p.rule === "unknown-workspace")
+  )
+    logger.warn(
+      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
+        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
+    );
+  reportProblems(problems, logger);
   return actual;
 }

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import { ConfigError } from "../errors.js";
-import { startEmulator, type EmulatorHandle, type EmulatorSeed } from "../emulator/index.js";
+import { loadSeedFile, startEmulator, type EmulatorHandle, type EmulatorSeed } from "../emulator/index.js";
 import { createClient, type ClientOptions, type ServiceClient } from "../service/index.js";
 import type { LoadedConfig } from "../config/index.js";
 
@@ -47,9 +47,11 @@ export async function connect(options: {
   };
 
   if (target.baseUrl === EMBEDDED) {
+    const seed =
+      options.embeddedSeed ?? (target.embeddedSeed ? await readSeed(target.embeddedSeed) : undefined);
     return connectEmbedded({
       common,
-      ...(options.embeddedSeed ? { seed: options.embeddedSeed } : {}),
+      ...(seed ? { seed } : {}),
       ...(target.embeddedData ? { persistPath: target.embeddedData } : {}),
     });
   }
@@ -74,6 +76,19 @@ export async function connect(options: {
     ...(target.caFile ? { caFile: target.caFile } : {}),
   });
   return { client, label: url.origin, close: () => client.close() };
+}
+
+/** The seed of `target.embeddedSeed`; a file that cannot be read or is no seed is a config error (exit 4). */
+async function readSeed(file: string): Promise<EmulatorSeed> {
+  try {
+    return await loadSeedFile(file);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    const why = typeof code === "string" ? `cannot be read (${code})` : (err as Error).message;
+    throw new ConfigError({
+      message: `target.embeddedSeed: the seed file ${file} ${why}. Point it at a seed such as fixtures/demo/organization.yaml (docs/emulator.md).`,
+    });
+  }
 }
 
 /** Starts the emulator inside this process and connects to it; the connection closes both. */

@@ -11,6 +11,11 @@ export function desiredReadOptions(config: Config, file?: string): ReadDesiredOp
   if (desired === undefined) return undefined;
   const options: ReadDesiredOptions = { file: desired, defaults: { identity: config.identity.default } };
   if (config.source.groups !== undefined) options.groupsFile = config.source.groups;
+  // The columns targets select by (targets[].select.column) are kept, not refused as unknown.
+  const columns = [
+    ...new Set(config.targets.flatMap((t) => (t.select?.column ? [t.select.column.name] : []))),
+  ];
+  if (columns.length > 0) options.columns = columns;
   // For names whose extension does not tell (users.txt): a .yaml, .yml or .csv given as
   // --desired or FILE is read by its extension, whatever the config says for its own file.
   if (config.source.format !== "auto" && formatOf(desired) === undefined)

@@ -3,15 +3,17 @@
  * one schema, then the cross-field rules; every problem is reported at once with its key path and
  * where the value came from. The API token comes only from the environment or a token file.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Problem } from "../errors.js";
-import { ConfigError, formatProblem } from "../errors.js";
 import { characterProblems } from "./characters.js";
 import { envLayer, fileLayer, flagLayer, getPath, merge, resolvePaths } from "./layers.js";
 import type { Layer, Origin, Tree } from "./layers.js";
 import { durationSeconds } from "./values.js";
+import { configError } from "./config-error.js";
+import { readToken, urlProblem, withoutScheme } from "./token.js";
 import { configSchema, oktaSecretEnv } from "./schema.js";
+import { sharedTokenProblems, targetTokenEnvNames } from "./targets.js";
 import { didYouMean, keysAt } from "./known-keys.js";
 import type { Config } from "./schema.js";
 
@@ -20,6 +22,15 @@ export { configSchema, envNameOf, LEAVES } from "./schema.js";
 export { ineffectiveSettings, toPolicy } from "./policy.js";
 export { durationSeconds } from "./values.js";
 export { desiredReadOptions } from "./desired-options.js";
+export {
+  configForTarget,
+  forTarget,
+  sortedTargetNames,
+  unknownTarget,
+  TARGET_NAME,
+  type TargetConfig,
+  type TargetEntry,
+} from "./targets.js";
 
 export const DEFAULT_CONFIG_FILE = "usersync.yaml";
 
@@ -81,6 +92,8 @@ export type LoadedConfig = Config & {
   readonly token?: string;
   /** Non-fatal notes, e.g. an unknown `USERSYNC_…` variable. */
   warnings: string[];
+  /** The target this config is for (targets.ts), when the config has targets. */
+  targetName?: string;
 };
 
 const TOKEN_KEYS = /^(token|apiToken|api_token|bearerToken|password)$/i;
@@ -116,8 +129,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   problems.push(...crossFieldProblems(config, originOf));
   if (problems.length > 0) throw configError(problems, configFile);
 
-  const token = await readToken(config, options.env, originOf);
-  const loaded: LoadedConfig = { ...config, warnings: env.warnings, ...(configFile ? { configFile } : {}) };
+  const read = await readToken(config, options.env, originOf);
+  const { token, warning } = withoutScheme(read, config.target);
+  const warnings = [...env.warnings, ...(warning !== undefined ? [warning] : [])];
+  const loaded: LoadedConfig = { ...config, warnings, ...(configFile ? { configFile } : {}) };
   Object.defineProperty(loaded, "token", { value: token, enumerable: false, writable: false });
   return loaded;
 }
@@ -130,8 +145,10 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   if (env.USERSYNC_TARGET_TOKEN_ENV) names.add(env.USERSYNC_TARGET_TOKEN_ENV);
   // The LDAP bind password's and the Okta key's variables (docs/ldap.md, okta.md) are secrets.
   ["USERSYNC_LDAP_PASSWORD", ...oktaSecretEnv(file.data, getPath)].forEach((n) => names.add(n));
+  for (const name of targetTokenEnvNames(file.data)) names.add(name);
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);
+  if (env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV) names.add(env.USERSYNC_SOURCE_LDAP_PASSWORD_ENV);
   return names;
 }
 
@@ -205,35 +222,14 @@ function tokenKeyProblems(file: Layer, configFile: string): Problem[] {
   return out;
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
 function crossFieldProblems(config: Config, originOf: (path: string) => Origin): Problem[] {
   const out: Problem[] = [];
   const add = (field: string, rule: string, message: string, at = field): void =>
     void out.push({ ...originOf(at), field, rule, message });
   const { baseUrl } = config.target;
-  if (baseUrl !== undefined && baseUrl !== "embedded") {
-    let url: URL | undefined;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      add("target.baseUrl", "bad-url", `"${baseUrl}" is not a URL: use https://host[:port] or embedded`);
-    }
-    if (url && url.protocol !== "https:" && url.protocol !== "http:")
-      add("target.baseUrl", "bad-url", `"${baseUrl}": only http and https URLs are supported`);
-    else if (url && (url.username || url.password))
-      add(
-        "target.baseUrl",
-        "bad-url",
-        "must not contain a user name or password: the token comes from the environment or a token file",
-      );
-    else if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname) && !config.target.allowInsecureHttp)
-      add(
-        "target.baseUrl",
-        "insecure-http",
-        `plain http:// to ${url.hostname} would send the token unencrypted: use https:// or set target.allowInsecureHttp: true`,
-      );
-  }
+  const bad = baseUrl === undefined ? undefined : urlProblem(baseUrl, config.target.allowInsecureHttp);
+  if (bad !== undefined) add("target.baseUrl", bad.rule, bad.message);
+  for (const message of sharedTokenProblems(config)) add("targets", "shared-token", message);
   if (config.identity.passwords === "file" && config.identity.passwordFile === undefined)
     add(
       "identity.passwordFile",
@@ -249,52 +245,4 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
       "policy.revokeAfter",
     );
   return out;
-}
-
-async function readToken(
-  config: Config,
-  env: NodeJS.ProcessEnv,
-  originOf: (path: string) => Origin,
-): Promise<string | undefined> {
-  const { tokenFile, tokenEnv } = config.target;
-  if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(tokenFile, "utf8");
-    } catch (err) {
-      const code = (err as { code?: string }).code ?? "unknown error";
-      throw configError([
-        {
-          ...originOf("target.tokenFile"),
-          field: "target.tokenFile",
-          rule: "token-file",
-          message: `cannot read the token file ${tokenFile} (${code})`,
-        },
-      ]);
-    }
-    const token = text.trim();
-    if (token === "")
-      throw configError([
-        {
-          ...originOf("target.tokenFile"),
-          field: "target.tokenFile",
-          rule: "token-file",
-          message: `the token file ${tokenFile} is empty`,
-        },
-      ]);
-    return token;
-  }
-  const fromEnv = env[tokenEnv]?.trim();
-  return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
-}
-
-/** Problems of the file first, in line order, then those of the environment and flags. */
-function configError(unsorted: Problem[], configFile?: string): ConfigError {
-  const rank = (p: Problem): number => (p.file === configFile ? 0 : p.file.startsWith("env ") ? 1 : 2);
-  const problems = [...unsorted].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0));
-  const lines = problems.map((p) => `  ${formatProblem(p)}`).join("\n");
-  return new ConfigError({
-    message: `invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines}`,
-    problems,
-  });
 }

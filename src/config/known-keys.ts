@@ -3,7 +3,7 @@
  * like the CLI has for flags: the keys the schema knows at that place, and the nearest one.
  */
 import type { z } from "zod";
-import { closest } from "../suggest.js";
+export { didYouMean } from "../suggest.js";
 
 interface Def {
   type: string;
@@ -33,10 +33,4 @@ function objectsAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): Array<R
 /** The keys the schema takes at `path` (an issue's path). */
 export function keysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): string[] {
   return [...new Set(objectsAt(schema, path).flatMap((shape) => Object.keys(shape)))];
-}
-
-/** `did you mean maxDeletes? ` when a known key is near enough to be a typo, else "". */
-export function didYouMean(typed: string, known: readonly string[]): string {
-  const near = closest(typed, known);
-  return near === undefined ? "" : `did you mean ${near}? `;
 }

@@ -63,7 +63,18 @@ export async function fileLayer(file: string): Promise<Layer> {
   return layer;
 }
 
-/** `USERSYNC_<SECTION>_<KEY>` variables, typed by `LEAVES`; other `USERSYNC_` names give warnings. */
+/**
+ * The variables Kubernetes puts into every pod of a namespace with a Service named `usersync`
+ * (service links): not settings, and not typos either.
+ */
+const SERVICE_LINK =
+  /^USERSYNC_(SERVICE_HOST|SERVICE_PORT(_\w+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+
+/**
+ * `USERSYNC_<SECTION>_<KEY>` variables, typed by `LEAVES`. Any other `USERSYNC_` name is a
+ * problem (exit 4) with the nearest known one: in a CronJob the settings are variables, and a
+ * typo (`USERSYNC_POLICY_MAXDELETES`) would otherwise silently run with the default guard.
+ */
 export function envLayer(
   env: NodeJS.ProcessEnv,
   ignore: ReadonlySet<string>,
@@ -76,12 +87,15 @@ export function envLayer(
   };
   const byName = new Map(Object.entries(LEAVES).map(([leaf, kind]) => [envNameOf(leaf), { leaf, kind }]));
   for (const [name, raw] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
-    if (!name.startsWith("USERSYNC_") || raw === undefined || ignore.has(name)) continue;
+    if (!name.startsWith("USERSYNC_") || raw === undefined || ignore.has(name) || SERVICE_LINK.test(name))
+      continue;
     const known = byName.get(name);
     if (!known) {
-      layer.warnings.push(
-        `environment variable ${name} is not a config key and is ignored (${didYouMean(name, [...byName.keys()])}see docs/configuration.md)`,
-      );
+      layer.problems.push({
+        file: `env ${name}`,
+        rule: "unknown-env",
+        message: `not a config key; ${didYouMean(name, [...byName.keys()])}unset it, or see docs/configuration.md for the variables`,
+      });
       continue;
     }
     const origin = { file: `env ${name}` };

@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- one schema for the whole file; each directory's block beyond LDAP has its own file (okta-schema.ts) */
 /**
  * The config file schema (DESIGN section 3), with every default. `config.example.yaml` documents
  * each key; `LEAVES` lists them with their types for environment overrides, and a test keeps
@@ -8,6 +7,7 @@ import { z } from "zod";
 import { oktaSource } from "./okta-schema.js";
 export { oktaSecretEnv } from "./okta-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
+import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
@@ -39,6 +39,8 @@ const target = z.strictObject({
   caFile: path.optional(),
   allowInsecureHttp: z.boolean().default(false),
   embeddedData: path.optional(),
+  /** The seed (emulator --seed's file) the embedded emulator starts from, e.g. the README's demo. */
+  embeddedSeed: path.optional(),
 });
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
@@ -124,7 +126,7 @@ const identity = z.strictObject({
   passwordFile: path.optional(),
 });
 
-const policy = z.strictObject({
+export const policySection = z.strictObject({
   /** No default here: `full` for `source.type: ldap`, else `incremental` (see configSchema). */
   mode: z.enum(["incremental", "full"]).optional(),
   membership: z.enum(["exact", "additive"]).default("exact"),
@@ -153,9 +155,6 @@ const policy = z.strictObject({
     })
     .prefault({}),
 });
-
-/** `permissions` (issue 23): permissions-schema.ts. */
-const permissions = permissionsSection;
 
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),
@@ -199,12 +198,13 @@ export const configSchema = z
     target: target.prefault({}),
     source: source.prefault({}),
     identity: identity.prefault({}),
-    policy: policy.prefault({}),
-    permissions: permissions.prefault({}),
+    policy: policySection.prefault({}),
+    permissions: permissionsSection.prefault({}), // issue 23: permissions-schema.ts
     execution: execution.prefault({}),
     output: output.prefault({}),
     state: state.prefault({}),
     logging: logging.prefault({}),
+    targets: targetsSection, // issue 31: targets-schema.ts, targets.ts
   })
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
@@ -230,6 +230,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "target.caFile": "string",
   "target.allowInsecureHttp": "boolean",
   "target.embeddedData": "string",
+  "target.embeddedSeed": "string",
   "source.desired": "string",
   "source.groups": "string",
   "source.format": "string",
@@ -280,6 +281,7 @@ export const PATH_LEAVES: readonly string[] = [
   "target.tokenFile",
   "target.caFile",
   "target.embeddedData",
+  "target.embeddedSeed",
   "source.desired",
   "source.groups",
   "source.ldap.caFile",
@@ -294,11 +296,4 @@ export const PATH_LEAVES: readonly string[] = [
   "state.file",
 ];
 
-/** `policy.maxDeletes` -> `USERSYNC_POLICY_MAX_DELETES` */
-export function envNameOf(leaf: string): string {
-  return `USERSYNC_${leaf
-    .split(".")
-    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1_$2"))
-    .join("_")
-    .toUpperCase()}`;
-}
+export { envNameOf } from "./env-names.js";

@@ -2,8 +2,9 @@
  * Reading a desired state: one users file (YAML or CSV), an optional groups file, every problem
  * of every rule in one pass. Never throws for bad input; the caller decides (exit 4 on errors).
  */
-import { stat } from "node:fs/promises";
-import { extname } from "node:path";
+import { readdir, stat } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import { closest } from "../suggest.js";
 import { checkGroups, checkUsers } from "./checks.js";
 import { ProblemList, sortProblems } from "./problems.js";
 import { readCsv } from "./read-csv.js";
@@ -28,6 +29,7 @@ export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
+export { sliceDesired, type SliceSelector } from "./slice.js";
 export { keyLines, parseYaml } from "./yaml-text.js";
 
 export interface ReadDesiredOptions {
@@ -36,6 +38,8 @@ export interface ReadDesiredOptions {
   /** Default: by extension (.yaml, .yml, .csv). */
   format?: DesiredFormat;
   defaults?: { identity?: Identity };
+  /** Extra columns of a users CSV kept on each user (`columns`) for a target's selector. */
+  columns?: readonly string[];
 }
 
 const USERS_CSV: CsvShape<UserField> = {
@@ -62,6 +66,7 @@ export async function readDesiredState(options: ReadDesiredOptions): Promise<Rea
     file: options.file,
     format: options.format,
     role: "users",
+    columns: options.columns,
     problems,
     defaultIdentity,
     users,
@@ -95,6 +100,7 @@ interface ReadOneOptions {
   file: string;
   format: DesiredFormat | undefined;
   role: "users" | "groups";
+  columns?: readonly string[] | undefined;
   problems: ProblemList;
   defaultIdentity: Identity;
   users: DesiredUser[];
@@ -122,19 +128,64 @@ async function readSafely(options: ReadOneOptions): Promise<ReadOneResult> {
   }
 }
 
-/** The path names a file; otherwise the problem is reported. */
+/**
+ * The path names a file; otherwise the problem is reported. A path that is not there is
+ * `file-not-found` (exit 5: a share may not be mounted yet), unless its folder holds a desired
+ * state file of nearly that name: then it is a typo (`path-typo`, exit 4), and a Job must not
+ * retry it. An empty folder is what the kubelet mounts for a missing subPath: not there (yet),
+ * exit 5. A folder with files in it is a person naming the folder (`--desired fixtures/demo`):
+ * `not-a-file`, exit 4, no later run fixes that.
+ */
 async function isReadableFile(file: string, problems: ProblemList): Promise<boolean> {
   try {
     if ((await stat(file)).isFile()) return true;
-    problems.error({ file }, "file-not-found", "is not a file");
+    const inside = await readdir(file);
+    if (inside.length === 0)
+      problems.error(
+        { file },
+        "file-not-found",
+        "is an empty folder where the file belongs (what Kubernetes mounts for a missing subPath): check that the file is there",
+      );
+    else {
+      const files = inside.filter((n) => formatOf(n) !== undefined).sort();
+      const hint =
+        files.length > 0 ? ` (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""})` : "";
+      problems.error(
+        { file },
+        "not-a-file",
+        `is a folder, not a file: name the desired-state file in it${hint}`,
+      );
+    }
   } catch {
-    problems.error(
-      { file },
-      "file-not-found",
-      `does not exist: check the path (relative paths start at the current directory)`,
-    );
+    const near = await nearbyFile(file);
+    if (near !== undefined)
+      problems.error(
+        { file },
+        "path-typo",
+        `does not exist; did you mean ${near}? Its folder holds that file`,
+      );
+    else
+      problems.error(
+        { file },
+        "file-not-found",
+        `does not exist: check the path (relative paths start at the current directory)`,
+      );
   }
   return false;
+}
+
+/** A YAML or CSV file beside `file` with its name but another extension, or a name one or two letters off. */
+async function nearbyFile(file: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(dirname(file))).filter((n) => formatOf(n) !== undefined);
+  } catch {
+    return undefined;
+  }
+  const stem = (n: string): string => basename(n, extname(n)).toLowerCase();
+  const typed = basename(file);
+  const near = names.find((n) => stem(n) === stem(typed)) ?? closest(typed, names);
+  return near === undefined ? undefined : join(dirname(file), near);
 }
 
 async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
@@ -168,7 +219,12 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
   const before = problems.items.length;
   const read =
     role === "users"
-      ? await readCsv({ file, shape: USERS_CSV, problems, onRecord: (r) => addUser(normaliseUser(r, ctx)) })
+      ? await readCsv({
+          file,
+          shape: { ...USERS_CSV, extra: options.columns ?? [] },
+          problems,
+          onRecord: (r) => addUser(normaliseUser(r, ctx)),
+        })
       : await readCsv({
           file,
           shape: GROUPS_CSV,

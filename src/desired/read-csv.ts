@@ -15,6 +15,7 @@ import { visible } from "./characters.js";
 import { unneutraliseCell } from "./csv-cell.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { RawRecord } from "./records.js";
+import { didYouMean } from "../suggest.js";
 
 /** A cell this long is junk, not a name. */
 export const MAX_FIELD_CHARS = 64 * 1024;
@@ -29,7 +30,12 @@ export interface CsvShape<F extends string> {
   lists: readonly F[];
   /** What one record is called in messages ("user", "group"). */
   noun: string;
+  /** Further columns to keep as they are (a target's selector column), matched case-insensitively. */
+  extra?: readonly string[];
 }
+
+/** A header cell: a known field, an extra column kept by name, or neither. */
+type Column<F extends string> = F | { extra: string } | undefined;
 
 class ByteProblem extends Error {
   constructor(readonly finding: ByteFinding) {
@@ -48,7 +54,7 @@ export async function readCsv<F extends string>(options: {
   onRecord: (record: RawRecord<F>) => void;
 }): Promise<{ rows: number; headerOk: boolean }> {
   const { file, shape, problems } = options;
-  let header: Array<F | undefined> | undefined;
+  let header: Array<Column<F>> | undefined;
   let headerOk = true;
   let rows = 0;
   let nextLine = 1;
@@ -149,12 +155,15 @@ async function parseFile(options: {
   return failure ?? pipeFailure;
 }
 
+const columnName = <F extends string>(c: Column<F>): string | undefined =>
+  typeof c === "object" ? c.extra : c;
+
 /** A data row with the wrong number of fields or a junk-long cell: reported, true. */
 function rowShapeProblem<F extends string>(options: {
   file: string;
   line: number;
   record: string[];
-  header: Array<F | undefined>;
+  header: Array<Column<F>>;
   problems: ProblemList;
 }): boolean {
   const { file, line, record, header, problems } = options;
@@ -169,7 +178,7 @@ function rowShapeProblem<F extends string>(options: {
   const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
   if (long < 0) return false;
   problems.error(
-    { file, line, field: header[long] ?? `column ${long + 1}` },
+    { file, line, field: columnName(header[long]) ?? `column ${long + 1}` },
     "field-too-long",
     `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
   );
@@ -188,18 +197,32 @@ function readHeader<F extends string>(options: {
   names: string[];
   shape: CsvShape<F>;
   problems: ProblemList;
-}): Array<F | undefined> {
+}): Array<Column<F>> {
   const { file, line, shape, problems } = options;
+  const only = options.names.length === 1 ? options.names[0]!.trim() : "";
+  const separator = [";", "\t", "|"].find((c) => only.includes(c));
+  if (separator !== undefined) {
+    // One column holding the names: a spreadsheet in a locale that separates with ';' wrote it.
+    problems.error(
+      { file, line, field: visible(only) },
+      "csv-separator",
+      `the header is one column with ${JSON.stringify(separator)} in it: columns are separated by commas; save the file as comma-separated CSV (or replace the ${JSON.stringify(separator)} separators with commas)`,
+    );
+    return [];
+  }
   const known = new Map(shape.fields.map((f) => [f.toLowerCase(), f] as const));
+  const extra = new Map((shape.extra ?? []).map((c) => [c.toLowerCase(), c] as const));
   const seen = new Set<F>();
-  const columns = options.names.map((rawName, i) => {
+  const columns = options.names.map((rawName, i): Column<F> => {
     const name = rawName.trim();
     const field = known.get(name.toLowerCase());
+    const kept = extra.get(name.toLowerCase());
+    if (field === undefined && kept !== undefined) return { extra: kept };
     if (field === undefined) {
       problems.error(
         { file, line, field: visible(name) || `column ${i + 1}` },
         "unknown-column",
-        `unknown column; the ${shape.noun} columns are ${shape.fields.join(", ")}`,
+        `unknown column; ${didYouMean(name, shape.fields)}the ${shape.noun} columns are ${shape.fields.join(", ")}`,
       );
       return undefined;
     }
@@ -222,20 +245,22 @@ function toRecord<F extends string>(options: {
   file: string;
   line: number;
   record: string[];
-  header: Array<F | undefined>;
+  header: Array<Column<F>>;
   shape: CsvShape<F>;
 }): RawRecord<F> {
   const { file, line, record, header, shape } = options;
   const text: Partial<Record<F, string>> = {};
   const lists: Partial<Record<F, string[]>> = {};
+  let extra: Record<string, string> | undefined;
   header.forEach((field, i) => {
     if (field === undefined) return;
     const value = unneutraliseCell(record[i]!.trim());
+    if (typeof field === "object") return void ((extra ??= {})[field.extra] = value);
     if (shape.lists.includes(field))
       lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
     else text[field] = value;
   });
-  return { line, text, lists, where: whereIn(file, line) };
+  return { line, text, lists, where: whereIn(file, line), ...(extra ? { extra } : {}) };
 }
 
 /** Built outside `toRecord` so the closure, kept for every user, holds two values and not the row. */

@@ -15,6 +15,7 @@ import type { GroupField, RawRecord, UserField } from "./records.js";
 import { GROUP_FIELDS, USER_FIELDS } from "./records.js";
 import { readFastYaml, type FastYaml } from "./yaml-fast.js";
 import { parseYaml, type ParsedYaml } from "./yaml-text.js";
+import { didYouMean } from "../suggest.js";
 
 export const MAX_YAML_BYTES = 64 * 1024 * 1024;
 
@@ -253,7 +254,11 @@ function toRecord<F extends string>(options: {
     const field = fields.find((f) => f === key);
     if (field === undefined) {
       const at = { ...where(key), field: `${path}.${visible(key)}` };
-      problems.error(at, "unknown-field", `unknown field; allowed: ${fields.join(", ")}`);
+      problems.error(
+        at,
+        "unknown-field",
+        `unknown field; ${didYouMean(key, fields)}allowed: ${fields.join(", ")}`,
+      );
       continue;
     }
     if (value === null || value === undefined) continue;

@@ -58,6 +58,8 @@ export interface RawRecord<F extends string> {
   lists: Partial<Record<F, string[]>>;
   /** Values of structured fields as read (YAML `workspaces`, `organization`); CSV gives text and lists. */
   values?: Partial<Record<F, unknown>>;
+  /** Extra CSV columns kept for a selector (ReadDesiredOptions.columns), by their header name. */
+  extra?: Record<string, string>;
   /** Where a field is, for messages (CSV: the column; YAML: the path and the key's line). */
   where(field: F): Where;
 }
@@ -165,6 +167,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   if (groups !== undefined) user.groups = groups;
   if (authenticationId !== undefined) user.authenticationId = authenticationId;
   if (password !== undefined) user.password = password;
+  if (raw.extra !== undefined) user.columns = raw.extra;
   Object.assign(user, access);
   locations.set(user, raw.where as (field: string) => Where);
   return user;

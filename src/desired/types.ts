@@ -47,6 +47,8 @@ export interface DesiredUser extends DesiredAccess {
   password?: string;
   state: DesiredStateValue;
   source: SourceRef;
+  /** Extra CSV columns a target's selector reads (`targets[].select.column`), by header name. */
+  columns?: Record<string, string>;
 }
 
 export interface DesiredGroup extends DesiredAccess {

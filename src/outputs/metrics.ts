@@ -18,6 +18,8 @@ export interface MetricsTargets {
   /** The Pushgateway (batch jobs in Kubernetes). */
   push?: MetricsPush | undefined;
   logger: Logger;
+  /** On every sample: `organization` for a target (docs/multi-org.md). */
+  labels?: Record<string, string>;
 }
 
 export interface RunMetrics {
@@ -52,6 +54,7 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
         retries: stats.retries,
         now: Math.floor(Date.now() / 1000),
         ...(previous !== undefined ? { previousLastSuccess: previous } : {}),
+        ...(targets.labels ? { labels: targets.labels } : {}),
       });
       if (file !== undefined) await writeFileAtomic(file, text);
       if (push !== undefined) await pushMetrics(push, text, targets.logger);
@@ -64,9 +67,9 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
 /** The textfile (`--metrics-file` or output.metricsFile, resolved by cli/output-paths.ts) and the Pushgateway (output.metricsPush*). */
 export function metricsTargets(
   file: string | undefined,
-  runtime: { config: Config; logger: Logger },
+  runtime: { config: Config & { targetName?: string }; logger: Logger },
 ): MetricsTargets {
-  const { output } = runtime.config;
+  const { output, targetName } = runtime.config;
   return {
     file,
     push:
@@ -74,5 +77,6 @@ export function metricsTargets(
         ? undefined
         : { url: output.metricsPushUrl, job: output.metricsPushJob, grouping: output.metricsPushGrouping },
     logger: runtime.logger,
+    ...(targetName !== undefined ? { labels: { organization: targetName } } : {}),
   };
 }

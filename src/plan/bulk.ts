@@ -5,7 +5,7 @@
  * dearer (see cheaperAlone). A person with any other change keeps the one PUT, which carries
  * their final groups: never both for one person.
  * Runs last, on the committed steps, so scope, protection and the deletion guard have already
- * decided who is planned at all. See docs/plan-format.md, "Bulk membership".
+ * decided who is planned at all. See docs/architecture.md, "Bulk membership".
  */
 import { compareStrings, sameList, type PlanContext } from "./context.js";
 import { mappingKey } from "./fingerprint.js";

@@ -131,8 +131,11 @@ function workspaceChanges(
   const wanted = new Map((h.workspaces ?? []).map((w) => [w.workspace, grantOf(w)] as const));
   const pairs = new Map<string, [WorkspaceGrant, WorkspaceGrant]>();
   for (const [ws, want] of wanted) if (inScope(ws)) pairs.set(ws, [have.get(ws) ?? EMPTY_GRANT, want]);
-  if (ctx.policy.mode === "full")
-    for (const [ws, grant] of have) if (!wanted.has(ws) && inScope(ws)) pairs.set(ws, [grant, EMPTY_GRANT]);
+  for (const [ws, grant] of have) {
+    if (wanted.has(ws) || !inScope(ws)) continue;
+    if (ctx.policy.mode === "full") pairs.set(ws, [grant, EMPTY_GRANT]);
+    else if (!isEmptyGrant(grant)) keptByMode(ctx, h.assignee, ws, grant);
+  }
   for (const [ws, [before, after]] of pairs) {
     if (sameGrant(before, after)) continue;
     const added = minusGrant(after, before);
@@ -142,6 +145,23 @@ function workspaceChanges(
     if (!isEmptyGrant(minusGrant(before, after)))
       into.add(ws, "revokes", { assignee: h.assignee, before: middle, after: grantOf(after) });
   }
+}
+
+/**
+ * Incremental mode leaves a grant on a workspace the holder no longer lists: said as a notice
+ * (counted as `Kept by mode`), since a plan that only keeps it would otherwise read as "no changes".
+ */
+function keptByMode(ctx: PlanContext, a: Assignee, workspace: string, grant: WorkspaceGrant): void {
+  const own = grant.permissions.join(", ");
+  const below =
+    grant.hierarchy.length > 0
+      ? `${own ? " and " : ""}${grant.hierarchy.join(", ")} on the workspaces below`
+      : "";
+  notice(ctx, {
+    kind: "keptByMode",
+    target: permissionKey(workspace, a),
+    message: `keeps ${own}${below}: the desired state does not list ${workspace}, and the mode is incremental (mode full would revoke them)`,
+  });
 }
 
 /** The organization change of one holder; MANAGE is kept as it is unless allowed. */

@@ -42,6 +42,8 @@ export interface PlanSummary {
   pending?: { people: number; firstUntil: string };
   /** `plan.keptByMode`, when not zero. */
   keptByMode?: number;
+  /** Workspace grants (assignee × workspace) incremental mode keeps unlisted: the `keptByMode` notices, when any. */
+  permissionsKeptByMode?: number;
 }
 
 /**
@@ -190,6 +192,8 @@ function computeSummary(plan: Plan): PlanSummary {
   const first = plan.grace?.pending[0];
   if (first) summary.pending = { people: plan.grace!.pending.length, firstUntil: first.until };
   if (plan.keptByMode) summary.keptByMode = plan.keptByMode;
+  const kept = plan.notices.filter((n) => n.kind === "keptByMode").length;
+  if (kept > 0) summary.permissionsKeptByMode = kept;
   return summary;
 }
 

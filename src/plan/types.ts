@@ -155,8 +155,11 @@ export type StepKind = Step["kind"];
 
 /** Something the planner saw and deliberately left alone, listed so nothing is silently dropped. */
 export interface Notice {
-  /** `kept`: a deletion the file asks for that `deletions: none` leaves undone. */
-  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept";
+  /**
+   * `kept`: a deletion the file asks for that `deletions: none` leaves undone; `keptByMode`: a
+   * workspace grant of a managed holder that incremental mode keeps though the holder no longer lists it.
+   */
+  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept" | "keptByMode";
   /** Object key, e.g. `mapping:jane`, `idp:jane@example.com`. */
   target: string;
   message: string;

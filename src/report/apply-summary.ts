@@ -136,8 +136,17 @@ export function renderApplySummary(result: ApplyResult, options: SummaryOptions)
     );
     if (list.length === 0) continue;
     lines.push("", paint(outcome, `${OUTCOME_WORDS[outcome]} (${num(list.length)}):`));
-    for (const o of list.slice(0, maxListed))
-      lines.push(`  ${stepInWords(o.stepId)}: ${stepIdsInWords(o.error?.message ?? o.reason ?? "")}`);
+    // Steps with the same reason (30 deletions one guard held back) say it once, then the steps.
+    const byReason = new Map<string, { count: number; shown: string[] }>();
+    list.forEach((o, i) => {
+      const why = stepIdsInWords(o.error?.message ?? o.reason ?? "");
+      const entry = byReason.get(why) ?? byReason.set(why, { count: 0, shown: [] }).get(why)!;
+      entry.count += 1;
+      if (i < maxListed) entry.shown.push(stepInWords(o.stepId));
+    });
+    for (const [why, { count, shown }] of byReason)
+      if (count === 1) lines.push(...shown.map((s) => `  ${s}: ${why}`));
+      else if (shown.length > 0) lines.push(`  ${num(count)} steps: ${why}`, ...shown.map((s) => `    ${s}`));
     if (list.length > maxListed)
       lines.push(
         `  ... and ${num(list.length - maxListed)} more ${OUTCOME_WORDS[outcome]} steps: see the apply report (--report FILE)`,

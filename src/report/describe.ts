@@ -211,6 +211,8 @@ export interface NoticeSection {
   notices: Array<Pick<Notice, "target" | "message">>;
 }
 
+export const KEPT_BY_MODE_TITLE = "Kept by mode (policy.mode: incremental)";
+
 /** Protected and refused first (they are shown with `!`), then what was left alone. */
 export function noticeSections(plan: Plan): NoticeSection[] {
   const by = (kinds: Notice["kind"][]) => plan.notices.filter((n) => kinds.includes(n.kind));
@@ -218,6 +220,7 @@ export function noticeSections(plan: Plan): NoticeSection[] {
     { title: "Protected or refused", notices: by(["protected", "refused"]) },
     { title: "Conflicts", notices: by(["conflict"]) },
     { title: "Kept (policy.deletions: none)", notices: by(["kept"]) },
+    { title: KEPT_BY_MODE_TITLE, notices: by(["keptByMode"]) },
     { title: "Unmanaged (outside policy.scope)", notices: by(["unmanaged"]) },
     { title: "Unlinked credentials", notices: by(["unlinked"]) },
   ].filter((s) => s.notices.length > 0);

@@ -14,6 +14,7 @@ import {
   objectInWords,
 } from "./describe.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
+import { guardSection, withoutHeldBack } from "./held-back.js";
 
 /** The whole Markdown plan stays under this many bytes (UTF-8). */
 export const MARKDOWN_LIMIT_BYTES = 1024 * 1024;
@@ -52,7 +53,7 @@ class Budget {
 
 function changeRows(plan: Plan): string[] {
   const rows: string[] = [];
-  for (const obj of groupByObject(plan))
+  for (const obj of withoutHeldBack(groupByObject(plan)))
     for (const v of obj.steps) {
       const changes = v.fields.map((f) =>
         f.before === undefined ? `${f.field}: ${f.after}` : `${f.field}: ${f.before} → ${f.after}`,
@@ -85,7 +86,8 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
       "",
     );
   }
-  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
+  const held = guardSection(plan, groupByObject(plan));
+  for (const section of [...held, ...pendingSections(plan), ...noticeSections(plan)]) {
     const kept = budget.take(
       section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(inWords(n.message))} |`),
     );

@@ -20,6 +20,8 @@ export interface MetricsInput {
   now: number;
   /** The previous file's last-success value, kept when this run did not succeed. */
   previousLastSuccess?: number;
+  /** Labels on every sample: `organization` for a target of a config with targets (docs/multi-org.md). */
+  labels?: Record<string, string>;
 }
 
 interface Sample {
@@ -100,7 +102,18 @@ export function renderMetrics(input: MetricsInput): string {
       ]),
     );
   }
-  return `${blocks.join("\n")}\n`;
+  return withLabels(`${blocks.join("\n")}\n`, input.labels);
+}
+
+/** `labels` added to every sample line (after the sample's own). */
+function withLabels(text: string, labels: Record<string, string> | undefined): string {
+  if (labels === undefined || Object.keys(labels).length === 0) return text;
+  const extra = Object.entries(labels)
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)
+    .join(",");
+  return text.replace(/^([a-z_]+)(?:\{([^}]*)\})? /gm, (_m, name: string, own?: string) =>
+    own ? `${name}{${own},${extra}} ` : `${name}{${extra}} `,
+  );
 }
 
 /** What the run's plan contained: changes by action, people pending and kept by the mode. */
@@ -131,7 +144,7 @@ function planMetrics(plan: Plan): string[] {
 /** Reads `usersync_last_success_timestamp_seconds` back from a previous metrics file. */
 export function previousLastSuccess(text: string, command: string): number | undefined {
   const re = new RegExp(
-    `^usersync_last_success_timestamp_seconds\\{command="${command}"\\} (\\d+(?:\\.\\d+)?)$`,
+    `^usersync_last_success_timestamp_seconds\\{command="${command}"(?:,[^}]*)?\\} (\\d+(?:\\.\\d+)?)$`,
     "m",
   );
   const m = re.exec(text);

@@ -4,7 +4,7 @@
  */
 import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
-import { fieldWord, goneVerb, noticeSections, whenText } from "./describe.js";
+import { fieldWord, goneVerb, KEPT_BY_MODE_TITLE, noticeSections, whenText } from "./describe.js";
 import { permissionChangesPhrase, permissionGuardText, permissionsText } from "./permission-lines.js";
 
 export interface SummaryItem {
@@ -86,14 +86,44 @@ export function renderPlanSummaryLine(plan: Plan): string {
   const s = summarizePlan(plan);
   const pending = s.pending ? ` ${people(s.pending.people)} pending (policy.revokeAfter).` : "";
   if (plan.steps.length === 0) {
-    if (pending === "") return "No changes. The organization matches the desired state.";
-    return `No changes now.${pending}`;
+    // Nothing to do only because of the mode is not "matches": say what is kept.
+    const kept = keptPhrase(s);
+    const keptText =
+      kept === "" ? "" : ` Kept only because the mode is incremental: ${kept} (see Kept by mode).`;
+    if (pending === "" && kept === "") return "No changes. The organization matches the desired state.";
+    return pending === "" ? `No changes.${keptText}` : `No changes now.${pending}${keptText}`;
   }
   const held = s.people.heldBack > 0 ? ` ${people(s.people.heldBack)} held back.` : "";
   const removals = s.permissions?.heldBack ?? 0;
   const heldRemovals =
     removals > 0 ? ` ${num(removals)} permission removal${removals === 1 ? "" : "s"} held back.` : "";
   return `Plan: ${changesPhrase(s)}.${held}${heldRemovals}${pending}`;
+}
+
+const grants = (n: number): string => `${num(n)} workspace grant${n === 1 ? "" : "s"}`;
+
+/** "9 people not in the file and 1 workspace grant the desired state no longer lists", or "". */
+function keptPhrase(s: PlanSummary): string {
+  const parts = [
+    s.keptByMode ? `${people(s.keptByMode)} not in the file` : "",
+    s.permissionsKeptByMode ? `${grants(s.permissionsKeptByMode)} the desired state no longer lists` : "",
+  ].filter(Boolean);
+  return parts.join(" and ");
+}
+
+/** The summary's "Kept by mode" line: people and workspace grants only the mode keeps. */
+function keptByModeText(s: PlanSummary, plan: Plan): string {
+  const parts: string[] = [];
+  if (s.keptByMode)
+    parts.push(
+      `${people(s.keptByMode)} not in the file, kept because the mode is incremental (mode full would ${plan.deletions} them)`,
+    );
+  const n = s.permissionsKeptByMode;
+  if (n)
+    parts.push(
+      `${grants(n)} the desired state no longer lists, kept ${parts.length > 0 ? "too" : "because the mode is incremental"} (mode full would revoke ${n === 1 ? "it" : "them"})`,
+    );
+  return parts.join("; ");
 }
 
 export function confirmQuestion(plan: Plan, label: string): string {
@@ -198,14 +228,12 @@ export function summaryItems(plan: Plan): SummaryItem[] {
       "Pending",
       `${people(s.pending.people)} not in the source, waiting for policy.revokeAfter (${plan.grace?.revokeAfter}); the first is ${goneVerb(plan)} at ${whenText(s.pending.firstUntil)}`,
     );
-  if (s.keptByMode)
-    add(
-      "Kept by mode",
-      `${people(s.keptByMode)} not in the file, kept because the mode is incremental (mode full would ${plan.deletions} them)`,
-    );
+  add("Kept by mode", keptByModeText(s, plan));
   add(
     "Notices",
     noticeSections(plan)
+      // Counted on the Kept by mode line already.
+      .filter((n) => n.title !== KEPT_BY_MODE_TITLE)
       .map((n) => `${n.title}: ${num(n.notices.length)}`)
       .join("; "),
   );

@@ -13,10 +13,12 @@ import {
   pendingSections,
   objectInWords,
   type Mark,
+  type NoticeSection,
   type ObjectView,
   type StepView,
 } from "./describe.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
+import { guardSection, withoutHeldBack } from "./held-back.js";
 
 const workspaces = (n: number): string => `${num(n)} workspace${n === 1 ? "" : "s"}`;
 const UNITS: Record<ObjectView["kind"], (n: number) => string> = {
@@ -96,14 +98,16 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
   return out;
 }
 
-function noticeLines(plan: Plan, paint: Paint, limit: number): string[] {
+function noticeLines(plan: Plan, paint: Paint, limit: number, held: NoticeSection[]): string[] {
   const out: string[] = [];
-  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
+  for (const section of [...held, ...pendingSections(plan), ...noticeSections(plan)]) {
+    // What the deletion guard holds back is listed whole in full: a person reads it before --allow-deletes.
+    const shown = section === held[0] && limit === LIST_LIMIT ? section.notices.length : limit;
     out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));
-    const mark = section.title.startsWith("Protected") ? paint("!", "!") : " ";
-    for (const n of section.notices.slice(0, limit))
+    const mark = section.title.startsWith("Protected") || section === held[0] ? paint("!", "!") : " ";
+    for (const n of section.notices.slice(0, shown))
       out.push(`  ${mark} ${objectInWords(n.target)}: ${inWords(n.message)}`);
-    if (section.notices.length > limit) out.push(`    … and ${num(section.notices.length - limit)} more`);
+    if (section.notices.length > shown) out.push(`    … and ${num(section.notices.length - shown)} more`);
     out.push("");
   }
   return out;
@@ -129,11 +133,14 @@ export function renderText(
     out.push("");
   }
 
-  const objects = groupByObject(plan);
+  const all = groupByObject(plan);
+  const objects = withoutHeldBack(all);
   if (detail === "full") for (const o of objects) out.push(...objectLines(o, paint));
   if (detail === "compact") out.push(...compactLines(objects, paint));
   if (detail !== "summary")
-    out.push(...noticeLines(plan, paint, detail === "full" ? LIST_LIMIT : COMPACT_SAMPLE));
+    out.push(
+      ...noticeLines(plan, paint, detail === "full" ? LIST_LIMIT : COMPACT_SAMPLE, guardSection(plan, all)),
+    );
   if (plan.steps.length > 0 && detail !== "full") {
     const what = detail === "summary" ? "Changes not shown" : "A sample of each kind shown";
     out.push(

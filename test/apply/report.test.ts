@@ -173,10 +173,12 @@ describe("renderApplySummary", () => {
       counts: { ...emptyCounts(), skipped: 5 },
     };
     const lines = renderApplySummary(many, { color: false, maxListed: 2 }).trimEnd().split("\n");
-    expect(lines.slice(-4)).toEqual([
+    // One reason for all five: said once, then the steps listed.
+    expect(lines.slice(-5)).toEqual([
       "skipped (5):",
-      "  s0: dependency create login bad@example.com failed",
-      "  s1: dependency create login bad@example.com failed",
+      "  5 steps: dependency create login bad@example.com failed",
+      "    s0",
+      "    s1",
       "  ... and 3 more skipped steps: see the apply report (--report FILE)",
     ]);
   });

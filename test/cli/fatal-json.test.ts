@@ -57,12 +57,12 @@ describe("a fatal error under --log-format json", () => {
 
 describe("a fatal error with the format left to auto", () => {
   it("off a terminal is a JSON line like the logs before it: stderr is JSON lines only", async () => {
-    const c = captureIo({ USERSYNC_NOT_A_KEY: "1" });
+    const c = captureIo({ USERSYNC_TOKEN: "Bearer fatal-json-t0ken" });
     // No base URL: the run stops after the config (with its warning) and the desired state were read.
     const code = await main(["plan", "--desired", DEMO_USERS], c.io);
     expect(code).toBe(4);
     const lines = c.err().trim().split("\n");
-    // The warning about the unknown variable, then the fatal error: both JSON.
+    // The warning about the token's "Bearer " prefix, then the fatal error: both JSON.
     expect(lines.map((l) => (JSON.parse(l) as { level: number }).level)).toEqual([40, 60]);
   });
 

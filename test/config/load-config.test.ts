@@ -153,12 +153,32 @@ describe("loadConfig", () => {
       'env USERSYNC_EXECUTION_RETRIES: execution.retries: "many" is not a number [bad-env]',
       'env USERSYNC_POLICY_MAX_DELETES: policy.maxDeletes: "lots" is not a count (25) or a percentage ("10%") [bad-env]',
     ]);
+    // A typo in a variable is an error, as in the file: the run would otherwise keep the default guard.
+    expect(
+      await problemsOf(
+        loadConfig({ cwd: dir, env: { USERSYNC_POLICY_MAXDELETES: "3", USERSYNC_TOKEN: "t0ken" } }),
+      ),
+    ).toEqual([
+      "env USERSYNC_POLICY_MAXDELETES: not a config key; did you mean USERSYNC_POLICY_MAX_DELETES? unset it, or see docs/configuration.md for the variables [unknown-env]",
+    ]);
+    // What Kubernetes puts into a pod beside a Service named usersync is neither a setting nor a typo.
     const c = await loadConfig({
       cwd: dir,
-      env: { USERSYNC_POLICY_MAXDELETES: "3", USERSYNC_TOKEN: "t0ken" },
+      env: {
+        USERSYNC_SERVICE_HOST: "10.0.0.1",
+        USERSYNC_SERVICE_PORT: "80",
+        USERSYNC_PORT: "tcp://10.0.0.1:80",
+        USERSYNC_PORT_80_TCP_ADDR: "10.0.0.1",
+      },
     });
+    expect(c.warnings).toEqual([]);
+  });
+
+  test("a token given with its Bearer scheme is sent without it; the warning never shows the token", async () => {
+    const c = await loadConfig({ cwd: dir, env: { USERSYNC_TOKEN: "Bearer s3cr3t-t0ken" } });
+    expect(c.token).toBe("s3cr3t-t0ken");
     expect(c.warnings).toEqual([
-      "environment variable USERSYNC_POLICY_MAXDELETES is not a config key and is ignored (did you mean USERSYNC_POLICY_MAX_DELETES? see docs/configuration.md)",
+      'the token in USERSYNC_TOKEN starts with "Bearer ": usersync adds the scheme itself and sends the token without it; store the token alone',
     ]);
   });
 

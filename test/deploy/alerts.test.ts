@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { renderMetrics } from "../../src/report/metrics.js";
 import { ROOT } from "../e2e/run-cli.js";
-import { DEPLOY, findKubectl, type K8sObject } from "../helpers/kustomize.js";
+import { DEPLOY, type K8sObject } from "../helpers/kustomize.js";
 import { parseExposition } from "../helpers/fake-pushgateway.js";
 import { samplePlan } from "../report/sample-plan.js";
+import { skipWithout } from "../helpers/skips.js";
 
-const hasPromtool = spawnSync("promtool", ["--version"]).status === 0;
 const TESTS = join(ROOT, "test", "deploy", "alerts.promtool.yaml");
 
 interface PromtoolTests {
@@ -30,42 +30,45 @@ async function manifestRules(): Promise<{ alert: string; expr: string }[]> {
   return (rule["spec"]["groups"] as { rules: { alert: string; expr: string }[] }[]).flatMap((g) => g.rules);
 }
 
-describe.skipIf((!findKubectl() || !hasPromtool) && !process.env["CI"])("the alert rules", () => {
-  let out: string;
-  let check: ReturnType<typeof spawnSync>;
-  beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), "usersync-alerts-"));
-    check = spawnSync(process.execPath, [join(ROOT, "scripts", "check-deploy.mjs"), "--out", out], {
-      encoding: "utf8",
-    });
-  }, 120_000);
-  afterAll(() => rm(out, { recursive: true, force: true }));
+describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the alert rules", onCi: "run" }))(
+  "the alert rules",
+  () => {
+    let out: string;
+    let check: ReturnType<typeof spawnSync>;
+    beforeAll(async () => {
+      out = await mkdtemp(join(tmpdir(), "usersync-alerts-"));
+      check = spawnSync(process.execPath, [join(ROOT, "scripts", "check-deploy.mjs"), "--out", out], {
+        encoding: "utf8",
+      });
+    }, 120_000);
+    afterAll(() => rm(out, { recursive: true, force: true }));
 
-  it("render in every overlay and pass promtool check rules and test rules", async () => {
-    expect(check.status, `${String(check.stdout)}${String(check.stderr)}`).toBe(0);
-    expect(String(check.stdout)).toMatch(/promtool check and test rules passed/);
-    for (const overlay of ["alerts", "daily-audit", "hourly-sync", "onboarding"])
-      expect(String(check.stdout)).toContain(`overlays/${overlay} renders`);
-    // The rule file promtool read is the manifest's spec, not a copy kept beside it.
-    const text = await readFile(join(DEPLOY, "overlays", "alerts", "prometheusrule.yaml"), "utf8");
-    const manifest = parseAllDocuments(text)[0]!.toJS() as K8sObject;
-    expect(parse(await readFile(join(out, "usersync-rules.yaml"), "utf8"))).toEqual(manifest["spec"]);
-  });
-
-  it("promtool really evaluates them: a wrong expectation fails", async () => {
-    const tests = await readFile(join(out, "alerts.promtool.yaml"), "utf8");
-    expect(tests).toContain("held 12 deletion(s) back");
-    await writeFile(
-      join(out, "wrong.promtool.yaml"),
-      tests.replace("held 12 deletion(s) back", "held 11 deletion(s) back"),
-    );
-    const r = spawnSync("promtool", ["test", "rules", join(out, "wrong.promtool.yaml")], {
-      encoding: "utf8",
+    it("render in every overlay and pass promtool check rules and test rules", async () => {
+      expect(check.status, `${String(check.stdout)}${String(check.stderr)}`).toBe(0);
+      expect(String(check.stdout)).toMatch(/promtool check and test rules passed/);
+      for (const overlay of ["alerts", "daily-audit", "hourly-sync", "onboarding"])
+        expect(String(check.stdout)).toContain(`overlays/${overlay} renders`);
+      // The rule file promtool read is the manifest's spec, not a copy kept beside it.
+      const text = await readFile(join(DEPLOY, "overlays", "alerts", "prometheusrule.yaml"), "utf8");
+      const manifest = parseAllDocuments(text)[0]!.toJS() as K8sObject;
+      expect(parse(await readFile(join(out, "usersync-rules.yaml"), "utf8"))).toEqual(manifest["spec"]);
     });
-    expect(r.status).toBe(1);
-    expect(r.stdout + r.stderr).toMatch(/FAILED[\s\S]*UsersyncDeletionsHeldBack/);
-  });
-});
+
+    it("promtool really evaluates them: a wrong expectation fails", async () => {
+      const tests = await readFile(join(out, "alerts.promtool.yaml"), "utf8");
+      expect(tests).toContain("held 12 deletion(s) back");
+      await writeFile(
+        join(out, "wrong.promtool.yaml"),
+        tests.replace("held 12 deletion(s) back", "held 11 deletion(s) back"),
+      );
+      const r = spawnSync("promtool", ["test", "rules", join(out, "wrong.promtool.yaml")], {
+        encoding: "utf8",
+      });
+      expect(r.status).toBe(1);
+      expect(r.stdout + r.stderr).toMatch(/FAILED[\s\S]*UsersyncDeletionsHeldBack/);
+    });
+  },
+);
 
 describe("the alert rules and the metrics", () => {
   it("every metric a rule reads is one usersync writes", async () => {

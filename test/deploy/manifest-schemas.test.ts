@@ -15,7 +15,8 @@ import { CronJob, Job } from "kubernetes-models/batch/v1";
 import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { loadConfig } from "../../src/config/index.js";
 import { readDesiredState } from "../../src/desired/index.js";
-import { find, findKubectl, OVERLAYS, podRun, render, type K8sObject } from "../helpers/kustomize.js";
+import { find, OVERLAYS, podRun, render, type K8sObject } from "../helpers/kustomize.js";
+import { skipWithout } from "../helpers/skips.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
@@ -35,7 +36,7 @@ const SETTINGS = {
 };
 
 // Where kubectl is missing (a laptop) the file is skipped; CI installs it and must not skip.
-describe.skipIf(!findKubectl() && !process.env["CI"])(
+describe.skipIf(skipWithout(["kubectl"], { what: "the manifests against the schemas", onCi: "run" }))(
   "deploy/kubernetes against the Kubernetes schemas",
   () => {
     const rendered = new Map<string, K8sObject[]>();

@@ -15,12 +15,12 @@ import {
   OVERLAYS,
   containerEnv,
   find,
-  findKubectl,
   jobSpecOf,
   podSpecOf,
   render,
   type K8sObject,
 } from "../helpers/kustomize.js";
+import { skipWithout } from "../helpers/skips.js";
 
 const IMAGE = "ghcr.io/example/usersync:0.1.0";
 const WORKLOADS = {
@@ -45,7 +45,7 @@ const keys = (objects: K8sObject[]): string[] =>
     })
     .sort();
 
-describe.skipIf(!findKubectl() && !process.env["CI"])("deploy/kubernetes", () => {
+describe.skipIf(skipWithout(["kubectl"], { what: "the manifests", onCi: "run" }))("deploy/kubernetes", () => {
   const rendered = new Map<string, K8sObject[]>();
   beforeAll(() => {
     for (const overlay of OVERLAYS) rendered.set(overlay, render(overlay));

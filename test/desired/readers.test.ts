@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ByteChecker } from "../../src/desired/byte-check.js";
 import { readDesiredState } from "../../src/desired/index.js";
 import { formatProblem } from "../../src/errors.js";
+import { skipWithout } from "../helpers/skips.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -396,7 +397,7 @@ describe("state: absent", () => {
 });
 
 describe("unreadable files", () => {
-  test.skipIf(process.getuid?.() === 0)(
+  test.skipIf(skipWithout(["notRoot"], { what: "an unreadable desired file" }))(
     "a file without read permission is a problem, not an exception",
     async () => {
       const { chmod } = await import("node:fs/promises");

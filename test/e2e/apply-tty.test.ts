@@ -2,23 +2,16 @@
  * The built CLI under a pseudo-terminal (util-linux `script`), as a person sees it: a 4,000-step
  * apply (2,000 new built-in users) against a slow emulator, interrupted with Ctrl-C.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import { CLI, ROOT, withTempDir } from "./run-cli.js";
+import { skipWithout } from "../helpers/skips.js";
 
 const TOKEN = "tty-token-5e0a";
 const ESC = "\x1b";
-const hasScript = (() => {
-  try {
-    execFileSync("script", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 function bigDesired(n: number): string {
   const rows = Array.from(
@@ -69,7 +62,7 @@ async function interruptedApply(o: { people: number; after: number; args?: strin
   }
 }
 
-describe.skipIf(!hasScript)("apply on a terminal", () => {
+describe.skipIf(skipWithout(["script"], { what: "apply on a terminal" }))("apply on a terminal", () => {
   it("Ctrl-C at the confirmation prompt: the cancellation on a line of its own, exit 3, nothing sent", async () => {
     const emulator = await startEmulator({
       port: 0,

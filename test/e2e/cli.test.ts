@@ -2,7 +2,6 @@
  * The built CLI end to end, against the emulator over a real socket: the commands, their exit
  * codes, what they print, and what they send (or do not send).
  */
-import { existsSync } from "node:fs";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import { parse as parseYaml } from "yaml";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { logMessages, ROOT, runCli, startCli, withTempDir } from "./run-cli.js";
+import { skipWithout } from "../helpers/skips.js";
 
 const TOKEN = "e2e-token-3b1d";
 const DEMO = join(ROOT, "fixtures", "demo");
@@ -220,7 +220,7 @@ describe("usersync CLI", () => {
     });
   });
 
-  it.skipIf(!existsSync("/dev/full"))(
+  it.skipIf(skipWithout(["devFull"], { what: "a journal on a full disk" }))(
     "a journal that cannot be written (a full disk) is said once; the run finishes with its own exit code",
     async () => {
       await withTempDir(async (dir) => {

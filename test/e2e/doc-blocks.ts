@@ -83,7 +83,7 @@ export function splitComment(line: string): { command: string; comment: string |
   return { command: line, comment: undefined };
 }
 
-const EMULATOR = /^(usersync|node dist\/cli\.js) emulator\b/;
+const EMULATOR = /^(npx usersync|node dist\/cli\.js) emulator\b/;
 
 const PRELUDE = String.raw`
 __fail=0

@@ -1,11 +1,16 @@
 /**
  * The examples in the README and docs/ are run, so they stay true. Every shell block is marked
  * (doc-blocks.ts): a runnable one is run by bash in a temporary folder (with `fixtures` and
- * `dist` linked in, `usersync` on the PATH) against emulators, and every command in it must
- * exit as documented; a documented option that a command does not take fails here. What a block
- * writes must be ignored by git: the docs never dirty a checkout. Blocks that need a Docker
- * engine or a Kubernetes cluster are marked not runnable, with the reason;
- * test/deploy/manifests.test.ts and scripts/check-package.sh check what they would do.
+ * `dist` linked in) against emulators, and every command in it must exit as documented; a
+ * documented option that a command does not take fails here. The commands are written as a
+ * person runs them in a checkout: `npx usersync` or `node dist/cli.js`; a bare `usersync` is not
+ * on the PATH there, and is not here either (`npx usersync` runs the built CLI, as npm does in a
+ * checkout: checked once below). What a block writes must be ignored by git: the docs never
+ * dirty a checkout. HOME is a folder of its own, so what tools keep there (kubectl's cache) is
+ * not the example's doing. Blocks that need a Docker engine or a Kubernetes cluster are marked
+ * not runnable, with the reason; test/deploy/manifests.test.ts and scripts/check-package.sh check
+ * what they would do. A block that needs kubectl or slapd is skipped where they are missing, and
+ * says so.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
@@ -16,7 +21,8 @@ import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import { directoryLdif, GROUPS, PEOPLE } from "../helpers/directory-ldif.js";
-import { findSlapd, READER_DN, READER_PASSWORD, startSlapd } from "../helpers/slapd.js";
+import { READER_DN, READER_PASSWORD, startSlapd } from "../helpers/slapd.js";
+import { skipWithout, type Need } from "../helpers/skips.js";
 import { blockScript, codeBlocks, markdownFiles, shellBlocks, type ShellBlock } from "./doc-blocks.js";
 import { CLI, ROOT, runCli, withTempDir } from "./run-cli.js";
 
@@ -153,15 +159,24 @@ function bash(
   });
 }
 
-/** Runs a block as a person would in a fresh checkout: the folder, `usersync` on the PATH. */
+/**
+ * `npx usersync …` runs the built CLI, as npm does in a checkout (without npm's second of
+ * start-up per command); any other `npx` is npm's.
+ */
+const npxShim = (path: string | undefined): string =>
+  `#!/bin/sh\nif [ "$1" = usersync ]; then shift; exec "${process.execPath}" "${CLI}" "$@"; fi\n` +
+  `PATH='${path ?? ""}' exec npx "$@"\n`;
+
+/** Runs a block as a person would in a fresh checkout: the folder, `npx usersync`, a HOME of its own. */
 async function runBlock(block: ShellBlock): Promise<{ code: number | null; out: string; written: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), "usersync-docs-"));
   try {
-    // Outside the folder: `usersync` for the PATH, and the background emulator's output.
+    // Outside the folder: the `npx` shim, HOME, and the background emulator's output.
     const bin = await mkdtemp(join(tmpdir(), "usersync-docs-bin-"));
     cleanups.push(() => rm(bin, { recursive: true, force: true }));
-    await writeFile(join(bin, "usersync"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-    await chmod(join(bin, "usersync"), 0o755);
+    await writeFile(join(bin, "npx"), npxShim(process.env["PATH"]));
+    await chmod(join(bin, "npx"), 0o755);
+    await mkdir(join(bin, "home"));
     for (const link of ["fixtures", "dist", "deploy", "config.example.yaml", "package.json"])
       await symlink(join(ROOT, link), join(dir, link));
     const fixture = block.marker?.runnable && block.marker.fixture ? block.marker.fixture : undefined;
@@ -174,7 +189,8 @@ async function runBlock(block: ShellBlock): Promise<{ code: number | null; out: 
     });
     const r = await bash(script, dir, {
       PATH: `${bin}:${process.env["PATH"]}`,
-      HOME: dir,
+      HOME: join(bin, "home"),
+      KUBECACHEDIR: join(bin, "home", "kube-cache"),
       NO_COLOR: "1",
       __TMP: bin,
       ...setUp.env,
@@ -199,11 +215,16 @@ describe("documentation examples", () => {
     expect(runnable.length).toBeGreaterThanOrEqual(5);
   });
 
-  const slapdMissing = findSlapd() === undefined;
   for (const block of runnable) {
-    const needsSlapd = block.marker?.runnable === true && block.marker.fixture === "ldap-directory";
-    it.skipIf(needsSlapd && slapdMissing)(
-      `${block.file}:${block.line} runs, every command with its documented exit code`,
+    const where = `${block.file}:${block.line}`;
+    const needs: Need[] = [
+      ...(block.marker?.runnable === true && block.marker.fixture === "ldap-directory"
+        ? ["slapd" as const]
+        : []),
+      ...(/^\s*kubectl\b/m.test(block.text) ? ["kubectl" as const] : []),
+    ];
+    it.skipIf(needs.length > 0 && skipWithout(needs, { what: where }))(
+      `${where} runs, every command with its documented exit code`,
       async () => {
         const r = await runBlock(block);
         expect(r.out).not.toContain("__DOCS_FAILED");
@@ -216,6 +237,22 @@ describe("documentation examples", () => {
       90_000,
     );
   }
+
+  it("`npx usersync` runs the built CLI in a checkout, as the docs say", () => {
+    const r = spawnSync("npx", ["--offline", "--no-install", "usersync", "--version"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    expect(r.stdout + r.stderr).toContain("usersync ");
+    expect(r.status).toBe(0);
+  }, 30_000);
+
+  it("no runnable block calls a bare `usersync`: it is not on the PATH in a checkout", () => {
+    const bare = runnable
+      .filter((b) => b.text.split("\n").some((l) => /^\s*usersync\s/.test(l)))
+      .map((b) => `${b.file}:${b.line}`);
+    expect(bare, "write npx usersync (or node dist/cli.js)").toEqual([]);
+  });
 
   it("every desired-state example (YAML with version: 1, CSV with an email column) validates", async () => {
     const examples = (await codeBlocks(ROOT)).filter(

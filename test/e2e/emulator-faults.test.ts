@@ -107,7 +107,7 @@ describe("docs/emulator.md", () => {
   it("each --faults example starts and prints the faults line the doc shows", async () => {
     const doc = await readFile(join(ROOT, "docs", "emulator.md"), "utf8");
     const examples = [
-      ...doc.matchAll(/^usersync (emulator .*--faults .*)\n(?:#(?! faults:).*\n)*# (faults: .*)$/gm),
+      ...doc.matchAll(/^npx usersync (emulator .*--faults .*)\n(?:#(?! faults:).*\n)*# (faults: .*)$/gm),
     ];
     expect(examples.length).toBe(3);
     for (const [, command, expected] of examples) {

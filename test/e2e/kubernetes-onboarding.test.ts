@@ -16,7 +16,8 @@ import { runCli, startCli } from "./run-cli.js";
 import { ADMIN, TOKEN, divergence, makeUsers, seedOf, writeDesired } from "../reliability/org.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { startFakePushgateway } from "../helpers/fake-pushgateway.js";
-import { find, findKubectl, podRun, render } from "../helpers/kustomize.js";
+import { find, podRun, render } from "../helpers/kustomize.js";
+import { skipWithout } from "../helpers/skips.js";
 
 const USERS = 60;
 const users = makeUsers(USERS, { domain: "onboarding.example" });
@@ -54,7 +55,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!findKubectl() && !process.env["CI"])(
+describe.skipIf(skipWithout(["kubectl"], { what: "the onboarding job", onCi: "run" }))(
   "the onboarding job against the emulator and a fake Kubernetes API",
   () => {
     it("delivers every password to a Secret before its user exists, across a kill -9 and a re-run", async () => {

@@ -19,9 +19,10 @@ import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { ROOT, runCli, type CliResult } from "./run-cli.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { exposedSeries, startFakePushgateway } from "../helpers/fake-pushgateway.js";
-import { DEPLOY, find, findKubectl, podRun, render, type K8sObject } from "../helpers/kustomize.js";
-import { checkFiring, hasPromtool } from "../helpers/promtool.js";
+import { DEPLOY, find, podRun, render, type K8sObject } from "../helpers/kustomize.js";
+import { checkFiring } from "../helpers/promtool.js";
 import { ageStateFile } from "../helpers/state-file.js";
+import { skipWithout } from "../helpers/skips.js";
 
 const TOKEN = "walkthrough-token";
 const WORKLOADS = {
@@ -78,7 +79,7 @@ async function allowDeletesJob(cronJob: K8sObject, n: number): Promise<K8sObject
   return parseAllDocuments(r.stdout)[0]!.toJS() as K8sObject;
 }
 
-describe.skipIf((!findKubectl() || !hasPromtool) && !process.env["CI"])(
+describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the Kubernetes walkthrough", onCi: "run" }))(
   "docs/kubernetes.md's first deployment, run",
   // Each step runs the built CLI once or twice and renders with kubectl: seconds each, more under load.
   { timeout: 120_000 },

@@ -33,15 +33,8 @@ import { startCli, type CliResult } from "./run-cli.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { startFakePushgateway } from "../helpers/fake-pushgateway.js";
 import { ageStateFile, readStateFile } from "../helpers/state-file.js";
-import {
-  find,
-  findKubectl,
-  jobSpecOf,
-  podRun,
-  render,
-  type K8sObject,
-  type PodRun,
-} from "../helpers/kustomize.js";
+import { find, jobSpecOf, podRun, render, type K8sObject, type PodRun } from "../helpers/kustomize.js";
+import { skipWithout } from "../helpers/skips.js";
 
 const TOKEN = "week-token";
 /**
@@ -341,7 +334,7 @@ function seedOf(people: Person[]): EmulatorSeed {
   };
 }
 
-describe.skipIf(!findKubectl() && !process.env["CI"])(
+describe.skipIf(skipWithout(["kubectl"], { what: "a week in production", onCi: "run" }))(
   "a week in production, as the shipped manifests run it",
   // About 20 s in all on a quiet machine; a step runs the built CLI once to three times.
   { timeout: 60_000 },

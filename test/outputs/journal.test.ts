@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { openJournal } from "../../src/outputs/index.js";
 import { aPlan, groupStep, noPasswords } from "../apply/builders.js";
 import { createFakeClient } from "../apply/fake-client.js";
 import type { StepOutcome } from "../../src/apply/index.js";
+import { skipWithout } from "../helpers/skips.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -27,7 +27,7 @@ const outcome = (i: number): StepOutcome => ({
 });
 
 describe("openJournal", () => {
-  it.skipIf(!existsSync("/dev/full"))(
+  it.skipIf(skipWithout(["devFull"], { what: "the journal on a full disk" }))(
     "on a full disk: says so once, writes nothing more, and close() rejects instead of hanging",
     async () => {
       const failures: unknown[] = [];

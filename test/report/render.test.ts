@@ -77,10 +77,11 @@ describe("text", () => {
       "
     `);
   });
-  test("held-back deletions are marked `!`", () => {
+  test("held-back deletions are one section, by name, marked `!`: the reason is said once", () => {
     const text = renderPlan(samplePlan({ maxDeletes: 0 }), { format: "text", dryRun: false, color: false });
+    expect(text).not.toContain("held back: over policy.maxDeletes");
     expect(text).toContain(
-      "    ! - credentials old@example.com  (held back: over policy.maxDeletes (use --allow-deletes))",
+      "Held back by the deletion guard, 0 allowed: read them, then --allow-deletes 1 for one run (1):\n  ! user old: remove: credentials old@example.com",
     );
     expect(text).not.toContain("DRY RUN");
     expect(text).toContain("  Held back       1 person (see the deletion guard)\n");

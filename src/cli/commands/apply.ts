@@ -11,9 +11,9 @@ import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import { canPrompt, confirm, useColor, type Io } from "../io.js";
-import { prepareOutputs, resolveOutputs, type Outputs } from "../output-paths.js";
+import { ownPath, prepareOutputs, resolveOutputs, type Outputs } from "../output-paths.js";
 import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../../outputs/index.js";
-import { loadDesired, loadRuntime, optional, planAgainstService, type Runtime } from "../pipeline.js";
+import { loadDesired, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
 import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
@@ -82,8 +82,8 @@ async function preparePlan(
   return { plan: planned.plan, connection: planned.connection, desired };
 }
 
-export async function runApply(command: ParsedCommand, io: Io): Promise<number> {
-  const runtime = await loadRuntime(command.values, io);
+/** `usersync apply` for one organization (run-targets.ts runs it for each target). */
+export async function runApply(command: ParsedCommand, runtime: Runtime): Promise<number> {
   const { values } = command;
   const outputs = resolveOutputs(values, runtime.config, [
     "metrics",
@@ -110,7 +110,7 @@ async function applyCommand(
   const { io } = runtime;
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   let detail = detailOption(values, format);
-  const savedPlan = stringOption(values, "plan");
+  const savedPlan = ownPath(stringOption(values, "plan"), runtime.config);
   const prepared = await preparePlan(runtime, values, savedPlan);
   const { plan, connection } = prepared;
   metrics.client = connection.client;

@@ -1,19 +1,32 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState } from "../../service/index.js";
-import { toPolicy } from "../../config/index.js";
+import { configForTarget, sortedTargetNames, toPolicy, unknownTarget } from "../../config/index.js";
 import { exportListing } from "../../plan/index.js";
 import { groupsPathFor, renderDesiredYaml, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
-import { loadRuntime, readFromSource, reportProblems } from "../pipeline.js";
+import { loadRuntime, readFromSource, reportProblems, type Runtime } from "../pipeline.js";
 import { connect } from "../target.js";
+
+/** With targets: (docs/multi-org.md), the organization `--target` names, with its own URL and token. */
+async function exportRuntime(runtime: Runtime, target: string | undefined): Promise<Runtime> {
+  const names = sortedTargetNames(runtime.config);
+  if (target === undefined && names.length === 0) return runtime;
+  if (target === undefined)
+    throw new ConfigError({
+      message: `the config lists ${names.length} targets (${names.join(", ")}): export one with --target NAME.`,
+    });
+  if (!names.includes(target)) throw unknownTarget(runtime.config, target);
+  const config = await configForTarget(runtime.config, target, runtime.io.env);
+  return { ...runtime, config, logger: runtime.logger.child({ organization: target }) };
+}
 
 export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
   const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
   const out = stringOption(values, "out");
-  const runtime = await loadRuntime(values, io);
+  const runtime = await exportRuntime(await loadRuntime(values, io), stringOption(values, "target"));
   await prepareOutputPaths({ "--out": out });
   const { logger } = runtime;
   const from = choiceOption(values, "source", ["service", "ldap"] as const) ?? "service";

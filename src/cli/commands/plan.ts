@@ -9,9 +9,9 @@ import {
 } from "../../report/index.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
-import { useColor, type Io } from "../io.js";
+import { useColor } from "../io.js";
 import { metricsTargets, runMetrics, writePlanFile } from "../../outputs/index.js";
-import { loadDesired, loadRuntime, planAgainstService, type Runtime } from "../pipeline.js";
+import { loadDesired, planAgainstService, type Runtime } from "../pipeline.js";
 import { prepareOutputs, resolveOutputs } from "../output-paths.js";
 
 export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
@@ -26,10 +26,11 @@ export function detailOption(values: ParsedCommand["values"], format: PlanFormat
   return detail;
 }
 
-export async function runPlan({ values }: ParsedCommand, io: Io): Promise<number> {
+/** `usersync plan` for one organization (run-targets.ts runs it for each target). */
+export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Promise<number> {
+  const { io } = runtime;
   const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
   const detail = detailOption(values, format);
-  const runtime = await loadRuntime(values, io);
   const outputs = resolveOutputs(values, runtime.config, ["plan", "metrics"]);
   await prepareOutputs(outputs);
   const metricsTo = metricsTargets(outputs.metrics?.path, runtime);

@@ -1,0 +1,39 @@
+/**
+ * A tripped deletion guard in a plan a person reads: the summary's "Deletion guard" line says the
+ * count and the flag that lifts it once, and the people (and groups) it holds back are one named
+ * section, not an object each carrying the same reason.
+ */
+import type { Plan } from "../plan/types.js";
+import type { NoticeSection, ObjectView } from "./describe.js";
+
+/** Every step of the object was held back by the deletion guard (not by the permission guard). */
+const heldByGuard = (o: ObjectView): boolean =>
+  o.kind !== "permissions" && o.steps.length > 0 && o.steps.every((v) => v.step.status === "heldBack");
+
+/** The objects to list one by one: those the deletion guard holds back are in guardSection. */
+export const withoutHeldBack = (objects: readonly ObjectView[]): ObjectView[] =>
+  objects.filter((o) => !heldByGuard(o));
+
+const VERB = { "+": "create", "~": "update", "-": "delete" } as const;
+
+/** The section of what the deletion guard holds back, or none. */
+export function guardSection(plan: Plan, objects: readonly ObjectView[]): NoticeSection[] {
+  const held = objects.filter(heldByGuard);
+  if (held.length === 0) return [];
+  const g = plan.deleteGuard;
+  const notices = held.map((o) => ({
+    target: o.title,
+    message:
+      o.kind === "group"
+        ? "the group would be deleted"
+        : `${plan.deletions === "remove" ? "remove" : "revoke"}: ${o.steps
+            .map((v) => `${v.action === "-" ? "" : `${VERB[v.action]} `}${v.noun} ${v.step.target}`)
+            .join(", ")}`,
+  }));
+  return [
+    {
+      title: `Held back by the deletion guard, ${g.limit} allowed: read them, then --allow-deletes ${g.wanted} for one run`,
+      notices,
+    },
+  ];
+}
