@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importJWK, importPKCS8, SignJWT, type JWK } from "jose";
-import { request } from "undici";
+import { httpDestination } from "../../outputs/http.js";
 import type { OktaConfig } from "../../config/okta-schema.js";
 import { DirectoryError, SourceUnavailableError } from "../../errors.js";
 import { isDirectoryOutage } from "../ldap/client.js";
@@ -154,14 +154,13 @@ async function exchange(endpoint: string, assertion: string, timeoutMs: number, 
   let status: number;
   let body: Record<string, unknown>;
   try {
-    const res = await request(endpoint, {
+    const res = await httpDestination().send(endpoint, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       body: form.toString(),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      timeoutMs,
     });
-    status = res.statusCode;
+    status = res.status;
     const text = await res.body.text();
     body = (() => {
       try {
