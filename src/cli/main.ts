@@ -148,7 +148,7 @@ export function describeError(err: unknown): string {
     const hint =
       err instanceof InputError
         ? err instanceof DirectoryError
-          ? "Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md) and run again (usersync validate).\n"
+          ? "Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md; source.okta, docs/okta.md) and run again (usersync validate).\n"
           : "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
         : "";
     return withProblems(err, hint);

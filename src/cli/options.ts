@@ -32,7 +32,7 @@ export const GLOBAL_OPTIONS = {
     type: "string",
     short: "d",
     value: "FILE",
-    help: "desired-state file, YAML or CSV (config: source.desired; or read an\nLDAP/AD directory with source.type: ldap, see docs/ldap.md)",
+    help: "desired-state file, YAML or CSV (config: source.desired; or read an\nLDAP/AD directory with source.type: ldap, see docs/ldap.md, or Okta:\ndocs/okta.md)",
   },
   groups: {
     type: "string",

@@ -27,6 +27,7 @@ import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { applyDirectorySignIn } from "../desired/sources/entra/sign-in.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
+import { keyBySignIn } from "./subject-claim.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
@@ -270,6 +271,7 @@ async function listChecked(
 ): Promise<ActualState> {
   const { config, logger } = runtime;
   const { connection, desired, policy } = o;
+  await keyBySignIn(desired, connection.client, logger); // a directory's people keyed by the organization's claim
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
   const actual = await listActualState(connection.client, { permissions });

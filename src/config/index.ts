@@ -12,7 +12,7 @@ import type { Layer, Origin, Tree } from "./layers.js";
 import { durationSeconds } from "./values.js";
 import { configError } from "./config-error.js";
 import { readToken, urlProblem, withoutScheme } from "./token.js";
-import { configSchema } from "./schema.js";
+import { configSchema, oktaSecretEnv } from "./schema.js";
 import { sharedTokenProblems, targetTokenEnvNames } from "./targets.js";
 import { didYouMean, keysAt } from "./known-keys.js";
 import type { Config } from "./schema.js";
@@ -143,8 +143,8 @@ function tokenEnvNames(file: Layer, env: NodeJS.ProcessEnv): Set<string> {
   const fileTokenEnv = getPath(file.data, "target.tokenEnv");
   if (typeof fileTokenEnv === "string") names.add(fileTokenEnv);
   if (env.USERSYNC_TARGET_TOKEN_ENV) names.add(env.USERSYNC_TARGET_TOKEN_ENV);
-  // The LDAP bind password's variable (docs/ldap.md) is a secret, not a config key.
-  names.add("USERSYNC_LDAP_PASSWORD");
+  // The LDAP bind password's and the Okta key's variables (docs/ldap.md, okta.md) are secrets.
+  ["USERSYNC_LDAP_PASSWORD", ...oktaSecretEnv(file.data, getPath)].forEach((n) => names.add(n));
   for (const name of targetTokenEnvNames(file.data)) names.add(name);
   const ldapPasswordEnv = getPath(file.data, "source.ldap.passwordEnv");
   if (typeof ldapPasswordEnv === "string") names.add(ldapPasswordEnv);

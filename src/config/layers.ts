@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from "node:path";
 import { keyLines, parseYaml } from "../desired/yaml-text.js";
 import type { Problem } from "../errors.js";
 import { envNameOf, LEAVES, PERCENT_PATTERN, PATH_LEAVES } from "./schema.js";
+import { OKTA_PATH_LEAVES } from "./okta-schema.js";
 import type { LeafKind } from "./schema.js";
 import { didYouMean } from "./known-keys.js";
 
@@ -208,7 +209,7 @@ export function merge(base: Tree, over: Tree): Tree {
 
 /** Relative paths of a layer resolve against its base folder, so a config file works from any cwd. */
 export function resolvePaths(tree: Tree, baseDir: string): void {
-  for (const leaf of PATH_LEAVES) {
+  for (const leaf of [...PATH_LEAVES, ...OKTA_PATH_LEAVES]) {
     const v = getPath(tree, leaf);
     if (typeof v === "string" && v !== "" && !isAbsolute(v)) setPath(tree, leaf, resolve(baseDir, v));
   }

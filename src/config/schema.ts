@@ -5,6 +5,8 @@
  */
 import { z } from "zod";
 import { ENTRA_PATH_LEAVES, entraSection } from "./entra-schema.js";
+import { oktaSource } from "./okta-schema.js";
+export { oktaSecretEnv } from "./okta-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
@@ -106,7 +108,7 @@ const ldap = z.strictObject({
 });
 
 const source = z.strictObject({
-  type: z.enum(["file", "ldap", "entra"]).default("file"),
+  type: z.enum(["file", "ldap", "entra", "okta"]).default("file"),
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
@@ -117,6 +119,7 @@ const source = z.strictObject({
   }).optional(),
   ldap: ldap.optional(),
   entra: entraSection.optional(),
+  okta: oktaSource.optional(), // issue 30: okta-schema.ts
 });
 
 const identity = z.strictObject({

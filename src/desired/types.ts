@@ -66,6 +66,12 @@ export interface DesiredState {
   files: string[];
   /** What the source read and how it proved the read whole (src/desired/sources/contract.ts). */
   evidence?: Evidence;
+  /**
+   * A directory that can key its external users by the ID-token claim the organization names
+   * (`oauthSubjectIdClaim`): re-keys their authenticationId, or throws DirectoryError (exit 4).
+   * Non-enumerable: never serialised.
+   */
+  readonly keyBySubjectClaim?: (claim: string) => void;
 }
 
 // The evidence of a whole read: every source returns it (src/desired/sources/contract.ts).

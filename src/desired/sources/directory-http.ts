@@ -18,7 +18,7 @@ import { createSecureContext } from "node:tls";
 import pLimit from "p-limit";
 import type { Logger } from "pino";
 import { Agent, type Dispatcher } from "undici";
-import { RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../errors.js";
+import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../errors.js";
 import { DirectoryHttpError, SourceIncompleteError } from "./errors.js";
 import { parseRetryAfter } from "../../service/rate-limit-headers.js";
 import { backoffDelay } from "../../service/retry-policy.js";
@@ -34,6 +34,8 @@ export interface DirectoryAnswer<B = unknown> {
 export interface Pacer {
   beforeRequest(): Promise<void>;
   observe(answer: { status: number; headers: Readonly<Record<string, string>> }): void;
+  /** An attempt that got no usable answer (a reset, a timeout, a page that is not JSON): its place is free. */
+  settled?(): void;
 }
 
 export interface DirectoryHttpOptions {
@@ -154,6 +156,7 @@ export class DirectoryHttp {
       try {
         answer = await this.once<B>(url, headers);
       } catch (err) {
+        this.o.pacer?.settled?.();
         if (!(err instanceof Transient)) throw err;
         failures += 1;
         if (failures > this.o.retries)
@@ -213,11 +216,12 @@ export class DirectoryHttp {
   }
 
   private async once<B>(url: URL, extra: Record<string, string>): Promise<DirectoryAnswer<B>> {
+    // Before the request's own try: a refused token (a setup mistake, exit 4) is not a network failure.
+    const authorization = this.o.authorize ? await this.o.authorize() : undefined;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.o.timeoutMs);
     this.requests += 1;
     try {
-      const authorization = this.o.authorize ? await this.o.authorize() : undefined;
       const res = await this.dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
@@ -243,6 +247,11 @@ export class DirectoryHttp {
       const code = (err as { code?: string }).code ?? "";
       if (abort.signal.aborted) throw new Transient(`no whole answer within ${this.o.timeoutMs} ms`);
       if (RETRYABLE_NETWORK_CODES.has(code)) throw new Transient(`${code}`);
+      // An unknown host name is a typo in the settings far more often than an outage (as for LDAP).
+      if (code === "ENOTFOUND")
+        throw new DirectoryError({
+          message: `${this.o.directory} at ${url.origin}: no such host (ENOTFOUND): check the URL in the settings`,
+        });
       throw new SourceUnavailableError({
         message: `${this.o.directory} at ${url.origin} cannot be reached (${code || (err as Error).message}): check the URL and the network`,
       });

@@ -9,6 +9,7 @@ import { openFileSource } from "./file.js";
 import { checkGroupSizes } from "./group-sizes.js";
 import { openLdapSource } from "./ldap.js";
 import { openEntraSource } from "./entra/index.js";
+import { openOktaSource } from "./okta.js";
 
 export type {
   Count,
@@ -40,6 +41,7 @@ const SOURCES: Record<SourceType, Opener> = {
   file: openFileSource,
   ldap: openLdapSource,
   entra: openEntraSource,
+  okta: openOktaSource,
 };
 
 export interface ReadSourceOptions {

@@ -1,0 +1,135 @@
+/**
+ * The Okta groups the rules pick: by id (`GET /api/v1/groups/{id}`), by exact name (a `search`
+ * on `profile.name`, then the exact name among the answers) or by a `search` expression, each
+ * listing followed to its end in the largest pages the spec allows. A rule that picks nothing is
+ * a setup mistake (exit 4), never "no people"; a group two rules pick belongs to the first.
+ */
+import { DirectoryError } from "../../errors.js";
+import { visible } from "../characters.js";
+import { evaluate } from "../ldap/template.js";
+import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
+import type { DesiredGroup } from "../types.js";
+import { profileValues } from "./people.js";
+import type { OktaConfig } from "../../config/okta-schema.js";
+import type { DirectoryHttp } from "../sources/directory-http.js";
+import { readAll, Tally } from "../sources/pages.js";
+import type { ReadTally } from "../types.js";
+import { GROUPS_PAGE, listRule, setupError, type OktaGroupJson } from "./api.js";
+
+export type OktaRule = OktaConfig["groups"][number];
+
+export interface PickedGroup {
+  group: OktaGroupJson;
+  rule: OktaRule;
+}
+
+/** How a rule is written in the evidence's scope and in messages. */
+export function describeRule(rule: OktaRule): string {
+  if (rule.groupId !== undefined) return `groupId ${rule.groupId}`;
+  if (rule.groupName !== undefined) return `groupName ${JSON.stringify(rule.groupName)}`;
+  return `search ${rule.search ?? ""}`;
+}
+
+const quote = (text: string): string => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+
+async function listGroups(o: { http: DirectoryHttp; orgUrl: string; search: string; what: string }) {
+  const first = `${o.orgUrl}/api/v1/groups?search=${encodeURIComponent(o.search)}&limit=${GROUPS_PAGE}`;
+  const tally = new Tally(o.what);
+  try {
+    const { items, tally: read } = await readAll({
+      first,
+      rule: listRule<OktaGroupJson>(o.what),
+      get: (url) => o.http.get(url, o.what),
+      tally,
+    });
+    return { groups: items as OktaGroupJson[], read };
+  } catch (err) {
+    throw setupError(err, { what: o.what, orgUrl: o.orgUrl });
+  }
+}
+
+async function pickByRule(http: DirectoryHttp, orgUrl: string, rule: OktaRule) {
+  const what = `Okta groups of ${describeRule(rule)}`;
+  if (rule.groupId !== undefined) {
+    const unknown = `Okta has no group ${rule.groupId}: check source.okta.groups[].groupId (the id is in the group's Admin Console URL)`;
+    try {
+      const answer = await http.get<OktaGroupJson>(
+        `${orgUrl}/api/v1/groups/${encodeURIComponent(rule.groupId)}`,
+        what,
+      );
+      const read: ReadTally = { what, pages: 1, announced: "unknown", read: 1 };
+      return { groups: [answer.body], read };
+    } catch (err) {
+      throw setupError(err, { what, orgUrl, unknown });
+    }
+  }
+  if (rule.groupName !== undefined) {
+    const name = rule.groupName;
+    const found = await listGroups({ http, orgUrl, search: `profile.name eq ${quote(name)}`, what });
+    // Okta's `eq` ignores case; the rule names one group exactly.
+    const exact = found.groups.filter((g) => g.profile.name === name);
+    if (exact.length > 1)
+      throw new DirectoryError({
+        message: `${exact.length} Okta groups are named ${JSON.stringify(name)} (${exact.map((g) => g.id).join(", ")}): pick one by groupId`,
+      });
+    if (exact.length === 0)
+      throw new DirectoryError({
+        message: `Okta has no group named ${JSON.stringify(name)}${found.groups.length > 0 ? ` (but ${found.groups.map((g) => JSON.stringify(g.profile.name)).join(", ")}: names are matched exactly)` : ""}: check source.okta.groups[].groupName`,
+      });
+    return { groups: exact, read: found.read };
+  }
+  const found = await listGroups({ http, orgUrl, search: rule.search ?? "", what });
+  if (found.groups.length === 0)
+    throw new DirectoryError({
+      message: `the search ${JSON.stringify(rule.search)} picks no Okta group: a rule that picks nothing is a mistake, not "nobody" (check source.okta.groups[].search)`,
+    });
+  return found;
+}
+
+/** Every picked group once, in rule order; with each listing's tally. */
+export async function pickGroups(o: {
+  http: DirectoryHttp;
+  config: OktaConfig;
+}): Promise<{ picked: PickedGroup[]; reads: ReadTally[] }> {
+  const answers = await Promise.all(o.config.groups.map((rule) => pickByRule(o.http, o.config.orgUrl, rule)));
+  const picked = new Map<string, PickedGroup>();
+  answers.forEach((a, i) => {
+    for (const group of a.groups)
+      if (!picked.has(group.id)) picked.set(group.id, { group, rule: o.config.groups[i]! });
+  });
+  return { picked: [...picked.values()], reads: answers.map((a) => a.read) };
+}
+
+/** A picked Okta group as a user group: the rule's templates over `{id}`, `{name}`, `{description}` and the profile. */
+export function toDesiredGroup(p: PickedGroup, ctx: RecordContext): DesiredGroup | undefined {
+  const { group, rule } = p;
+  const values = profileValues(group.id, group.profile);
+  let id = evaluate(rule.id, values);
+  if (id !== undefined && rule.lowerCase) id = id.toLowerCase();
+  const name = evaluate(rule.name ?? "{name}", values);
+  const workspaces: Record<string, unknown> = {};
+  for (const [key, grant] of Object.entries(rule.workspaces ?? {})) {
+    // Only a templated key is lower-cased (like the id): a literal one is a workspace id as written.
+    const ws = evaluate(key, values) ?? key;
+    workspaces[rule.lowerCase && key.includes("{") ? ws.toLowerCase() : ws] = grant;
+  }
+  const raw: RawRecord<GroupField> = {
+    line: 0,
+    text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
+    lists: rule.parents ? { parents: rule.parents } : {},
+    values: {
+      ...(rule.workspaces !== undefined ? { workspaces } : {}),
+      ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
+    },
+    where: (field) => ({
+      file: `okta group ${visible(String(group.profile.name ?? group.id))} (${group.id})`,
+      field:
+        field === "id"
+          ? rule.id
+          : field === "name"
+            ? (rule.name ?? "{name}")
+            : `source.okta.groups[].${field}`,
+    }),
+  };
+  return normaliseGroup(raw, ctx);
+}

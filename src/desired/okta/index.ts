@@ -1,0 +1,106 @@
+/**
+ * `source.type: okta` (docs/okta.md): the people and groups of an Okta organization as the desired
+ * state, read with the shared directory pieces (DirectoryHttp, pages, Tally) and Okta's own pacer,
+ * which leaves the configured headroom of the customer's shared rate limit. Groups first (the
+ * rules), then every picked group's members; the evidence lists each listing and the members per
+ * group (`okta:<group id>`), checked against the last successful run.
+ */
+import type { OktaConfig } from "../../config/okta-schema.js";
+import { checkGroups, checkUsers } from "../checks.js";
+import { ProblemList, sortProblems } from "../problems.js";
+import type { RecordContext } from "../records.js";
+import type { SourceContext, SourceResult } from "../sources/contract.js";
+import { DirectoryHttp } from "../sources/directory-http.js";
+import { SourceIncompleteError } from "../sources/errors.js";
+import type { DesiredGroup, DesiredUser, Evidence } from "../types.js";
+import type { OktaUserJson } from "./api.js";
+import { oktaAuthorizer } from "./credentials.js";
+import { describeRule, pickGroups, toDesiredGroup } from "./groups.js";
+import { OktaPacer } from "./pacer.js";
+import { readMembers, toDesiredUser } from "./people.js";
+import { keyBySubjectClaim } from "./subject.js";
+
+export function oktaHttp(config: OktaConfig, ctx: SourceContext, authorize: () => Promise<string>) {
+  const maxWaitMs = config.maxWaitSeconds * 1000;
+  const pacer = new OktaPacer({
+    headroom: Number(config.headroom.slice(0, -1)) / 100,
+    maxWaitMs,
+    now: Date.now,
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    tooLong: (ms) =>
+      new SourceIncompleteError({
+        read: `Okta ${config.orgUrl}`,
+        reason: `leaving ${config.headroom} of each rate-limit window to the organization's other integrations needs ${Math.round(ms / 1000)} s of pauses, past source.okta.maxWaitSeconds (${config.maxWaitSeconds}); a later run, a lower headroom or a higher maxWaitSeconds may succeed`,
+      }),
+    onPause: (ms, why) =>
+      ctx.logger.info({ directory: "Okta", pauseMs: ms }, `Okta: ${why}; pausing until the window resets`),
+  });
+  const http = new DirectoryHttp({
+    directory: "Okta",
+    origin: config.orgUrl,
+    authorize,
+    concurrency: config.concurrency,
+    timeoutMs: config.timeoutMs,
+    maxThrottleWaitMs: maxWaitMs,
+    pacer,
+    logger: ctx.logger,
+  });
+  return { http, pacer };
+}
+
+export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): Promise<SourceResult> {
+  const auth = await oktaAuthorizer({ config, env: ctx.env, timeoutMs: config.timeoutMs });
+  if (auth.warning) ctx.logger.warn(auth.warning);
+  const { http, pacer } = oktaHttp(config, ctx, () => auth.authorization());
+  try {
+    const { picked, reads: groupReads } = await pickGroups({ http, config });
+    const problems = new ProblemList();
+    const rc: RecordContext = {
+      problems,
+      defaultIdentity: ctx.defaultIdentity,
+      passwordWarned: { value: false },
+    };
+    const userGroupOf = new Map<string, string>();
+    const groups: DesiredGroup[] = [];
+    for (const p of picked) {
+      const g = toDesiredGroup(p, rc);
+      if (g === undefined) continue;
+      groups.push(g);
+      userGroupOf.set(p.group.id, g.id);
+    }
+    const labels = picked.map((p) => ({
+      id: p.group.id,
+      label: JSON.stringify(String(p.group.profile.name ?? p.group.id)),
+    }));
+    const { members, reads, sizes } = await readMembers({ http, orgUrl: config.orgUrl, groups: labels });
+    const users: DesiredUser[] = [];
+    const oktaOf = new Map<DesiredUser, OktaUserJson>();
+    const sorted = [...members.values()].sort((a, b) => (a.user.id < b.user.id ? -1 : 1));
+    sorted.forEach((member, i) => {
+      const groupIds = [...member.groups].flatMap((id) => userGroupOf.get(id) ?? []);
+      const user = toDesiredUser({ member, line: i + 1, config, groupIds, ctx: rc });
+      if (user === undefined) return;
+      users.push(user);
+      oktaOf.set(user, member.user);
+    });
+    checkUsers(users, problems);
+    checkGroups(groups, users, problems);
+    ctx.logger.debug({ directory: "Okta", requests: http.requests, ...pacer.stats }, "Okta read");
+    const state = { users, groups, files: [config.orgUrl] };
+    Object.defineProperty(state, "keyBySubjectClaim", {
+      enumerable: false,
+      value: (claim: string) => keyBySubjectClaim({ claim, users, oktaUserOf: (u) => oktaOf.get(u) }),
+    });
+    const evidence: Evidence = {
+      kind: "okta",
+      source: config.orgUrl,
+      scope: config.groups.map(describeRule),
+      reads: [...groupReads, ...reads],
+      skipped: [],
+      groupSizes: Object.fromEntries(picked.map((p) => [`okta:${p.group.id}`, sizes.get(p.group.id) ?? 0])),
+    };
+    return { state, problems: sortProblems(problems.items, [config.orgUrl]), evidence };
+  } finally {
+    await http.close();
+  }
+}
