@@ -22,9 +22,10 @@ export const USER_FIELDS = [
   "state",
   "workspaces",
   "organization",
+  "dataFilters",
 ] as const;
 export type UserField = (typeof USER_FIELDS)[number];
-export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization"] as const;
+export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization", "dataFilters"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
 
 /** The characters each free-text field may hold (characters.ts); ids and choices have their own rules. */
@@ -143,9 +144,16 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkGroupIds(raw, "groups", groups, ctx);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) ok = false;
-  else if (state === "absent" && (access.workspaces !== undefined || access.organization !== undefined))
+  else if (
+    state === "absent" &&
+    (access.workspaces !== undefined || access.organization !== undefined || access.dataFilters !== undefined)
+  )
     fail(
-      access.workspaces !== undefined ? "workspaces" : "organization",
+      access.workspaces !== undefined
+        ? "workspaces"
+        : access.organization !== undefined
+          ? "organization"
+          : "dataFilters",
       "contradiction",
       "a user marked absent carries no permissions: remove them, or the state: absent",
     );
