@@ -111,6 +111,8 @@ function checkGroupIds<F extends string>(
       );
 }
 
+const ACCESS_FIELDS = ["workspaces", "organization", "dataFilters"] as const;
+
 /** Reports one problem of a user record and marks the record unusable. */
 type Fail = (field: UserField, rule: string, message: string) => void;
 
@@ -144,19 +146,15 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkGroupIds(raw, "groups", groups, ctx);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) ok = false;
-  else if (
-    state === "absent" &&
-    (access.workspaces !== undefined || access.organization !== undefined || access.dataFilters !== undefined)
-  )
-    fail(
-      access.workspaces !== undefined
-        ? "workspaces"
-        : access.organization !== undefined
-          ? "organization"
-          : "dataFilters",
-      "contradiction",
-      "a user marked absent carries no permissions: remove them, or the state: absent",
-    );
+  else if (state === "absent") {
+    const field = ACCESS_FIELDS.find((f) => access[f] !== undefined);
+    if (field)
+      fail(
+        field,
+        "contradiction",
+        "a user marked absent carries no permissions: remove them, or the state: absent",
+      );
+  }
 
   if (!ok || email === undefined || access === undefined) return undefined;
   const user: DesiredUser = {
