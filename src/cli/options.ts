@@ -89,6 +89,11 @@ const planOptions = {
     value: "N",
     help: "allow up to N permission removals in this run, over\npermissions.maxRemovals (docs/permissions.md)",
   },
+  "allow-filter-widenings": {
+    type: "string",
+    value: "N",
+    help: "allow up to N data filter removals or widenings while access\nremains, over dataFilters.maxWidenings (docs/data-filters.md)",
+  },
   "metrics-file": {
     type: "string",
     value: "FILE",
@@ -138,7 +143,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
       plan: {
         type: "string",
         value: "FILE",
-        help: "apply a saved plan exactly; steps whose objects changed since are\nreported as stale (exit 3) and not carried out (--mode,\n--allow-deletes and --allow-permission-removals are refused with\nit: they shape a new plan)",
+        help: "apply a saved plan exactly; steps whose objects changed since are\nreported as stale (exit 3) and not carried out (--mode,\n--allow-deletes, --allow-permission-removals and\n--allow-filter-widenings are refused with it: they shape a new plan)",
       },
       "credentials-file": {
         type: "string",

@@ -227,6 +227,7 @@ export async function planAgainstService(
   const policy: Policy = toPolicy(config, {
     ...optional("allowDeletes", intOption(options.values, "allow-deletes")),
     ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
+    ...optional("allowFilterWidenings", intOption(options.values, "allow-filter-widenings")),
   });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
   const grace = await loadGrace(runtime, policy);

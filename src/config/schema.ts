@@ -4,6 +4,7 @@
  * the three in step.
  */
 import { z } from "zod";
+import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 
@@ -150,9 +151,6 @@ const policy = z.strictObject({
     .prefault({}),
 });
 
-/** `permissions` (issue 23): permissions-schema.ts. */
-const permissions = permissionsSection;
-
 const execution = z.strictObject({
   concurrency: int(1, 256, 16),
   requestsPerSecond: z.number().positive().max(10_000).default(50),
@@ -196,7 +194,8 @@ export const configSchema = z
     source: source.prefault({}),
     identity: identity.prefault({}),
     policy: policy.prefault({}),
-    permissions: permissions.prefault({}),
+    permissions: permissionsSection.prefault({}), // issue 23: permissions-schema.ts
+    dataFilters: dataFiltersSection.prefault({}),
     execution: execution.prefault({}),
     output: output.prefault({}),
     state: state.prefault({}),
@@ -251,6 +250,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "permissions.workspaces": "list",
   "permissions.maxRemovals": "countOrPercent",
   "permissions.organization.allowManage": "boolean",
+  ...DATA_FILTER_LEAVES,
   "execution.concurrency": "number",
   "execution.requestsPerSecond": "number",
   "execution.retries": "number",

@@ -68,11 +68,12 @@ async function preparePlan(
     if (
       values["allow-deletes"] !== undefined ||
       values["allow-permission-removals"] !== undefined ||
+      values["allow-filter-widenings"] !== undefined ||
       values["mode"] !== undefined
     ) {
       throw new ConfigError({
         message:
-          "--allow-deletes, --allow-permission-removals and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+          "--allow-deletes, --allow-permission-removals, --allow-filter-widenings and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
       });
     }
     return prepareSavedPlan(runtime, savedPlan);
