@@ -214,7 +214,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
       seed: {
         type: "string",
         value: "FILE",
-        help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions)",
+        help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions, dataFilters)",
       },
       data: { type: "string", value: "FILE", help: "persist the organization to this JSON file" },
       "user-management": {

@@ -12,6 +12,9 @@ import type {
   WorkspaceGrant,
 } from "../permissions.js";
 
+import type { ActualDataFilters } from "../data-filters.js";
+import type { DataFiltersClient } from "./data-filters-api.js";
+
 export type ApiProfile = "v1" | "legacy";
 
 /** A user of the built-in identity provider (credentials). Never carries a password. */
@@ -61,6 +64,8 @@ export interface ActualState {
   bulkMembership?: false;
   /** Workspaces and grants, listed only when the run manages permissions (src/permissions.ts). */
   permissions?: ActualPermissions;
+  /** The filters of the in-scope workspaces, listed only when the run manages data filters. */
+  dataFilters?: ActualDataFilters;
 }
 
 export interface NewIdpUser {
@@ -157,6 +162,8 @@ export interface ServiceClient {
   ): Promise<MembersResult>;
   /** Workspace and organization permissions; on profile legacy every call throws a ConfigError. */
   readonly permissions: PermissionsClient;
+  /** User data filters (profile v1 only; data-filters-api.ts). */
+  readonly dataFilters?: DataFiltersClient;
 
   stats(): ClientStats;
   close(): Promise<void>;
