@@ -27,6 +27,7 @@ import {
   checkPermissionPolicy,
   checkWorkspaceReferences,
   permissionListing,
+  dataFilterListing,
   type GraceInput,
   type Plan,
   type Policy,
@@ -267,7 +268,8 @@ async function listChecked(
   const { connection, desired, policy } = o;
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
-  const actual = await listActualState(connection.client, { permissions });
+  const dataFilters = dataFilterListing({ desired, policy });
+  const actual = await listActualState(connection.client, { permissions, dataFilters });
   const durationMs = Math.round(performance.now() - started);
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)

@@ -53,3 +53,4 @@ export {
   hash,
   canonicalJson,
 } from "./fingerprint.js";
+export { dataFilterListing, managesDataFilters } from "./access/data-filters.js";

@@ -26,6 +26,11 @@ const PHASE: Record<StepKind, number> = {
   revokeWorkspacePermissions: 2.7,
   grantOrganizationPermissions: 2.8,
   revokeOrganizationPermissions: 2.9,
+  // Data filters: a new or narrower one before the access it guards (dependsOn says exactly
+  // which), a removal or widening after the access it guarded is gone (docs/data-filters.md).
+  createDataFilter: 2.05,
+  updateDataFilter: 2.05,
+  deleteDataFilter: 2.95,
 };
 
 /** Depth of each group in the hierarchy after the plan (roots 0); cycles are cut, not followed. */

@@ -5,6 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import {
+  assigneeInWords,
   groupByObject,
   headerLines,
   inWords,
@@ -13,6 +14,7 @@ import {
   pendingSections,
   objectInWords,
 } from "./describe.js";
+import { wideningSections } from "./filter-lines.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 
 /** The whole Markdown plan stays under this many bytes (UTF-8). */
@@ -85,7 +87,11 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
       "",
     );
   }
-  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
+  for (const section of [
+    ...wideningSections(plan, assigneeInWords),
+    ...pendingSections(plan),
+    ...noticeSections(plan),
+  ]) {
     const kept = budget.take(
       section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(inWords(n.message))} |`),
     );

@@ -5,6 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import {
+  assigneeInWords,
   groupByObject,
   headerLines,
   inWords,
@@ -16,6 +17,7 @@ import {
   type ObjectView,
   type StepView,
 } from "./describe.js";
+import { wideningSections } from "./filter-lines.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 
 const workspaces = (n: number): string => `${num(n)} workspace${n === 1 ? "" : "s"}`;
@@ -98,7 +100,11 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
 
 function noticeLines(plan: Plan, paint: Paint, limit: number): string[] {
   const out: string[] = [];
-  for (const section of [...pendingSections(plan), ...noticeSections(plan)]) {
+  for (const section of [
+    ...wideningSections(plan, assigneeInWords),
+    ...pendingSections(plan),
+    ...noticeSections(plan),
+  ]) {
     out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));
     const mark = section.title.startsWith("Protected") ? paint("!", "!") : " ";
     for (const n of section.notices.slice(0, limit))
