@@ -4,7 +4,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
-import { checkPlanProfile, findStaleSteps, permissionListingForPlan } from "../../apply/index.js";
+import {
+  checkPlanProfile,
+  filterListingForPlan,
+  findStaleSteps,
+  permissionListingForPlan,
+} from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
 import { isEmptyPlan, parsePlan, type Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
@@ -43,7 +48,8 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   try {
     checkPlanProfile({ plan, profile: connection.client.profile, file, service: connection.label });
     const permissions = permissionListingForPlan(plan, runtime.config.execution.pageSize);
-    const actual = await listActualState(connection.client, { permissions });
+    const dataFilters = filterListingForPlan(plan);
+    const actual = await listActualState(connection.client, { permissions, dataFilters });
     const stale = findStaleSteps(plan, actual);
     if (stale.size > 0) {
       runtime.logger.warn(
