@@ -53,4 +53,4 @@ export {
   hash,
   canonicalJson,
 } from "./fingerprint.js";
-export { dataFilterListing, managesDataFilters } from "./access/data-filters.js";
+export { dataFilterListing, exportFilterListing, managesDataFilters } from "./access/data-filters.js";

@@ -46,6 +46,12 @@ export function dataFilterListing(o: {
     : undefined;
 }
 
+/** For `export`: the filters of `dataFilters.workspaces`, whatever the desired state says (unset: none). */
+export function exportFilterListing(policy: Policy): { inScope: (ws: string) => boolean } | undefined {
+  const globs = policy.dataFilters?.workspaces ?? [];
+  return globs.length > 0 ? { inScope: workspaceMatcher(globs) } : undefined;
+}
+
 function holders(ctx: PlanContext): Holder[] {
   const out: Holder[] = [];
   const refuse = (target: string, why: string): void =>
