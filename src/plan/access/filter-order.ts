@@ -40,46 +40,58 @@ export function orderForFilters(ctx: PlanContext, steps: readonly DataFilterStep
 
 function waitForFilters(ctx: PlanContext, guard: ReadonlyMap<string, string[]>, reach: Reach): void {
   const of = (a: Assignee): readonly string[] => guard.get(assigneeKey(a)) ?? [];
-  const groupsGuard = (groups: Iterable<string>): string[] => {
-    const out: string[] = [];
+  const group = (id: string): Assignee => ({ type: "userGroup", id });
+  // A group's own filters and those of the groups above it: its members are members of those too.
+  const groupNeed = (id: string): string[] => [
+    ...of(group(id)),
+    ...[...reach.groupsOf(group(id))].flatMap((p) => of(group(p))),
+  ];
+  // Each user's need: their own filters and every group's they are (or will be) in, with those
+  // above; and, by group, the needs of its members (a grant to the group reaches them all).
+  const need = new Map<string, string[]>();
+  const usersIn = new Map<string, Set<string>>();
+  const users = new Set([...ctx.actual.mappings.map((m) => m.id), ...ctx.desired.users.map((u) => u.id)]);
+  for (const id of users) {
+    const groups = reach.groupsOf({ type: "user", id });
+    const ids = [...of({ type: "user", id }), ...[...groups].flatMap((g) => of(group(g)))];
+    if (ids.length === 0) continue;
+    need.set(id, ids);
     for (const g of groups) {
-      out.push(...of({ type: "userGroup", id: g }));
-      for (const p of reach.groupsOf({ type: "userGroup", id: g }))
-        out.push(...of({ type: "userGroup", id: p }));
+      const set = usersIn.get(g) ?? usersIn.set(g, new Set()).get(g)!;
+      for (const x of ids) set.add(x);
     }
-    return out;
-  };
-  // Users with filters by each group they will be in (and above): a grant to the group reaches them.
-  const usersIn = new Map<string, string[]>();
-  for (const [key, ids] of guard) {
-    if (!key.startsWith("user/")) continue;
-    for (const g of reach.groupsOf({ type: "user", id: key.slice(5) }))
-      (usersIn.get(g) ?? usersIn.set(g, []).get(g)!).push(...ids);
   }
+  const needOf = (id: string): readonly string[] => need.get(id) ?? [];
+  const members = (id: string): string[] => [...(usersIn.get(id) ?? [])];
   for (const s of [...ctx.steps.values()]) {
     switch (s.kind) {
       case "grantWorkspacePermissions":
-        for (const c of s.changes) {
-          add(s, of(c.assignee));
-          if (c.assignee.type === "userGroup") add(s, usersIn.get(c.assignee.id) ?? []);
-        }
+        for (const c of s.changes)
+          add(
+            s,
+            c.assignee.type === "user"
+              ? needOf(c.assignee.id)
+              : [...groupNeed(c.assignee.id), ...members(c.assignee.id)],
+          );
         break;
       case "createMapping":
         if (s.after.groups.length === 0) break;
-        if (of({ type: "user", id: s.target }).length > 0)
-          splitCreate(ctx, s, [...of({ type: "user", id: s.target }), ...groupsGuard(s.after.groups)]);
-        else add(s, groupsGuard(s.after.groups));
+        if (of({ type: "user", id: s.target }).length > 0) splitCreate(ctx, s, needOf(s.target));
+        else add(s, needOf(s.target));
         break;
       case "updateMapping":
-        add(s, [...of({ type: "user", id: s.target }), ...groupsGuard(s.after.groups)]);
+        add(s, needOf(s.target));
         break;
       case "addMembers":
-        add(s, groupsGuard([s.target]));
-        for (const m of s.members) add(s, of({ type: "user", id: m }));
+        add(s, groupNeed(s.target));
+        for (const m of s.members) add(s, needOf(m));
         break;
       case "createGroup":
+        add(s, s.after.parents.flatMap(groupNeed));
+        break;
       case "updateGroup":
-        add(s, groupsGuard(s.after.parents));
+        // Its members join the new parents' access now (a new group has none yet: they wait when they join).
+        add(s, [...s.after.parents.flatMap(groupNeed), ...members(s.target)]);
         break;
       default:
         break;

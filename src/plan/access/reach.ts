@@ -73,24 +73,27 @@ export function makeReach(ctx: PlanContext): Reach {
   };
 }
 
-/** Each group's parents after the plan. */
+/** Each group's parents now and after the plan (both: it is a member of either while the plan runs). */
 function finalGroupParents(ctx: PlanContext): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>();
   for (const g of ctx.actual.groups) out.set(g.id, g.parents);
   for (const s of ctx.steps.values())
-    if (s.kind === "createGroup" || s.kind === "updateGroup") out.set(s.target, s.after.parents);
+    if (s.kind === "createGroup" || s.kind === "updateGroup")
+      out.set(s.target, [...new Set([...(out.get(s.target) ?? []), ...s.after.parents])]);
   return out;
 }
 
 /**
- * A user's groups after the plan: the desired groups and, in additive mode, the ones it has too.
- * Read from the desired state rather than the steps, so bulk moves and mapping updates agree.
+ * A user's groups now and after the plan (the desired ones): while the plan runs it may be in
+ * either, so both count. Read from the desired state rather than the steps, so bulk moves and
+ * mapping updates agree. (Access after the plan is then overstated, never understated: a filter
+ * removal is at worst counted as a widening.)
  */
 function finalUserGroups(ctx: PlanContext): (id: string) => readonly string[] {
   return (id) => {
     const d = ctx.idx.desiredById.get(id);
     const have = ctx.idx.mappingById.get(id)?.groups ?? [];
     if (d?.state !== "present" || d.groups === undefined) return have;
-    return ctx.policy.membership === "additive" ? [...new Set([...have, ...d.groups])] : d.groups;
+    return [...new Set([...have, ...d.groups])];
   };
 }
