@@ -20,7 +20,10 @@ const WS = ["w1", "w2"];
 const GROUPS = ["g1", "g2", "g3"];
 const USERS = ["u0", "u1", "u2", "u3"];
 
-const filterSpec = fc.option(fc.constantFrom(["A"], ["A", "B"], ["B"]), { nil: undefined });
+const filterSpec: fc.Arbitrary<string[] | undefined> = fc.option(
+  fc.constantFrom<string[]>(["A"], ["A", "B"], ["B"]),
+  { nil: undefined },
+);
 const filters = fc.record({ w1: filterSpec, w2: filterSpec });
 const grants = fc.subarray(WS);
 const world = fc.record({
@@ -64,7 +67,7 @@ type World = typeof world extends fc.Arbitrary<infer T> ? T : never;
 const desiredFilters = (f: World["users"][number]["filters"]): DesiredDataFilter[] =>
   WS.flatMap((ws) => {
     const v = f[ws as "w1" | "w2"];
-    return v ? [{ workspace: ws, maql: renderMaql("r", v), label: "r", values: v }] : [];
+    return v ? [{ workspace: ws, maql: renderMaql("r", v), label: "r", values: [...v] }] : [];
   });
 
 function build(w: World): {
