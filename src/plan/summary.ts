@@ -36,8 +36,8 @@ export interface PlanSummary {
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
   /** Only for plans that manage permissions (permission-summary.ts). */
   permissions?: PermissionSummary;
-  /** Data filter steps by verb, only when the plan has some. */
-  dataFilters?: { create: number; update: number; delete: number; heldBack: number };
+  /** Data filter steps by verb, only when the plan has some; `widenings`: the ids of the steps that widen. */
+  dataFilters?: { create: number; update: number; delete: number; heldBack: number; widenings: string[] };
   permissionGuard?: NonNullable<Plan["permissionGuard"]> & { heldBack: boolean };
   estimate: Plan["estimate"];
   /** With `policy.revokeAfter`: people missing from the source who wait, and when the first goes. */
@@ -170,9 +170,10 @@ function computeSummary(plan: Plan): PlanSummary {
   for (const s of plan.steps) {
     if (nounOf(s.kind) === "permissions") continue;
     if (nounOf(s.kind) === "dataFilter") {
-      const f = (summary.dataFilters ??= { create: 0, update: 0, delete: 0, heldBack: 0 });
+      const f = (summary.dataFilters ??= { create: 0, update: 0, delete: 0, heldBack: 0, widenings: [] });
       f[verbOf(s.kind)] += 1;
       if (s.status === "heldBack") f.heldBack += 1;
+      if ("widening" in s && s.widening) f.widenings.push(s.id);
       continue;
     }
     if (nounOf(s.kind) === "group") {
