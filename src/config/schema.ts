@@ -62,10 +62,11 @@ const ldapGroupRule = z
     lowerCase: z.boolean().default(true),
     parents: z.union([z.literal("directory"), list]).default("directory"),
     /**
-     * Workspace permissions of every group the rule picks, as in the desired state (the keys may
-     * be templates, e.g. "{cn}"); checked when the directory is read (docs/permissions.md).
+     * Workspace permissions and data filters of every group the rule picks, as in the desired state
+     * (keys and filter values may be templates, "{cn}"); checked when the directory is read.
      */
     workspaces: z.record(z.string(), z.unknown()).optional(),
+    dataFilters: z.record(z.string(), z.unknown()).optional(),
     organization: z.array(z.string()).optional(),
   })
   .refine((r) => r.dn !== undefined || r.cn !== undefined, {
@@ -182,7 +183,6 @@ const output = z.strictObject({
 });
 
 const state = z.strictObject({ file: path.optional() }); // what a run remembers for the next one
-
 const logging = z.strictObject({
   level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   format: z.enum(["auto", "json", "pretty"]).default("auto"),
