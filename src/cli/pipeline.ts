@@ -25,6 +25,7 @@ import {
   checkBuiltinIdentity,
   checkGroupReferences,
   checkPermissionPolicy,
+  checkDataFilterPolicy,
   checkWorkspaceReferences,
   permissionListing,
   dataFilterListing,
@@ -239,7 +240,11 @@ export async function planAgainstService(
     const profile = connection.client.profile;
     // What the profile and the config allow (permissions: scope, MANAGE), before any listing.
     reportProblems(
-      [...validateForProfile(options.desired, profile), ...checkPermissionPolicy(options.desired, policy)],
+      [
+        ...validateForProfile(options.desired, profile),
+        ...checkPermissionPolicy(options.desired, policy),
+        ...checkDataFilterPolicy(options.desired, policy),
+      ],
       logger,
     );
     const actual = await listChecked(runtime, { connection, desired: options.desired, policy });

@@ -54,3 +54,4 @@ export {
   canonicalJson,
 } from "./fingerprint.js";
 export { dataFilterListing, exportFilterListing, managesDataFilters } from "./access/data-filters.js";
+export { checkDataFilterPolicy } from "./access/filter-checks.js";

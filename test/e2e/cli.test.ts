@@ -424,7 +424,7 @@ describe("usersync CLI", () => {
       const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--metrics-file", metrics];
       expect((await runCli(args, { env: env() })).code).toBe(0);
       const text = await readFile(metrics, "utf8");
-      expect(text).toContain('usersync_plan_changes{action="create"} 48');
+      expect(text).toContain('usersync_plan_changes{action="create"} 49');
       expect(text).toContain('usersync_last_exit_code{command="plan"} 0');
       const success = /^usersync_last_success_timestamp_seconds\{command="plan"\} (\d+)$/m.exec(text)?.[1];
       expect(Number(success)).toBeGreaterThan(1_700_000_000);
