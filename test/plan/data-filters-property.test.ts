@@ -288,6 +288,10 @@ describe("data filters: never a moment unfiltered", () => {
           for (const f of g.dataFilters ?? []) wanted.add(`${f.workspace}|userGroup/${g.id}`);
         for (const u of input.desired.users)
           for (const f of u.dataFilters ?? []) wanted.add(`${f.workspace}|user/${u.id}`);
+        // The saved order keeps its promise: every dependency is an earlier step.
+        const at = new Map(p.steps.map((s, i) => [s.id, i] as const));
+        for (const [i, s] of p.steps.entries())
+          for (const d of s.dependsOn) expect(at.get(d) ?? -1, `${s.id} waits for ${d}`).toBeLessThan(i);
         const m = modelOf(input.actual);
         let before = unfiltered(m, wanted);
         for (const s of randomOrder(p, w.order)) {
