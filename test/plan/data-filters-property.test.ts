@@ -406,3 +406,55 @@ describe("data filters: table cases", () => {
     expect(p.steps.some((s) => s.kind.endsWith("DataFilter"))).toBe(false);
   });
 });
+
+describe("data filters: saved plans", () => {
+  test("a plan's filter steps survive a save and read back; a changed filter makes its step stale", async () => {
+    const { serializePlan, parsePlan } = await import("../../src/plan/index.js");
+    const { findStaleSteps } = await import("../../src/apply/index.js");
+    const input = build({
+      groups: [
+        {
+          exists: true,
+          parent: undefined,
+          grants: ["w1"],
+          filters: { w1: ["A"], w2: undefined },
+          desired: { grants: ["w1"], filters: { w1: ["A", "B"], w2: ["C"] }, parent: false },
+        },
+        {
+          exists: false,
+          parent: undefined,
+          grants: [],
+          filters: { w1: undefined, w2: undefined },
+          desired: undefined,
+        },
+        {
+          exists: false,
+          parent: undefined,
+          grants: [],
+          filters: { w1: undefined, w2: undefined },
+          desired: undefined,
+        },
+      ],
+      users: USERS.map(() => ({
+        mapped: false,
+        groups: [],
+        grants: [],
+        filters: { w1: undefined, w2: undefined },
+        desired: undefined,
+      })),
+      mode: "incremental",
+      order: [0],
+    });
+    const p = plan({ ...input, profile: "v1" });
+    expect(p.steps.map((s) => s.id).filter((id) => id.includes("DataFilter"))).toEqual([
+      "updateDataFilter:w1/userGroup/g1",
+      "createDataFilter:w2/userGroup/g1",
+    ]);
+    const read = parsePlan(serializePlan(p), "plan.json");
+    expect(read.steps).toEqual(p.steps);
+    expect(findStaleSteps(read, input.actual).size).toBe(0);
+    const changed = structuredClone(input.actual);
+    changed.dataFilters!.filters[0]!.maql = '{label/r} = "Z"';
+    expect([...findStaleSteps(read, changed)]).toEqual(["updateDataFilter:w1/userGroup/g1"]);
+  });
+});
