@@ -18,13 +18,14 @@ import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource 
 import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
-import { DataFiltersApi, type DataFiltersClient } from "./data-filters-api.js";
+import { DataFiltersApi } from "./data-filters-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
   PermissionsClient,
   CallOptions,
   ClientStats,
   CreateResult,
+  DataFiltersClient,
   DeleteResult,
   IdpUser,
   Mapping,

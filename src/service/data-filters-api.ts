@@ -18,21 +18,12 @@ import { oneAnswer, resource } from "./answers.js";
 import { ENTITY_MEDIA, type Resource } from "./codec.js";
 import { listAllPages } from "./paging.js";
 import type { Transport } from "./transport.js";
-import type { CallOptions, CreateResult, DeleteResult } from "./types.js";
+import type { CallOptions, CreateResult, DataFiltersClient, DeleteResult } from "./types.js";
 
 const seg = encodeURIComponent;
 export const filtersPath = (ws: string): string => `/api/v1/entities/workspaces/${seg(ws)}/userDataFilters`;
 export const FILTER_RESOURCE = resource("userDataFilter", ["maql", "title"]);
 const FILTER_DOCUMENT = oneAnswer(FILTER_RESOURCE);
-
-/** The client's view of the filters of the workspaces a run manages. */
-export interface DataFiltersClient {
-  list(workspace: string): Promise<ActualDataFilter[]>;
-  get(workspace: string, id: string): Promise<ActualDataFilter | undefined>;
-  create(f: DataFilter & { id: string }, opts?: CallOptions): Promise<CreateResult<ActualDataFilter>>;
-  replace(f: DataFilter & { id: string }, opts?: CallOptions): Promise<void>;
-  delete(workspace: string, id: string, opts?: CallOptions): Promise<DeleteResult>;
-}
 
 function broken(path: string, problem: string): AnswerError {
   return new AnswerError({ method: "GET", path, problem });

@@ -12,8 +12,7 @@ import type {
   WorkspaceGrant,
 } from "../permissions.js";
 
-import type { ActualDataFilters } from "../data-filters.js";
-import type { DataFiltersClient } from "./data-filters-api.js";
+import type { ActualDataFilter, ActualDataFilters, DataFilter } from "../data-filters.js";
 
 export type ApiProfile = "v1" | "legacy";
 
@@ -121,6 +120,15 @@ export interface PermissionsClient {
   ): Promise<void>;
   getOrganizationPermissions(): Promise<OrganizationAssignment[]>;
   manageOrganizationPermissions(grants: readonly OrganizationAssignment[], opts?: CallOptions): Promise<void>;
+}
+
+/** The client's view of the filters of the workspaces a run manages. */
+export interface DataFiltersClient {
+  list(workspace: string): Promise<ActualDataFilter[]>;
+  get(workspace: string, id: string): Promise<ActualDataFilter | undefined>;
+  create(f: DataFilter & { id: string }, opts?: CallOptions): Promise<CreateResult<ActualDataFilter>>;
+  replace(f: DataFilter & { id: string }, opts?: CallOptions): Promise<void>;
+  delete(workspace: string, id: string, opts?: CallOptions): Promise<DeleteResult>;
 }
 
 export interface ServiceClient {
