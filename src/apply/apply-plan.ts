@@ -183,15 +183,27 @@ function presetOutcome(step: Step, options: ApplyOptions): StepOutcome | undefin
     return notRun(
       step,
       "heldBack",
-      nounOf(step.kind) === "permissions"
-        ? removalsHeldBackReason(options.plan.permissionGuard)
-        : heldBackReason(options.plan.deleteGuard),
+      nounOf(step.kind) === "dataFilter"
+        ? wideningsHeldBackReason(options.plan.dataFilterGuard)
+        : nounOf(step.kind) === "permissions"
+          ? removalsHeldBackReason(options.plan.permissionGuard)
+          : heldBackReason(options.plan.deleteGuard),
     );
   if (!options.stale?.has(step.id)) return undefined;
   return notRun(
     step,
     "stale",
     "stale: an object this step relies on changed since the plan was made; re-run plan",
+  );
+}
+
+/** Which limit held a data filter widening back and the flag that lifts it, in words. */
+function wideningsHeldBackReason(guard: Plan["dataFilterGuard"]): string {
+  const { wanted = 0, limit = 0, managedFilters = 0 } = guard ?? {};
+  return (
+    `held back by the data filter widening limit: ${wanted} widening(s), ${limit} allowed ` +
+    `(dataFilters.maxWidenings, or --allow-filter-widenings when given, of ${managedFilters} managed filter(s)); ` +
+    `run with --allow-filter-widenings ${wanted} to carry them out`
   );
 }
 

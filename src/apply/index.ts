@@ -10,6 +10,12 @@ export {
   type ApplyReport,
 } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
-export { checkPlanProfile, findStaleSteps, permissionListingForPlan, type ProfileCheck } from "./stale.js";
+export {
+  checkPlanProfile,
+  filterListingForPlan,
+  findStaleSteps,
+  permissionListingForPlan,
+  type ProfileCheck,
+} from "./stale.js";
 export type * from "./types.js";
 export { OUTCOMES, emptyCounts } from "./types.js";

@@ -11,6 +11,7 @@ import type { StepOutcome } from "./types.js";
 import { runMembersStep, type MembersContext } from "./run-members.js";
 import { StepFailure } from "./step-failure.js";
 import { runOrganizationPermissions, runWorkspacePermissions } from "./run-permissions.js";
+import { runDataFilterStep } from "./run-filters.js";
 import type { PasswordProvider } from "./types.js";
 
 export interface StepContext extends MembersContext {
@@ -85,6 +86,10 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     case "grantOrganizationPermissions":
     case "revokeOrganizationPermissions":
       return runOrganizationPermissions(step, ctx);
+    case "createDataFilter":
+    case "updateDataFilter":
+    case "deleteDataFilter":
+      return runDataFilterStep(step, ctx);
   }
 }
 

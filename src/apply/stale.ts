@@ -58,6 +58,17 @@ export function permissionListingForPlan(plan: Plan, pageSize: number): Permissi
   return { inScope: (id) => workspaces.has(id), users: [...users], organization, pageSize };
 }
 
+/** The workspaces whose filters a saved plan's data filter steps touch, to list them again. */
+export function filterListingForPlan(plan: Plan): { inScope: (ws: string) => boolean } | undefined {
+  const workspaces = new Set<string>();
+  for (const s of plan.steps)
+    for (const key of s.touches) {
+      const ref = parseObjectKey(key);
+      if (ref?.kind === "dataFilter") workspaces.add(ref.id.slice(0, ref.id.indexOf("/")));
+    }
+  return workspaces.size > 0 ? { inScope: (ws) => workspaces.has(ws) } : undefined;
+}
+
 export function findStaleSteps(plan: Plan, actual: ActualState): Set<string> {
   const current = fingerprintActual(actual);
   const holders = new Map<string, string[]>();

@@ -97,6 +97,11 @@ const planOptions = {
     type: "boolean",
     help: "believe, for this run, a picked directory group that reads empty\nwhile the last successful run saw members (docs/sources.md)",
   },
+  "allow-filter-widenings": {
+    type: "string",
+    value: "N",
+    help: "allow up to N data filter removals or widenings while access\nremains, over dataFilters.maxWidenings (docs/data-filters.md)",
+  },
   "metrics-file": {
     type: "string",
     value: "FILE",
@@ -166,7 +171,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
       plan: {
         type: "string",
         value: "FILE",
-        help: "apply a saved plan exactly; steps whose objects changed since are\nreported as stale (exit 3) and not carried out (--mode,\n--allow-deletes and --allow-permission-removals are refused with\nit: they shape a new plan)",
+        help: "apply a saved plan exactly; steps whose objects changed since are\nreported as stale (exit 3) and not carried out (--mode,\n--allow-deletes, --allow-permission-removals and\n--allow-filter-widenings are refused with it: they shape a new plan)",
       },
       "credentials-file": {
         type: "string",
@@ -242,7 +247,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
       seed: {
         type: "string",
         value: "FILE",
-        help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions)",
+        help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions, dataFilters)",
       },
       data: { type: "string", value: "FILE", help: "persist the organization to this JSON file" },
       "user-management": {

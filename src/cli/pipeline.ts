@@ -3,9 +3,16 @@
  * (validated, all problems at once, before any request) → the service (actual state) → plan.
  */
 import type { Logger } from "pino";
-import { ConfigError, InputError, formatProblem, type Problem } from "../errors.js";
+import { InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
-import { checkGroupSizes, evidenceLine, readSource, type SourceResult } from "../desired/sources/index.js";
+import {
+  checkGroupSizes,
+  checkOneSource,
+  evidenceLine,
+  readSource,
+  type SourceResult,
+} from "../desired/sources/index.js";
+export { checkOneSource } from "../desired/sources/index.js";
 import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState, type ActualState } from "../service/index.js";
@@ -14,8 +21,10 @@ import {
   checkBuiltinIdentity,
   checkGroupReferences,
   checkPermissionPolicy,
+  checkDataFilterPolicy,
   checkWorkspaceReferences,
   permissionListing,
+  dataFilterListing,
   type GraceInput,
   type Plan,
   type Policy,
@@ -103,19 +112,6 @@ async function checkedSlice(runtime: Runtime, state: DesiredState): Promise<Desi
       allowEmpty: runtime.allowEmptyGroups ?? false,
     });
   return state;
-}
-
-/**
- * A desired-state file and a directory source (`source.type: ldap`, ...) name two sources of the
- * truth: one of them is a mistake, so neither wins silently (exit 4, before anything is read or sent).
- */
-export function checkOneSource(config: Runtime["config"]): void {
-  const file = config.source.desired;
-  const type = config.source.type;
-  if (type === "file" || file === undefined) return;
-  throw new ConfigError({
-    message: `two sources of the desired state: the file ${file} (--desired or source.desired) and the directory (source.type: ${type}${config.configFile ? ` in ${config.configFile}` : ""}). Use one: drop --desired (and source.desired) to read the directory, or set source.type: file to read the file.`,
-  });
 }
 
 /**
@@ -226,6 +222,7 @@ export async function planAgainstService(
   const policy: Policy = toPolicy(config, {
     ...optional("allowDeletes", intOption(options.values, "allow-deletes")),
     ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
+    ...optional("allowFilterWidenings", intOption(options.values, "allow-filter-widenings")),
   });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
   const grace = await loadGrace(runtime, policy);
@@ -243,7 +240,11 @@ export async function planAgainstService(
     });
     // What the profile and the config allow (permissions: scope, MANAGE), before any listing.
     reportProblems(
-      [...validateForProfile(options.desired, profile), ...checkPermissionPolicy(options.desired, policy)],
+      [
+        ...validateForProfile(options.desired, profile),
+        ...checkPermissionPolicy(options.desired, policy),
+        ...checkDataFilterPolicy(options.desired, policy),
+      ],
       logger,
     );
     const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
@@ -274,7 +275,8 @@ async function listChecked(
   await keyBySignIn(desired, connection.client, logger); // a directory's people keyed by the organization's claim
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
-  const actual = await listActualState(connection.client, { permissions });
+  const dataFilters = dataFilterListing({ desired, policy });
+  const actual = await listActualState(connection.client, { permissions, dataFilters });
   const durationMs = Math.round(performance.now() - started);
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)

@@ -14,7 +14,7 @@ function workspaceGlobs(value: string | string[] | undefined): string[] {
 
 export function toPolicy(
   config: Config,
-  options: { allowDeletes?: number; allowPermissionRemovals?: number } = {},
+  options: { allowDeletes?: number; allowPermissionRemovals?: number; allowFilterWidenings?: number } = {},
 ): Policy {
   const p = config.policy;
   const scope: Policy["scope"] = {};
@@ -38,6 +38,14 @@ export function toPolicy(
       allowOrganizationManage: config.permissions.organization.allowManage,
     },
   };
+  // Only with a scope: a run without data filters plans, lists and renders exactly as before.
+  if (config.dataFilters.workspaces !== undefined)
+    policy.dataFilters = {
+      workspaces: workspaceGlobs(config.dataFilters.workspaces),
+      maxWidenings: guardLimitOf(config.dataFilters.maxWidenings),
+    };
+  if (options.allowFilterWidenings !== undefined && policy.dataFilters)
+    policy.dataFilters.allowWidenings = options.allowFilterWidenings;
   if (options.allowDeletes !== undefined) policy.allowDeletes = options.allowDeletes;
   if (options.allowPermissionRemovals !== undefined)
     policy.permissions.allowRemovals = options.allowPermissionRemovals;

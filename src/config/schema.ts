@@ -7,6 +7,8 @@ import { z } from "zod";
 import { ENTRA_PATH_LEAVES, entraSection } from "./entra-schema.js";
 import { oktaSource } from "./okta-schema.js";
 export { oktaSecretEnv } from "./okta-schema.js";
+import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js";
+import { ldapSection } from "./ldap-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
@@ -44,69 +46,6 @@ const target = z.strictObject({
   embeddedSeed: path.optional(),
 });
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
-const LDAP_FIELDS = [
-  "email",
-  "id",
-  "displayName",
-  "firstname",
-  "lastname",
-  "identity",
-  "authenticationId",
-  "state",
-] as const;
-const template = z.string().min(1);
-
-/** `source.ldap` (issue 16): the directory as the desired state; see docs/ldap.md. */
-const ldapGroupRule = z
-  .strictObject({
-    dn: z.string().min(1).optional(),
-    cn: z.string().min(1).optional(),
-    id: template.default("{cn}"),
-    name: template.optional(),
-    lowerCase: z.boolean().default(true),
-    parents: z.union([z.literal("directory"), list]).default("directory"),
-    /**
-     * Workspace permissions of every group the rule picks, as in the desired state (the keys may
-     * be templates, e.g. "{cn}"); checked when the directory is read (docs/permissions.md).
-     */
-    workspaces: z.record(z.string(), z.unknown()).optional(),
-    organization: z.array(z.string()).optional(),
-  })
-  .refine((r) => r.dn !== undefined || r.cn !== undefined, {
-    error: "a group rule needs dn or cn (a pattern)",
-  });
-
-const ldap = z.strictObject({
-  url: z.string().regex(/^ldaps?:\/\/[^/]+\/?$/, "must be ldap://HOST[:PORT] or ldaps://HOST[:PORT]"),
-  startTls: z.boolean().default(false),
-  caFile: path.optional(),
-  bindDn: z.string().min(1).optional(),
-  passwordEnv: envName.default("USERSYNC_LDAP_PASSWORD"),
-  passwordFile: path.optional(),
-  baseDn: z.string().min(1),
-  userFilter: z.string().min(1).default("(objectClass=inetOrgPerson)"),
-  groupBaseDn: z.string().min(1).optional(),
-  groupFilter: z.string().min(1).default("(|(objectClass=groupOfNames)(objectClass=group))"),
-  pageSize: int(1, 10_000, 500),
-  timeoutMs: int(1, 600_000, 30_000),
-  attributes: z
-    .strictObject({
-      email: template.default("{mail}"),
-      id: template.optional(),
-      displayName: template.optional(),
-      firstname: template.optional(),
-      lastname: template.optional(),
-      identity: template.optional(),
-      authenticationId: template.optional(),
-      state: template.optional(),
-    })
-    .prefault({}),
-  lowerCase: z.array(z.enum(LDAP_FIELDS)).default([]),
-  nested: z.enum(["member", "inChain", "none"]).default("member"),
-  groups: z.array(ldapGroupRule).default([]),
-});
-
 const source = z.strictObject({
   type: z.enum(["file", "ldap", "entra", "okta"]).default("file"),
   desired: path.optional(),
@@ -117,7 +56,7 @@ const source = z.strictObject({
     help: 'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',
     key: "source.minUsers",
   }).optional(),
-  ldap: ldap.optional(),
+  ldap: ldapSection.optional(),
   entra: entraSection.optional(),
   okta: oktaSource.optional(), // issue 30: okta-schema.ts
 });
@@ -189,7 +128,6 @@ const output = z.strictObject({
 });
 
 const state = z.strictObject({ file: path.optional() }); // what a run remembers for the next one
-
 const logging = z.strictObject({
   level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   format: z.enum(["auto", "json", "pretty"]).default("auto"),
@@ -202,6 +140,7 @@ export const configSchema = z
     identity: identity.prefault({}),
     policy: policySection.prefault({}),
     permissions: permissionsSection.prefault({}), // issue 23: permissions-schema.ts
+    dataFilters: dataFiltersSection.prefault({}),
     execution: execution.prefault({}),
     output: output.prefault({}),
     state: state.prefault({}),
@@ -258,6 +197,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "permissions.workspaces": "list",
   "permissions.maxRemovals": "countOrPercent",
   "permissions.organization.allowManage": "boolean",
+  ...DATA_FILTER_LEAVES,
   "execution.concurrency": "number",
   "execution.requestsPerSecond": "number",
   "execution.retries": "number",

@@ -15,6 +15,7 @@ import {
   type OrganizationPermission,
   type WorkspacePermission,
 } from "../permissions.js";
+import { readDataFilters } from "./data-filters.js";
 import { isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { DesiredAccess, DesiredWorkspaceGrant } from "./types.js";
@@ -189,13 +190,13 @@ export function readOrganization(
 
 /** The two fields of one raw record (records.ts `RawRecord`), as YAML values or CSV cells. */
 interface AccessFields {
-  values?: { workspaces?: unknown; organization?: unknown };
-  text: { workspaces?: string };
+  values?: { workspaces?: unknown; organization?: unknown; dataFilters?: unknown };
+  text: { workspaces?: string; dataFilters?: string };
   lists: { organization?: string[] };
-  where(field: "workspaces" | "organization"): Where;
+  where(field: "workspaces" | "organization" | "dataFilters"): Where;
 }
 
-/** `workspaces` and `organization` of a record; undefined when either has a problem (reported). */
+/** `workspaces`, `organization` and `dataFilters` of a record; undefined when either has a problem (reported). */
 export function readAccess(raw: AccessFields, problems: ProblemList): DesiredAccess | undefined {
   const workspaces = readWorkspaces(
     raw.values?.workspaces ?? raw.text.workspaces,
@@ -207,9 +208,15 @@ export function readAccess(raw: AccessFields, problems: ProblemList): DesiredAcc
     raw.where("organization"),
     problems,
   );
-  if (workspaces === null || organization === null) return undefined;
+  const dataFilters = readDataFilters(
+    raw.values?.dataFilters ?? raw.text.dataFilters,
+    raw.where("dataFilters"),
+    problems,
+  );
+  if (workspaces === null || organization === null || dataFilters === null) return undefined;
   return {
     ...(workspaces !== undefined ? { workspaces } : {}),
     ...(organization !== undefined ? { organization } : {}),
+    ...(dataFilters !== undefined ? { dataFilters } : {}),
   };
 }

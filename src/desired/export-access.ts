@@ -11,6 +11,8 @@ import { assigneeKey } from "../permissions.js";
 export interface ExportedAccess {
   workspaces?: Array<{ workspace: string } & WorkspaceGrant>;
   organization?: OrganizationPermission[];
+  /** The filters usersync keeps (export-filters.ts). */
+  dataFilters?: Array<{ workspace: string; maql: string }>;
 }
 
 /** The grants of every assignee by key (`userGroup/sales`), ready to attach; warnings for what was left out. */

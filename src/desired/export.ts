@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import type { ActualState, ApiProfile, IdpUser } from "../service/types.js";
 import { csvLine } from "./csv-cell.js";
 import { accessByAssignee, csvWorkspaces, yamlWorkspaces, type ExportedAccess } from "./export-access.js";
+import { csvFilters, filtersByAssignee, yamlFilters } from "./export-filters.js";
 import type { DesiredFormat } from "./types.js";
 
 export interface ExportOptions {
@@ -54,7 +55,12 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
   });
   const warnings: string[] = [...access.warnings];
   const { users: plain, linked } = exportUsers(actual, options.profile, warnings);
-  const users = plain.map((u) => ({ ...u, ...access.of({ type: "user", id: u.id }) }));
+  const filters = filtersByAssignee(actual.dataFilters);
+  const users = plain.map((u) => ({
+    ...u,
+    ...access.of({ type: "user", id: u.id }),
+    ...filters({ type: "user", id: u.id }),
+  }));
   const unlinked = actual.idpUsers.length - linked;
   if (unlinked > 0)
     warnings.push(
@@ -65,6 +71,7 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     ...(g.name !== undefined ? { name: g.name } : {}),
     ...(options.profile === "v1" && g.parents.length > 0 ? { parents: [...g.parents].sort() } : {}),
     ...access.of({ type: "userGroup", id: g.id }),
+    ...filters({ type: "userGroup", id: g.id }),
   }));
   if (users.length === 0)
     warnings.push(
@@ -74,10 +81,11 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     );
 
   if (options.format === "yaml") {
-    const yamlOf = <T extends ExportedAccess>({ workspaces, organization, ...rest }: T) => ({
+    const yamlOf = <T extends ExportedAccess>({ workspaces, organization, dataFilters, ...rest }: T) => ({
       ...rest,
       ...(workspaces !== undefined ? { workspaces: yamlWorkspaces(workspaces) } : {}),
       ...(organization !== undefined ? { organization } : {}),
+      ...(dataFilters !== undefined ? { dataFilters: yamlFilters(dataFilters) } : {}),
     });
     const doc = {
       version: 1,
@@ -87,12 +95,20 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     };
     return { users: stringify(doc, { lineWidth: 0 }), warnings };
   }
-  return { ...renderCsv(users, groups, options.profile), warnings };
+  const skipped = { count: 0 };
+  const csv = renderCsv(users, groups, options.profile, skipped);
+  if (skipped.count > 0)
+    warnings.push(
+      `${skipped.count} data filter(s) in raw MAQL (or with ; + = in a value) cannot be written in a CSV cell and are not exported: export as YAML`,
+    );
+  return { ...csv, warnings };
 }
 
 /** Whether any of the records holds permissions: only then do the CSV files get those columns. */
 const anyAccess = (list: readonly ExportedAccess[]): boolean =>
   list.some((r) => r.workspaces !== undefined || r.organization !== undefined);
+const anyFilters = (list: readonly ExportedAccess[]): boolean =>
+  list.some((r) => r.dataFilters !== undefined);
 const accessCells = (r: ExportedAccess): string[] => [
   csvWorkspaces(r.workspaces),
   (r.organization ?? []).join(";"),
@@ -102,10 +118,13 @@ function renderCsv(
   users: ExportUser[],
   groups: ExportGroup[],
   profile: ApiProfile,
+  skipped: { count: number },
 ): { users: string; groups: string } {
   const v1 = profile === "v1";
   const userAccess = anyAccess(users);
   const groupAccess = anyAccess(groups);
+  const userFilters = anyFilters(users);
+  const groupFilters = anyFilters(groups);
   const columns = [
     "email",
     "id",
@@ -115,6 +134,7 @@ function renderCsv(
     "identity",
     "authenticationId",
     ...(userAccess ? ["workspaces", "organization"] : []),
+    ...(userFilters ? ["dataFilters"] : []),
   ];
   const rows = users.map((u) => [
     u.email,
@@ -125,14 +145,22 @@ function renderCsv(
     u.identity,
     u.authenticationId ?? "",
     ...(userAccess ? accessCells(u) : []),
+    ...(userFilters ? [csvFilters(u.dataFilters, skipped)] : []),
   ]);
   const groupRows = groups.map((g) => [
     g.id,
     g.name ?? "",
     (g.parents ?? []).join(";"),
     ...(groupAccess ? accessCells(g) : []),
+    ...(groupFilters ? [csvFilters(g.dataFilters, skipped)] : []),
   ]);
-  const groupColumns = ["id", "name", "parents", ...(groupAccess ? ["workspaces", "organization"] : [])];
+  const groupColumns = [
+    "id",
+    "name",
+    "parents",
+    ...(groupAccess ? ["workspaces", "organization"] : []),
+    ...(groupFilters ? ["dataFilters"] : []),
+  ];
   return {
     users: [columns, ...rows].map(csvLine).join(""),
     groups: [groupColumns, ...groupRows].map(csvLine).join(""),

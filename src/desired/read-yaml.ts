@@ -22,7 +22,7 @@ export const MAX_YAML_BYTES = 64 * 1024 * 1024;
 const TOP_KEYS = ["version", "users", "groups", "allowEmpty"] as const;
 const LIST_FIELDS: readonly string[] = ["groups", "parents"];
 /** Fields whose value is read as it is and checked by their own reader (access.ts). */
-const STRUCTURED_FIELDS: readonly string[] = ["workspaces", "organization"];
+const STRUCTURED_FIELDS: readonly string[] = ["workspaces", "organization", "dataFilters"];
 
 export interface YamlRead {
   users: Array<RawRecord<UserField>>;

@@ -22,9 +22,10 @@ export const USER_FIELDS = [
   "state",
   "workspaces",
   "organization",
+  "dataFilters",
 ] as const;
 export type UserField = (typeof USER_FIELDS)[number];
-export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization"] as const;
+export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization", "dataFilters"] as const;
 export type GroupField = (typeof GROUP_FIELDS)[number];
 
 /** The characters each free-text field may hold (characters.ts); ids and choices have their own rules. */
@@ -112,6 +113,8 @@ function checkGroupIds<F extends string>(
       );
 }
 
+const ACCESS_FIELDS = ["workspaces", "organization", "dataFilters"] as const;
+
 /** Reports one problem of a user record and marks the record unusable. */
 type Fail = (field: UserField, rule: string, message: string) => void;
 
@@ -145,12 +148,15 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkGroupIds(raw, "groups", groups, ctx);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) ok = false;
-  else if (state === "absent" && (access.workspaces !== undefined || access.organization !== undefined))
-    fail(
-      access.workspaces !== undefined ? "workspaces" : "organization",
-      "contradiction",
-      "a user marked absent carries no permissions: remove them, or the state: absent",
-    );
+  else if (state === "absent") {
+    const field = ACCESS_FIELDS.find((f) => access[f] !== undefined);
+    if (field)
+      fail(
+        field,
+        "contradiction",
+        "a user marked absent carries no permissions: remove them, or the state: absent",
+      );
+  }
 
   if (!ok || email === undefined || access === undefined) return undefined;
   const user: DesiredUser = {

@@ -27,6 +27,17 @@ export interface DesiredAccess {
   /** Sorted by workspace id, each workspace once; `[]`: managed, and holds nothing. */
   workspaces?: DesiredWorkspaceGrant[];
   organization?: OrganizationPermission[];
+  /** User data filters (docs/data-filters.md), sorted by workspace; `[]`: managed, none. */
+  dataFilters?: DesiredDataFilter[];
+}
+
+/** One user's or group's data filter on one workspace: rendered MAQL, and the label form it came from. */
+export interface DesiredDataFilter {
+  workspace: string;
+  maql: string;
+  /** Set when written as a label and values (the values sorted, each once). */
+  label?: string;
+  values?: string[];
 }
 
 export interface DesiredUser extends DesiredAccess {

@@ -17,12 +17,22 @@ import {
   handleUserManagementList,
 } from "./user-management-routes.js";
 import { handleWorkspaces } from "./workspace-routes.js";
+import { handleUserDataFilters } from "./data-filter-routes.js";
 
 interface AccessRoute {
   profile: "v1";
   pattern: RegExp;
   param?: number;
   handler: (match: RegExpExecArray) => (ctx: RouteContext) => Reply;
+}
+
+/** A workspace id from the path; one that is not valid percent-encoding names no workspace (404). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const assigneeType = (m: RegExpExecArray): "user" | "userGroup" => (m[1] === "users" ? "user" : "userGroup");
@@ -33,6 +43,12 @@ export const PERMISSION_ROUTES: AccessRoute[] = [
     pattern: /^\/api\/v1\/entities\/workspaces(?:\/([^/]+))?$/,
     param: 1,
     handler: () => handleWorkspaces,
+  },
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/entities\/workspaces\/([^/]+)\/userDataFilters(?:\/([^/]+))?$/,
+    param: 2,
+    handler: (m) => (ctx) => handleUserDataFilters(ctx, safeDecode(m[1] ?? "")),
   },
   {
     profile: "v1",

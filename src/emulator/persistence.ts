@@ -25,7 +25,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function checkSeedShape(value: unknown, path: string): EmulatorSeed {
   if (!isRecord(value))
     throw new Error(`${path}: must be an object with idpUsers, mappings and groups lists`);
-  for (const key of ["idpUsers", "mappings", "groups", "workspaces", "organizationPermissions"]) {
+  for (const key of [
+    "idpUsers",
+    "mappings",
+    "groups",
+    "workspaces",
+    "organizationPermissions",
+    "dataFilters",
+  ]) {
     if (value[key] !== undefined && !Array.isArray(value[key]))
       throw new Error(`${path}: ${key} must be a list`);
   }
@@ -34,7 +41,7 @@ function checkSeedShape(value: unknown, path: string): EmulatorSeed {
 
 /**
  * Reads a seed file: JSON, or YAML for `.yaml`/`.yml`, with `idpUsers`, `mappings`, `groups`
- * and optionally `workspaces` (with their grants) and `organizationPermissions`.
+ * and optionally `workspaces` (with their grants), `organizationPermissions` and `dataFilters`.
  */
 export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
   const text = await readFile(path, "utf8");

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { AccessStore } from "./access-store.js";
+import { FilterStore } from "./filter-store.js";
 import { SortedIds } from "./sorted-ids.js";
 import type { EmulatorSeed, EmulatorState, StoredIdpUser, EmulatorSignIn } from "./types.js";
 
@@ -42,6 +43,8 @@ export class Store {
   readonly access = new AccessStore(() => void this.revision++);
   /** The organization's sign-in settings (EmulatorOptions.signIn); not part of the persisted store. */
   signIn: EmulatorSignIn | undefined;
+  /** User data filters (filter-store.ts). */
+  readonly filters = new FilterStore(() => void this.revision++);
 
   // ---- IdP users ----------------------------------------------------------------------------
 
@@ -100,6 +103,7 @@ export class Store {
     this.mappings.delete(id);
     this.mappingIds.remove(id);
     this.access.dropAssignee({ type: "user", id });
+    this.filters.dropAssignee({ type: "user", id });
     this.revision++;
     return true;
   }
@@ -153,6 +157,7 @@ export class Store {
     this.groups.delete(id);
     this.groupIds.remove(id);
     this.access.dropAssignee({ type: "userGroup", id });
+    this.filters.dropAssignee({ type: "userGroup", id });
     this.revision++;
     return true;
   }
@@ -201,7 +206,13 @@ export class Store {
       }
       this.putMapping(rec);
     }
-    this.access.load(seed, (a) => (a.type === "user" ? this.mappings : this.groups).has(a.id));
+    const assignee = (a: { type: string; id: string }): boolean =>
+      (a.type === "user" ? this.mappings : this.groups).has(a.id);
+    this.access.load(seed, assignee);
+    this.filters.load(seed.dataFilters ?? [], {
+      workspace: (id) => this.access.workspaces.has(id),
+      assignee,
+    });
   }
 
   /** A sorted deep copy; IdP users carry their stored password (for tests only, never served). */
@@ -217,7 +228,14 @@ export class Store {
       const g = this.groups.get(id) as GroupRec;
       return { ...g, parents: [...g.parents].sort(cmp) };
     });
-    return { idpUsers, mappings, groups, ...this.access.snapshot() };
+    const dataFilters = this.filters.snapshot();
+    return {
+      idpUsers,
+      mappings,
+      groups,
+      ...this.access.snapshot(),
+      ...(dataFilters.length > 0 ? { dataFilters } : {}),
+    };
   }
 }
 

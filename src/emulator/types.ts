@@ -1,4 +1,5 @@
 /** Options of the local service emulator (DESIGN section 8). */
+import type { SeedDataFilter } from "./filter-store.js";
 import type { ApiProfile } from "../service/types.js";
 import type { ResetHeaderMode } from "./rate-headers.js";
 
@@ -116,6 +117,8 @@ export interface EmulatorSeed {
   /** Workspaces (with their hierarchy and direct grants); left out of a snapshot when there are none. */
   workspaces?: SeedWorkspace[];
   organizationPermissions?: SeedOrganizationPermission[];
+  /** User data filters, each on a seeded workspace and user or group (filter-store.ts). */
+  dataFilters?: SeedDataFilter[];
 }
 
 /**
@@ -213,6 +216,7 @@ export interface EmulatorState {
   groups: Array<SeedGroup & { parents: string[] }>;
   workspaces?: SeedWorkspace[];
   organizationPermissions?: SeedOrganizationPermission[];
+  dataFilters?: SeedDataFilter[];
 }
 
 export interface EmulatorHandle {

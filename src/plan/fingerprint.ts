@@ -5,6 +5,7 @@
  * deterministic.
  */
 import { createHash, hash as digest } from "node:crypto";
+import { managedFilterId } from "../data-filters.js";
 import type { DesiredState } from "../desired/types.js";
 import {
   assigneeKey,
@@ -25,6 +26,9 @@ export const groupKey = (id: string): string => objectKey({ kind: "group", id })
 /** One assignee's grant on one workspace: `permission:sales-emea/userGroup/sales`. */
 export const permissionKey = (workspace: string, a: Assignee): string =>
   objectKey({ kind: "permission", id: `${workspace}/${assigneeKey(a)}` });
+/** One assignee's data filter on one workspace: `dataFilter:sales-emea/userGroup/sales`. */
+export const dataFilterKey = (workspace: string, a: Assignee): string =>
+  objectKey({ kind: "dataFilter", id: `${workspace}/${assigneeKey(a)}` });
 /** One assignee's organization permissions: `orgPermission:userGroup/admins`. */
 export const orgPermissionKey = (a: Assignee): string =>
   objectKey({ kind: "orgPermission", id: assigneeKey(a) });
@@ -100,6 +104,18 @@ export function grantsByKey(
   return out;
 }
 
+/** The filters usersync keeps (its id for the assignee and workspace), by key, fingerprinted. */
+export function fingerprintFilters(actual: ActualState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of actual.dataFilters?.filters ?? [])
+    if (f.managed && f.id === managedFilterId(f.workspace, f.assignee))
+      out.set(
+        dataFilterKey(f.workspace, f.assignee),
+        hash({ id: f.id, maql: f.maql, tags: [...f.tags].sort() }),
+      );
+  return out;
+}
+
 /** Every actual object by key, fingerprinted. */
 export function fingerprintActual(actual: ActualState): Map<string, string> {
   const out = new Map<string, string>();
@@ -107,6 +123,7 @@ export function fingerprintActual(actual: ActualState): Map<string, string> {
   for (const m of actual.mappings) out.set(mappingKey(m.id), fingerprintMapping(m));
   for (const g of actual.groups) out.set(groupKey(g.id), fingerprintGroup(g));
   for (const [key, grant] of grantsByKey(actual.permissions)) out.set(key, fingerprintGrant(grant));
+  for (const [key, fp] of fingerprintFilters(actual)) out.set(key, fp);
   return out;
 }
 

@@ -53,3 +53,5 @@ export {
   hash,
   canonicalJson,
 } from "./fingerprint.js";
+export { dataFilterListing, exportFilterListing, managesDataFilters } from "./access/data-filters.js";
+export { checkDataFilterPolicy } from "./access/filter-checks.js";

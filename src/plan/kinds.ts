@@ -13,8 +13,15 @@ export type Verb = "create" | "update" | "delete";
  * assignee's grant on one workspace (`permission:<workspace>/<type>/<id>`) and one assignee's
  * organization permissions (`orgPermission:<type>/<id>`).
  */
-export type ObjectKind = "idp" | "mapping" | "group" | "permission" | "orgPermission";
-const OBJECT_KINDS: readonly string[] = ["idp", "mapping", "group", "permission", "orgPermission"];
+export type ObjectKind = "idp" | "mapping" | "group" | "permission" | "orgPermission" | "dataFilter";
+const OBJECT_KINDS: readonly string[] = [
+  "idp",
+  "mapping",
+  "group",
+  "permission",
+  "orgPermission",
+  "dataFilter",
+];
 
 export interface ObjectRef {
   kind: ObjectKind;
@@ -27,7 +34,7 @@ export interface StepKindInfo {
    * The type of object the step changes, as a person calls it (`members`: a group's membership;
    * `permissions`: a workspace's or the organization's grants).
    */
-  noun: "group" | "credentials" | "mapping" | "members" | "permissions";
+  noun: "group" | "credentials" | "mapping" | "members" | "permissions" | "dataFilter";
 }
 
 export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
@@ -47,6 +54,9 @@ export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
   revokeWorkspacePermissions: { verb: "delete", noun: "permissions" },
   grantOrganizationPermissions: { verb: "create", noun: "permissions" },
   revokeOrganizationPermissions: { verb: "delete", noun: "permissions" },
+  createDataFilter: { verb: "create", noun: "dataFilter" },
+  updateDataFilter: { verb: "update", noun: "dataFilter" },
+  deleteDataFilter: { verb: "delete", noun: "dataFilter" },
 };
 
 export const isStepKind = (v: string): v is StepKind => Object.hasOwn(STEP_KINDS, v);

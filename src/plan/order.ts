@@ -26,6 +26,11 @@ const PHASE: Record<StepKind, number> = {
   revokeWorkspacePermissions: 2.7,
   grantOrganizationPermissions: 2.8,
   revokeOrganizationPermissions: 2.9,
+  // Data filters: a new or narrower one before the access it guards (dependsOn says exactly
+  // which), a removal or widening after the access it guarded is gone (docs/data-filters.md).
+  createDataFilter: 1.9,
+  updateDataFilter: 1.9,
+  deleteDataFilter: 2.95,
 };
 
 /** Depth of each group in the hierarchy after the plan (roots 0); cycles are cut, not followed. */
@@ -51,14 +56,39 @@ function groupDepths(ctx: PlanContext): Map<string, number> {
   return depth;
 }
 
+/**
+ * With data filters, a step may wait for one of a later phase (a mapping for its groups' filters,
+ * a user's filter for its mapping): each such step moves just after the latest step it waits
+ * for, so every `dependsOn` still points at an earlier step. Only plans with filters pay for it.
+ */
+function phasesAfterDependencies(ctx: PlanContext): (s: Step) => number {
+  const memo = new Map<string, number>();
+  const of = (s: Step): number => {
+    const known = memo.get(s.id);
+    if (known !== undefined) return known;
+    memo.set(s.id, PHASE[s.kind]);
+    let phase = PHASE[s.kind];
+    for (const d of s.dependsOn) {
+      const dep = ctx.steps.get(d);
+      if (dep) phase = Math.max(phase, of(dep) + 0.001);
+    }
+    memo.set(s.id, phase);
+    return phase;
+  };
+  return of;
+}
+
 export function orderSteps(ctx: PlanContext): Step[] {
   const depths = groupDepths(ctx);
+  let withFilters = false;
+  for (const s of ctx.steps.values()) if (s.kind.endsWith("DataFilter")) withFilters = true;
+  const phaseOf = withFilters ? phasesAfterDependencies(ctx) : (s: Step): number => PHASE[s.kind];
   // Decorate once, sort, undecorate: the comparator then does no Map look-ups.
   const decorated = [...ctx.steps.values()].map((s) => {
     if (s.dependsOn.length > 0) s.dependsOn = sortedUnique(s.dependsOn.filter((d) => ctx.steps.has(d)));
     const d = depths.get(s.target) ?? 0;
     const rank = s.kind === "createGroup" || s.kind === "updateGroup" ? d : s.kind === "deleteGroup" ? -d : 0;
-    return { s, phase: PHASE[s.kind], rank };
+    return { s, phase: phaseOf(s), rank };
   });
   decorated.sort(
     (a, b) =>

@@ -14,6 +14,7 @@ import {
   fingerprintIdpUser,
   fingerprintInput,
   fingerprintMapping,
+  fingerprintFilters,
   fingerprintGrant,
   grantsByKey,
 } from "./fingerprint.js";
@@ -24,6 +25,7 @@ import { applyDeleteGuard } from "./guard.js";
 import { parseObjectKey, verbOf } from "./kinds.js";
 import { orderSteps } from "./order.js";
 import { planPermissions } from "./permissions.js";
+import { planDataFilters } from "./access/data-filters.js";
 import type { Policy } from "./policy.js";
 import { mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
@@ -52,6 +54,7 @@ export function plan(input: PlanInput): Plan {
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
   planBulkMembership(ctx);
   const permissionGuard = planPermissions(ctx);
+  const dataFilterGuard = planDataFilters(ctx);
   const steps = orderSteps(ctx);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -66,6 +69,7 @@ export function plan(input: PlanInput): Plan {
     counts: countSteps(steps),
     deleteGuard,
     ...(permissionGuard !== undefined ? { permissionGuard } : {}),
+    ...(dataFilterGuard !== undefined ? { dataFilterGuard } : {}),
     estimate: estimate(steps, input.limits ?? defaultLimits),
     ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
@@ -106,6 +110,7 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
   const out = new Map<string, string>();
   const { idpByEmail, mappingById, groupById } = ctx.idx;
   const grants = ctx.actual.permissions ? grantsByKey(ctx.actual.permissions) : undefined;
+  const filters = ctx.actual.dataFilters ? fingerprintFilters(ctx.actual) : undefined;
   for (const s of steps)
     for (const key of s.touches) {
       if (out.has(key)) continue;
@@ -117,6 +122,10 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
         ref?.kind === "permission" || ref?.kind === "orgPermission" ? grants?.get(key) : undefined;
       if (grant !== undefined) {
         out.set(key, fingerprintGrant(grant));
+        continue;
+      }
+      if (ref?.kind === "dataFilter") {
+        out.set(key, filters?.get(key) ?? ABSENT);
         continue;
       }
       out.set(

@@ -26,6 +26,16 @@ export interface PermissionPolicy {
   allowOrganizationManage: boolean;
 }
 
+/** The `dataFilters` section: where usersync keeps user data filters, and the widening guard. */
+export interface DataFilterPolicy {
+  /** Globs over workspace ids whose filters usersync keeps (`*`: all); empty: none. */
+  workspaces: string[];
+  /** Widenings allowed before they are all held back: a count or a percentage of the managed filters. */
+  maxWidenings: { count: number } | { percent: number };
+  /** `--allow-filter-widenings N` for this run. */
+  allowWidenings?: number;
+}
+
 export interface Policy {
   mode: Mode;
   membership: Membership;
@@ -54,6 +64,8 @@ export interface Policy {
   /** Where the initial password of a new built-in user comes from. */
   passwords: PasswordSource;
   permissions: PermissionPolicy;
+  /** Absent in policies made before data filters (tests, saved inputs): none are managed. */
+  dataFilters?: DataFilterPolicy;
 }
 
 export const defaultPolicy: Policy = {

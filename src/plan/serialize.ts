@@ -50,6 +50,11 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
       return { field, message: "dependsOn and touches must be lists of strings" };
     if (nounOf(s["kind"]) === "members" && !isStringArray(s["members"]))
       return { field: `${field}.members`, message: "must be a list of user ids" };
+    if (nounOf(s["kind"]) === "dataFilter" && !validFilterStep(s))
+      return {
+        field,
+        message: "a data filter step needs workspace, filterId, assignee {type, id} and its maql",
+      };
     if (nounOf(s["kind"]) === "permissions" && !validChanges(s["changes"]))
       return {
         field: `${field}.changes`,
@@ -60,6 +65,22 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
     for (const d of (s as { dependsOn: string[] }).dependsOn)
       if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
   return v["grace"] === undefined ? undefined : graceProblem(v["grace"]);
+}
+
+/** What the executor reads of a data filter step (docs/data-filters.md). */
+function validFilterStep(s: Record<string, unknown>): boolean {
+  const a = s["assignee"];
+  const maql = (k: string): boolean =>
+    isRecord(s[k]) && typeof (s[k] as Record<string, unknown>)["maql"] === "string";
+  return (
+    typeof s["workspace"] === "string" &&
+    typeof s["filterId"] === "string" &&
+    isRecord(a) &&
+    (a["type"] === "user" || a["type"] === "userGroup") &&
+    typeof a["id"] === "string" &&
+    (s["kind"] === "deleteDataFilter" || maql("after")) &&
+    (s["kind"] === "createDataFilter" || maql("before"))
+  );
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -36,6 +36,8 @@ export interface PlanSummary {
   deleteGuard: Plan["deleteGuard"] & { heldBack: boolean };
   /** Only for plans that manage permissions (permission-summary.ts). */
   permissions?: PermissionSummary;
+  /** Data filter steps by verb, only when the plan has some; `widenings`: the ids of the steps that widen. */
+  dataFilters?: { create: number; update: number; delete: number; heldBack: number; widenings: string[] };
   permissionGuard?: NonNullable<Plan["permissionGuard"]> & { heldBack: boolean };
   estimate: Plan["estimate"];
   /** With `policy.revokeAfter`: people missing from the source who wait, and when the first goes. */
@@ -126,6 +128,9 @@ function peopleOf(s: Step, person: ReadonlyMap<string, string>): readonly string
 const byKey = <T>(record: Record<string, T>): Record<string, T> =>
   Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
+/** Steps held back by a guard of their own, not by `maxDeletes`. */
+const OTHER_GUARDS: ReadonlySet<string> = new Set(["permissions", "dataFilter"]);
+
 const GROUP_CHANGE = { create: "add", update: "change", delete: "remove" } as const;
 
 /**
@@ -152,7 +157,7 @@ function computeSummary(plan: Plan): PlanSummary {
     bulk: { people: 0, requests: 0, groups: {} },
     deleteGuard: {
       ...plan.deleteGuard,
-      heldBack: plan.steps.some((s) => s.status === "heldBack" && nounOf(s.kind) !== "permissions"),
+      heldBack: plan.steps.some((s) => s.status === "heldBack" && !OTHER_GUARDS.has(nounOf(s.kind))),
     },
     estimate: { ...plan.estimate },
   };
@@ -166,6 +171,13 @@ function computeSummary(plan: Plan): PlanSummary {
   const byPerson = new Map<string, Step[]>();
   for (const s of plan.steps) {
     if (nounOf(s.kind) === "permissions") continue;
+    if (nounOf(s.kind) === "dataFilter") {
+      const f = (summary.dataFilters ??= { create: 0, update: 0, delete: 0, heldBack: 0, widenings: [] });
+      f[verbOf(s.kind)] += 1;
+      if (s.status === "heldBack") f.heldBack += 1;
+      if ("widening" in s && s.widening) f.widenings.push(s.id);
+      continue;
+    }
     if (nounOf(s.kind) === "group") {
       const kind = GROUP_CHANGE[verbOf(s.kind)];
       summary.groups[kind] += 1;
@@ -208,8 +220,8 @@ export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanS
   const keysOf = (s: Step): readonly string[] =>
     nounOf(s.kind) === "group"
       ? [`group:${s.target}`]
-      : nounOf(s.kind) === "permissions"
-        ? [`permissions:${s.id}`]
+      : nounOf(s.kind) === "permissions" || nounOf(s.kind) === "dataFilter"
+        ? [`${nounOf(s.kind)}:${s.id}`]
         : peopleOf(s, person).map((p) => `person:${p}`);
   const unfinished = new Set(plan.steps.filter((s) => !succeeded.has(s.id)).flatMap(keysOf));
   const done: Step[] = [];

@@ -136,6 +136,34 @@ export interface RemoveMembersStep extends StepBase {
 }
 export type MembersStep = AddMembersStep | RemoveMembersStep;
 
+/**
+ * One assignee's user data filter on one workspace (docs/data-filters.md); `target` is
+ * `<workspace>/<user|userGroup>/<id>`, `filterId` the stable id usersync gives the filter.
+ */
+interface DataFilterStepBase extends StepBase {
+  target: string;
+  workspace: string;
+  assignee: Assignee;
+  filterId: string;
+}
+export interface CreateDataFilterStep extends DataFilterStepBase {
+  kind: "createDataFilter";
+  after: { maql: string };
+}
+/** `widening`: the filter may show more rows while its holder keeps access (held back over `dataFilters.maxWidenings`). */
+export interface UpdateDataFilterStep extends DataFilterStepBase {
+  kind: "updateDataFilter";
+  before: { maql: string };
+  after: { maql: string };
+  widening: boolean;
+}
+export interface DeleteDataFilterStep extends DataFilterStepBase {
+  kind: "deleteDataFilter";
+  before: { maql: string };
+  widening: boolean;
+}
+export type DataFilterStep = CreateDataFilterStep | UpdateDataFilterStep | DeleteDataFilterStep;
+
 export type Step =
   | CreateGroupStep
   | UpdateGroupStep
@@ -149,7 +177,8 @@ export type Step =
   | WorkspacePermissionsStep
   | OrganizationPermissionsStep
   | AddMembersStep
-  | RemoveMembersStep;
+  | RemoveMembersStep
+  | DataFilterStep;
 
 export type StepKind = Step["kind"];
 
@@ -193,6 +222,12 @@ export interface Plan {
    * percentage is taken of. Only in plans that manage permissions.
    */
   permissionGuard?: { limit: number; wanted: number; managedAssignments: number };
+  /**
+   * Data filter removals and widenings while access remains, allowed by `dataFilters.maxWidenings`
+   * (or `--allow-filter-widenings`), how many the plan wanted, and the managed filters a
+   * percentage is taken of. Only in plans that manage data filters.
+   */
+  dataFilterGuard?: { limit: number; wanted: number; managedFilters: number };
   estimate: { requests: number; seconds: number };
   /**
    * Incremental mode: people the file does not name whom `full` mode would revoke or remove,

@@ -48,6 +48,9 @@ const STEP_WORDS: Record<StepKind, string> = {
   removeMembers: "remove members from group",
   grantWorkspacePermissions: "grant permissions on",
   revokeWorkspacePermissions: "revoke permissions on",
+  createDataFilter: "create data filter on",
+  updateDataFilter: "update data filter on",
+  deleteDataFilter: "delete data filter on",
   grantOrganizationPermissions: "grant permissions of the",
   revokeOrganizationPermissions: "revoke permissions of the",
 };

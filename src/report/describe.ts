@@ -9,6 +9,7 @@ import { parseAssigneeKey } from "../permissions.js";
 import type { Notice, Plan, Step } from "../plan/types.js";
 import { grantText } from "./permission-lines.js";
 import { evidenceLine } from "../desired/sources/contract.js";
+import { FILTER_HELD_NOTE, filterFields, filterKeyInWords, isFilterStep } from "./filter-lines.js";
 
 export type Mark = "+" | "~" | "-" | "!";
 
@@ -81,6 +82,7 @@ export function objectInWords(key: string): string {
   const ref = parseObjectKey(key);
   if (ref === undefined) return key;
   if (ref.kind === "orgPermission") return `organization permissions of ${assigneeInWords(ref.id)}`;
+  if (ref.kind === "dataFilter") return filterKeyInWords(ref.id, assigneeInWords);
   if (ref.kind === "permission") {
     const at = ref.id.indexOf("/");
     return `permissions of ${assigneeInWords(ref.id.slice(at + 1))} on ${ref.id.slice(0, at)}`;
@@ -134,6 +136,10 @@ function fields(s: Step): FieldChange[] {
         before: grantText(c.before),
         after: grantText(c.after),
       }));
+    case "createDataFilter":
+    case "updateDataFilter":
+    case "deleteDataFilter":
+      return filterFields(s, assigneeInWords);
     default:
       return [];
   }
@@ -150,9 +156,11 @@ export function viewStep(s: Step): StepView {
   };
   if (s.status === "heldBack")
     view.note =
-      view.noun === "permissions"
-        ? "held back: over permissions.maxRemovals (use --allow-permission-removals)"
-        : "held back: over policy.maxDeletes (use --allow-deletes)";
+      view.noun === "dataFilter"
+        ? FILTER_HELD_NOTE
+        : view.noun === "permissions"
+          ? "held back: over permissions.maxRemovals (use --allow-permission-removals)"
+          : "held back: over policy.maxDeletes (use --allow-deletes)";
   return view;
 }
 
@@ -167,8 +175,12 @@ export function groupByObject(plan: Plan): ObjectView[] {
   const users = new Map<string, ObjectView>();
   const access = new Map<string, ObjectView>();
   for (const s of plan.steps) {
-    if (noun(s) === "permissions") {
-      const title = s.kind.endsWith("OrganizationPermissions") ? "organization" : `workspace ${s.target}`;
+    if (noun(s) === "permissions" || isFilterStep(s)) {
+      const title = isFilterStep(s)
+        ? `data filters on workspace ${s.workspace}`
+        : s.kind.endsWith("OrganizationPermissions")
+          ? "organization"
+          : `workspace ${s.target}`;
       const obj = access.get(title) ?? { title, kind: "permissions", change: "change", steps: [] };
       obj.steps.push(viewStep(s));
       access.set(title, obj);

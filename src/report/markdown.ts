@@ -5,6 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import {
+  assigneeInWords,
   groupByObject,
   headerLines,
   inWords,
@@ -13,6 +14,7 @@ import {
   pendingSections,
   objectInWords,
 } from "./describe.js";
+import { wideningSections } from "./filter-lines.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
 
@@ -87,7 +89,12 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
     );
   }
   const held = guardSection(plan, groupByObject(plan));
-  for (const section of [...held, ...pendingSections(plan), ...noticeSections(plan)]) {
+  for (const section of [
+    ...held,
+    ...wideningSections(plan, assigneeInWords),
+    ...pendingSections(plan),
+    ...noticeSections(plan),
+  ]) {
     const kept = budget.take(
       section.notices.map((n) => `| ${cell(objectInWords(n.target))} | ${cell(inWords(n.message))} |`),
     );

@@ -6,6 +6,7 @@ import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
 import { fieldWord, goneVerb, KEPT_BY_MODE_TITLE, noticeSections, whenText } from "./describe.js";
 import { permissionChangesPhrase, permissionGuardText, permissionsText } from "./permission-lines.js";
+import { filterChangesPhrase, filterGuardLine, filterSummary } from "./filter-lines.js";
 
 export interface SummaryItem {
   label: string;
@@ -66,6 +67,8 @@ function peopleAndGroups(s: PlanSummary, tense: Tense): string {
   if (groupTotal(s) > 0) parts.push(`${groups(groupTotal(s))} (${groupsText(s, tense)})`);
   const perms = permissionChangesPhrase(s.permissions, tense);
   if (perms !== "") parts.push(perms);
+  const filters = filterChangesPhrase(s.dataFilters, tense);
+  if (filters !== "") parts.push(filters);
   const last = parts.pop();
   return parts.length > 0 ? `${parts.join(", ")} and ${last}` : (last ?? "");
 }
@@ -223,6 +226,11 @@ export function summaryItems(plan: Plan): SummaryItem[] {
   add("Permissions", permissionsText(s.permissions));
   if (s.deleteGuard.wanted > 0) add("Deletion guard", guardText(s));
   add("Permission guard", permissionGuardText(s));
+  add("Data filters", filterSummary(plan) ?? "");
+  add(
+    "Filter guard",
+    plan.dataFilterGuard && plan.dataFilterGuard.wanted > 0 ? (filterGuardLine(plan) ?? "") : "",
+  );
   if (s.pending)
     add(
       "Pending",

@@ -5,6 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import {
+  assigneeInWords,
   groupByObject,
   headerLines,
   inWords,
@@ -17,6 +18,7 @@ import {
   type ObjectView,
   type StepView,
 } from "./describe.js";
+import { wideningSections } from "./filter-lines.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
 
@@ -100,7 +102,12 @@ function compactLines(objects: ObjectView[], paint: Paint): string[] {
 
 function noticeLines(plan: Plan, paint: Paint, limit: number, held: NoticeSection[]): string[] {
   const out: string[] = [];
-  for (const section of [...held, ...pendingSections(plan), ...noticeSections(plan)]) {
+  for (const section of [
+    ...held,
+    ...wideningSections(plan, assigneeInWords),
+    ...pendingSections(plan),
+    ...noticeSections(plan),
+  ]) {
     // What the deletion guard holds back is listed whole in full: a person reads it before --allow-deletes.
     const shown = section === held[0] && limit === LIST_LIMIT ? section.notices.length : limit;
     out.push(paint("bold", `${section.title} (${num(section.notices.length)}):`));

@@ -1,5 +1,6 @@
 /** Lists the organization's actual state through the client (for planning and stale checks). */
 import { AnswerError, HttpError } from "../errors.js";
+import { listDataFilters, type DataFilterListing } from "./data-filter-listing.js";
 import { listPermissions, type PermissionListing } from "./permission-listing.js";
 import { v1Codec } from "./profile-v1.js";
 import type { ActualState, Mapping, ServiceClient } from "./types.js";
@@ -7,6 +8,8 @@ import type { ActualState, Mapping, ServiceClient } from "./types.js";
 export interface ListOptions {
   /** Also list workspaces and the grants a run manages (only then: a run without permissions sends what it always sent). */
   permissions?: PermissionListing | undefined;
+  /** Also list the data filters of the workspaces in scope (only then). */
+  dataFilters?: DataFilterListing | undefined;
 }
 
 export async function listActualState(
@@ -22,7 +25,7 @@ export async function listActualState(
     client.listMappings(),
     client.listGroups(),
     client.getProfile(),
-    options.permissions ? client.permissions.listWorkspaces() : undefined,
+    options.permissions || options.dataFilters ? client.permissions.listWorkspaces() : undefined,
   ]);
   if (profile) requireCallerMapped(profile.userId, mappings);
   const actual: ActualState = { idpUsers: idpUsers ?? [], mappings, groups };
@@ -34,6 +37,8 @@ export async function listActualState(
       groups: groups.length,
       users: mappings.length,
     });
+  if (options.dataFilters && workspaces)
+    actual.dataFilters = await listDataFilters(client, options.dataFilters, workspaces);
   return actual;
 }
 

@@ -19,12 +19,14 @@ import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import { readSignIn, type OrganizationSignIn } from "./sign-in.js";
+import { DataFiltersApi } from "./data-filters-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
   PermissionsClient,
   CallOptions,
   ClientStats,
   CreateResult,
+  DataFiltersClient,
   DeleteResult,
   IdpUser,
   Mapping,
@@ -66,6 +68,7 @@ export class ProfileClient implements ServiceClient {
   private readonly codec: ProfileCodec;
   private readonly t: Transport;
   readonly permissions: PermissionsClient;
+  readonly dataFilters?: DataFiltersClient;
 
   constructor(private readonly o: ProfileClientOptions) {
     this.codec = o.codec;
@@ -76,6 +79,8 @@ export class ProfileClient implements ServiceClient {
       o.codec.profile === "v1"
         ? new PermissionsApi({ transport: o.transport, pageSize: o.pageSize })
         : noPermissionsApi(o.codec.profile);
+    if (o.codec.profile === "v1")
+      this.dataFilters = new DataFiltersApi({ transport: o.transport, pageSize: o.pageSize });
   }
 
   private async send<T = unknown>(spec: RequestSpec<T>): Promise<{ status: number; json: T }> {

@@ -20,6 +20,8 @@ import type { ServiceClient } from "./types.js";
 export type { ActualState, ServiceClient } from "./types.js";
 export { listActualState, type ListOptions } from "./actual.js";
 export { listingCost, type ListingWay, type PermissionListing } from "./permission-listing.js";
+export type { DataFilterListing } from "./data-filter-listing.js";
+export type { DataFiltersClient } from "./types.js";
 export { isRetryable, parseRetryAfter } from "./retry-policy.js";
 
 export interface ClientOptions {

@@ -26,6 +26,8 @@ export interface ListPagesOptions {
   path: string;
   pageSize: number;
   include?: string | undefined;
+  /** More query parameters, e.g. `origin: "NATIVE"`. */
+  query?: Readonly<Record<string, string>>;
   /** The shape of every item (answers.ts). */
   item: ResourceSchema;
   /** Default LISTING_REREADS. */
@@ -52,6 +54,7 @@ export class NotWhole extends Error {}
 function pageUrl(o: ListPagesOptions, page: number): string {
   const q = new URLSearchParams({ page: String(page), size: String(o.pageSize) });
   if (o.include) q.set("include", o.include);
+  for (const [k, v] of Object.entries(o.query ?? {})) q.set(k, v);
   q.set("metaInclude", "page");
   q.set("sort", "id");
   return `${o.path}?${q.toString()}`;

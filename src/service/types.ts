@@ -12,6 +12,8 @@ import type {
   WorkspaceGrant,
 } from "../permissions.js";
 
+import type { ActualDataFilter, ActualDataFilters, DataFilter } from "../data-filters.js";
+
 export type ApiProfile = "v1" | "legacy";
 
 /** A user of the built-in identity provider (credentials). Never carries a password. */
@@ -61,6 +63,8 @@ export interface ActualState {
   bulkMembership?: false;
   /** Workspaces and grants, listed only when the run manages permissions (src/permissions.ts). */
   permissions?: ActualPermissions;
+  /** The filters of the in-scope workspaces, listed only when the run manages data filters. */
+  dataFilters?: ActualDataFilters;
 }
 
 export interface NewIdpUser {
@@ -126,6 +130,15 @@ export type OrganizationSignIn =
   | { kind: "builtin" }
   | { kind: "oidc"; claim: string; issuer: string | undefined; from: "organization" | "identityProvider" };
 
+/** The client's view of the filters of the workspaces a run manages. */
+export interface DataFiltersClient {
+  list(workspace: string): Promise<ActualDataFilter[]>;
+  get(workspace: string, id: string): Promise<ActualDataFilter | undefined>;
+  create(f: DataFilter & { id: string }, opts?: CallOptions): Promise<CreateResult<ActualDataFilter>>;
+  replace(f: DataFilter & { id: string }, opts?: CallOptions): Promise<void>;
+  delete(workspace: string, id: string, opts?: CallOptions): Promise<DeleteResult>;
+}
+
 export interface ServiceClient {
   readonly profile: ApiProfile;
   readonly baseUrl: string;
@@ -167,6 +180,8 @@ export interface ServiceClient {
   ): Promise<MembersResult>;
   /** Workspace and organization permissions; on profile legacy every call throws a ConfigError. */
   readonly permissions: PermissionsClient;
+  /** User data filters (profile v1 only; data-filters-api.ts). */
+  readonly dataFilters?: DataFiltersClient;
 
   stats(): ClientStats;
   close(): Promise<void>;

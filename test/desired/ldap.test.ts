@@ -141,6 +141,29 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
     ]);
   });
 
+  it("group rules attach data filters, the workspace key and the values templated from the group", async () => {
+    const config = ldapConfig({
+      groups: [
+        {
+          cn: "*end",
+          parents: [],
+          dataFilters: { "ws-{cn}": { label: "team", values: ["{cn}", "shared"] } },
+        },
+      ],
+      userFilter: "(uid=p00000*)",
+    });
+    const { state, problems } = await readLdapDesired({ config, env, defaultIdentity: "builtin" });
+    expect(problems).toEqual([]);
+    expect(state.groups.find((g) => g.id === "backend")!.dataFilters).toEqual([
+      {
+        workspace: "ws-backend",
+        maql: '{label/team} IN ("backend", "shared")',
+        label: "team",
+        values: ["backend", "shared"],
+      },
+    ]);
+  });
+
   it("a problem names the entry's DN and the attribute", async () => {
     const config = ldapConfig({ baseDn: SUFFIX, userFilter: "(&(objectClass=inetOrgPerson)(uid=nomail))" });
     const { problems } = await readLdapDesired({ config, env, defaultIdentity: "builtin" });

@@ -29,7 +29,11 @@ afterEach(async () => {
 });
 
 // The demo's teams carry workspace access: managed on every workspace, as the demo's config says.
-const env = () => ({ USERSYNC_TOKEN: TOKEN, USERSYNC_PERMISSIONS_WORKSPACES: "all" });
+const env = () => ({
+  USERSYNC_TOKEN: TOKEN,
+  USERSYNC_PERMISSIONS_WORKSPACES: "all",
+  USERSYNC_DATA_FILTERS_WORKSPACES: "all",
+});
 const writes = () => emulator.requestLog().filter((r) => r.method !== "GET").length;
 /** `apply --yes` of the demo file against the emulator, with its generated passwords in `credentials`. */
 const applyDemo = (credentials: string): string[] => [
@@ -106,9 +110,9 @@ describe("usersync CLI", () => {
       "Summary:",
       "  People            21 to add, 17 to change, 1 to revoke",
     ]);
-    expect(first.stdout).toMatch(/^ {2}Steps {13}48 to create, 10 to update, 2 to delete$/m);
+    expect(first.stdout).toMatch(/^ {2}Steps {13}49 to create, 10 to update, 2 to delete$/m);
     expect(first.stdout).toMatch(
-      /^Plan: changes for 39 people \(21 to add, 17 to change, 1 to revoke\), 4 groups \(3 to add, 1 to change\) and 7 permission changes \(6 to grant, 1 to revoke\)\.$/m,
+      /^Plan: changes for 39 people \(21 to add, 17 to change, 1 to revoke\), 4 groups \(3 to add, 1 to change\), 7 permission changes \(6 to grant, 1 to revoke\) and 1 data filter change \(1 to create\)\.$/m,
     );
     // The whole text, reviewed once and kept: any change to the demo plan's text shows in a diff.
     // Normalised: the text must not depend on where the checkout is.
@@ -420,7 +424,7 @@ describe("usersync CLI", () => {
       const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--metrics-file", metrics];
       expect((await runCli(args, { env: env() })).code).toBe(0);
       const text = await readFile(metrics, "utf8");
-      expect(text).toContain('usersync_plan_changes{action="create"} 48');
+      expect(text).toContain('usersync_plan_changes{action="create"} 49');
       expect(text).toContain('usersync_last_exit_code{command="plan"} 0');
       const success = /^usersync_last_success_timestamp_seconds\{command="plan"\} (\d+)$/m.exec(text)?.[1];
       expect(Number(success)).toBeGreaterThan(1_700_000_000);

@@ -76,7 +76,11 @@ const FIXTURES: Record<string, (dir: string, port: number) => Promise<Fixture>> 
       seed: await loadSeedFile(DEMO_SEED),
     });
     cleanups.push(() => emulator.close());
-    const env = { USERSYNC_TOKEN: "dev-token", USERSYNC_PERMISSIONS_WORKSPACES: "all" };
+    const env = {
+      USERSYNC_TOKEN: "dev-token",
+      USERSYNC_PERMISSIONS_WORKSPACES: "all",
+      USERSYNC_DATA_FILTERS_WORKSPACES: "all",
+    };
     await mkdir(join(dir, ".usersync"));
     const desired = join(ROOT, "fixtures", "demo", "users.yaml");
     const credentials = join(dir, ".usersync", "credentials.csv");

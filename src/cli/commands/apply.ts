@@ -4,7 +4,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
-import { checkPlanProfile, findStaleSteps, permissionListingForPlan } from "../../apply/index.js";
+import {
+  checkPlanProfile,
+  filterListingForPlan,
+  findStaleSteps,
+  permissionListingForPlan,
+} from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
 import { isEmptyPlan, parsePlan, type Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
@@ -43,7 +48,8 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   try {
     checkPlanProfile({ plan, profile: connection.client.profile, file, service: connection.label });
     const permissions = permissionListingForPlan(plan, runtime.config.execution.pageSize);
-    const actual = await listActualState(connection.client, { permissions });
+    const dataFilters = filterListingForPlan(plan);
+    const actual = await listActualState(connection.client, { permissions, dataFilters });
     const stale = findStaleSteps(plan, actual);
     if (stale.size > 0) {
       runtime.logger.warn(
@@ -68,11 +74,12 @@ async function preparePlan(
     if (
       values["allow-deletes"] !== undefined ||
       values["allow-permission-removals"] !== undefined ||
+      values["allow-filter-widenings"] !== undefined ||
       values["mode"] !== undefined
     ) {
       throw new ConfigError({
         message:
-          "--allow-deletes, --allow-permission-removals and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+          "--allow-deletes, --allow-permission-removals, --allow-filter-widenings and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
       });
     }
     return prepareSavedPlan(runtime, savedPlan);

@@ -1,7 +1,7 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState } from "../../service/index.js";
 import { configForTarget, sortedTargetNames, toPolicy, unknownTarget } from "../../config/index.js";
-import { exportListing } from "../../plan/index.js";
+import { exportFilterListing, exportListing } from "../../plan/index.js";
 import { groupsPathFor, renderDesiredYaml, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
@@ -56,7 +56,8 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
       connection.client.profile === "v1"
         ? exportListing(policy, runtime.config.execution.pageSize)
         : undefined;
-    const actual = await listActualState(connection.client, { permissions });
+    const dataFilters = connection.client.profile === "v1" ? exportFilterListing(policy) : undefined;
+    const actual = await listActualState(connection.client, { permissions, dataFilters });
     const exported = renderExport(actual, {
       format,
       profile: connection.client.profile,

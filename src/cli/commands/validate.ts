@@ -6,7 +6,7 @@ import type { Io } from "../io.js";
 import { checkOneSource, loadRuntime, readFromSource } from "../pipeline.js";
 import { sourceUnreadable } from "../../desired/sources/index.js";
 import { desiredReadOptions, toPolicy } from "../../config/index.js";
-import { checkPermissionPolicy } from "../../plan/index.js";
+import { checkDataFilterPolicy, checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
@@ -31,6 +31,7 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
         ...(profile !== undefined ? validateForProfile(state, profile) : []),
         // With the config: permissions within permissions.workspaces, MANAGE only when allowed.
         ...checkPermissionPolicy(state, toPolicy(config)),
+        ...checkDataFilterPolicy(state, toPolicy(config)),
       ]
     : problems;
   for (const p of all) io.stdout.write(`${isError(p) ? "error" : "warning"}: ${formatProblem(p)}\n`);

@@ -148,6 +148,7 @@ function toDesiredGroup(
     lists: Array.isArray(rule.parents) ? { parents: rule.parents } : {},
     values: {
       ...(rule.workspaces !== undefined ? { workspaces: ruleWorkspaces(rule, values) } : {}),
+      ...(rule.dataFilters !== undefined ? { dataFilters: ruleFilters(rule, values) } : {}),
       ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
     },
     where: (field) => ({
@@ -163,6 +164,25 @@ function toDesiredGroup(
     }),
   };
   return normaliseGroup(raw, ctx);
+}
+
+/**
+ * A rule's data filters with each workspace key and each value's template filled in from the group
+ * (`values: ["{department}"]` → `["Sales"]`); a value that names an attribute the group lacks stays
+ * as written, and the reader then refuses what cannot be a MAQL value.
+ */
+function ruleFilters(rule: Rule, values: Values): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(rule.dataFilters ?? {})) {
+    const id = evaluate(key, values) ?? key;
+    const ws = rule.lowerCase && key.includes("{") ? id.toLowerCase() : id;
+    const s = spec as { values?: unknown } | null;
+    out[ws] =
+      s && typeof s === "object" && Array.isArray(s.values)
+        ? { ...s, values: s.values.map((v) => (typeof v === "string" ? (evaluate(v, values) ?? v) : v)) }
+        : spec;
+  }
+  return out;
 }
 
 /** A rule's workspaces with each key's template filled in from the group (`{cn}` → `sales`). */

@@ -4,6 +4,7 @@
  * source registers itself here (docs/sources.md); the pipeline and the planner never name one.
  */
 import type { Config } from "../../config/schema.js";
+import { ConfigError } from "../../errors.js";
 import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
 import { openFileSource } from "./file.js";
 import { checkGroupSizes } from "./group-sizes.js";
@@ -64,4 +65,17 @@ export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
   result.evidence.people = result.state.users.length;
   result.state.evidence = result.evidence;
   return result;
+}
+
+/**
+ * A desired-state file and a directory source (`source.type: ldap`, ...) name two sources of the
+ * truth: one of them is a mistake, so neither wins silently (exit 4, before anything is read or sent).
+ */
+export function checkOneSource(config: Config & { configFile?: string | undefined }): void {
+  const file = config.source.desired;
+  const type = config.source.type;
+  if (type === "file" || file === undefined) return;
+  throw new ConfigError({
+    message: `two sources of the desired state: the file ${file} (--desired or source.desired) and the directory (source.type: ${type}${config.configFile ? ` in ${config.configFile}` : ""}). Use one: drop --desired (and source.desired) to read the directory, or set source.type: file to read the file.`,
+  });
 }
