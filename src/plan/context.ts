@@ -18,7 +18,16 @@ export interface AuthLink {
 export interface Indexes {
   /** Key: lower-cased email. */
   idpByEmail: Map<string, IdpUser>;
-  mappingById: Map<string, Mapping>;
+  /** Position in `actual.mappings` by id (see `rowMapping` and `mappingOf`). */
+  mappingPos: Map<string, number>;
+  /**
+   * By position in `actual.mappings`: 1 once a row of the file with that id was planned. The
+   * pass over unlisted mappings reads it instead of a Map of the desired users by id, which
+   * would cost a 100k-entry Map and 100k look-ups in every run, incremental ones included.
+   */
+  listed: Uint8Array;
+  /** Some mappings share an id (never in a whole listing): only the last has its position. */
+  duplicateIds: boolean;
   /**
    * Key: authenticationId. One Map for both directions (credentials → mapping and mapping →
    * credentials), because building a 100k-entry Map costs more than everything done with it.
@@ -35,17 +44,14 @@ export interface Indexes {
   /** Only authenticationIds that several mappings point at (a conflict): all of them. */
   sharedAuth: Map<string, Mapping[]>;
   groupById: Map<string, UserGroup>;
-  readonly desiredById: Map<string, DesiredUser>;
   /** Key: lower-cased email. */
   readonly desiredByEmail: Map<string, DesiredUser>;
   declaredGroups: Map<string, DesiredGroup>;
 }
 
 export function buildIndexes(desired: DesiredState, actual: ActualState): Indexes {
-  // The desired-state indexes are only needed for deletions, unlinked credentials and full
-  // mode, so they are built on first use: an incremental run over an org in sync never pays
-  // for two 100k-entry Maps.
-  let desiredById: Map<string, DesiredUser> | undefined;
+  // The desired-state index by email is only needed for deletions and unlinked credentials,
+  // so it is built on first use: a run over an org in sync never pays for a 100k-entry Map.
   let desiredByEmail: Map<string, DesiredUser> | undefined;
   const byAuth = new Map<string, AuthLink>();
   const idpByEmail = new Map<string, IdpUser>();
@@ -62,23 +68,24 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
   const mappingLinks: Array<AuthLink | undefined> = [];
   const idx: Indexes = {
     idpByEmail,
-    mappingById: new Map(),
+    mappingPos: new Map(),
+    listed: new Uint8Array(actual.mappings.length),
+    duplicateIds: false,
     byAuth,
     idpAuthUnique,
     mappingLinks,
     idpLinks,
     sharedAuth: new Map(),
     groupById: new Map(),
-    get desiredById() {
-      return (desiredById ??= new Map(desired.users.map((u) => [u.id, u])));
-    },
     get desiredByEmail() {
       return (desiredByEmail ??= new Map(desired.users.map((u) => [lower(u.email), u])));
     },
     declaredGroups: new Map(),
   };
-  for (const m of actual.mappings) {
-    idx.mappingById.set(m.id, m);
+  const { mappings } = actual;
+  for (let i = 0; i < mappings.length; i++) {
+    const m = mappings[i]!;
+    idx.mappingPos.set(m.id, i);
     const auth = m.authenticationId;
     if (auth === undefined) {
       mappingLinks.push(undefined);
@@ -97,9 +104,29 @@ export function buildIndexes(desired: DesiredState, actual: ActualState): Indexe
     }
     mappingLinks.push(link);
   }
+  idx.duplicateIds = idx.mappingPos.size !== mappings.length;
   for (const g of actual.groups) idx.groupById.set(g.id, g);
   for (const g of desired.groups) idx.declaredGroups.set(g.id, g);
   return idx;
+}
+
+/** The actual mapping with this id, if any. */
+export function mappingOf(ctx: Pick<PlanContext, "idx" | "actual">, id: string): Mapping | undefined {
+  const i = ctx.idx.mappingPos.get(id);
+  return i === undefined ? undefined : ctx.actual.mappings[i];
+}
+
+/** `mappingOf` for a row of the file: the mapping is marked as named by it (see `listed`). */
+export function rowMapping(ctx: Pick<PlanContext, "idx" | "actual">, id: string): Mapping | undefined {
+  const i = ctx.idx.mappingPos.get(id);
+  if (i === undefined) return undefined;
+  ctx.idx.listed[i] = 1;
+  return ctx.actual.mappings[i];
+}
+
+/** Whether a row of the file names the mapping at position `i` (after the rows are planned). */
+export function isListed(idx: Indexes, i: number, id: string): boolean {
+  return idx.listed[i] === 1 || (idx.duplicateIds && idx.listed[idx.mappingPos.get(id)!] === 1);
 }
 
 /** The IdP user a mapping points at, if any. */

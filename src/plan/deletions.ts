@@ -5,7 +5,7 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
+import { isListed, linkedIdp, lower, otherHolders, rowMapping, type PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
 import { graceSince } from "./grace.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
@@ -89,7 +89,7 @@ function deleteCredentialsStep(credentials: IdpUser, mapping: Mapping | undefine
 }
 
 export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
-  const m = ctx.idx.mappingById.get(d.id);
+  const m = rowMapping(ctx, d.id);
   const linked = linkedIdp(ctx.idx, m);
   let credentials = linked ?? (d.identity === "builtin" ? ctx.idx.idpByEmail.get(lower(d.email)) : undefined);
   if (credentials && !deletableCredentials(ctx, credentials, m?.id)) {
@@ -122,7 +122,7 @@ export function planUnlisted(ctx: PlanContext): number {
     const m = mappings[i]!;
     const linked = idx.mappingLinks[i]?.idp;
     if (!safety.mappingInScope(m, linked)) {
-      if (!idx.desiredById.has(m.id))
+      if (!isListed(idx, i, m.id))
         notice(ctx, {
           kind: "unmanaged",
           target: mappingKey(m.id),
@@ -134,7 +134,7 @@ export function planUnlisted(ctx: PlanContext): number {
     const linkedEmail = linked?.email === m.email ? undefined : linked?.email;
     if (!safety.protectedName(m.id) && !safety.protectedName(m.email) && !safety.protectedName(linkedEmail))
       managed++;
-    if (!idx.desiredById.has(m.id)) planUnlistedMapping(ctx, m, linked);
+    if (!isListed(idx, i, m.id)) planUnlistedMapping(ctx, m, linked);
   }
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
   for (let i = 0; i < idpUsers.length; i++) {

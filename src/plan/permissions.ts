@@ -23,7 +23,7 @@ import {
   type OrganizationPermission,
   type WorkspaceGrant,
 } from "../permissions.js";
-import { linkedIdp, type PlanContext } from "./context.js";
+import { linkedIdp, mappingOf, type PlanContext } from "./context.js";
 import { orgPermissionKey, permissionKey } from "./fingerprint.js";
 import { guardLimit } from "./guard.js";
 import { workspaceMatcher } from "./safety.js";
@@ -44,9 +44,13 @@ const hasAccess = (r: DesiredAccess): boolean => r.workspaces !== undefined || r
  * organization permissions. Only then are they listed and planned.
  */
 export function managesPermissions(ctx: Pick<PlanContext, "desired" | "policy">): boolean {
-  const present = [...ctx.desired.groups, ...ctx.desired.users.filter((u) => u.state === "present")];
   const scoped = ctx.policy.permissions.workspaces.length > 0;
-  return present.some((r) => r.organization !== undefined || (scoped && r.workspaces !== undefined));
+  const manages = (r: DesiredAccess): boolean =>
+    r.organization !== undefined || (scoped && r.workspaces !== undefined);
+  // A loop, not copies of the lists: every run without permissions passes here once per person.
+  for (const g of ctx.desired.groups) if (manages(g)) return true;
+  for (const u of ctx.desired.users) if (u.state === "present" && manages(u)) return true;
+  return false;
 }
 
 function groupHolders(ctx: PlanContext): Holder[] {
@@ -75,7 +79,7 @@ function userHolders(ctx: PlanContext): Holder[] {
   const out: Holder[] = [];
   for (const u of ctx.desired.users) {
     if (u.state !== "present" || !hasAccess(u)) continue;
-    const m = ctx.idx.mappingById.get(u.id);
+    const m = mappingOf(ctx, u.id);
     const linked = linkedIdp(ctx.idx, m);
     const created = stepId("createMapping", u.id);
     const createdBy = ctx.steps.has(created) ? created : undefined;
