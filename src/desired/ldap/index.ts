@@ -65,6 +65,7 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<ReadDes
     problems,
     defaultIdentity: options.defaultIdentity,
     passwordWarned: { value: false },
+    lists: new Map(),
   };
   const source = ldapSourceName(config);
   const connection = await openLdap(config, options.env);
