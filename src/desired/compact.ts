@@ -4,22 +4,6 @@
  */
 import type { DesiredUser } from "./types.js";
 
-/** Distinct lists shared per file; past this many, a list is each record's own. */
-const MAX_SHARED_LISTS = 4096;
-
-/**
- * One frozen array for every record with the same list (most people share their groups): a
- * million users in one group hold one `["all"]`, not a million. `lists` unset: `value` itself.
- */
-export function shareList(lists: Map<string, readonly string[]> | undefined, value: string[]): string[] {
-  if (lists === undefined) return value;
-  const key = value.join("\n");
-  const known = lists.get(key);
-  if (known !== undefined) return known as string[];
-  if (lists.size < MAX_SHARED_LISTS) lists.set(key, Object.freeze(value));
-  return value;
-}
-
 /** A user's optional fields as read, undefined when absent. */
 export interface OptionalUserFields {
   displayName: string | undefined;

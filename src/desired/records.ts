@@ -5,7 +5,8 @@
  */
 import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
 import { readAccess } from "./access.js";
-import { newUser, shareList } from "./compact.js";
+import { shareList } from "../lists.js";
+import { newUser } from "./compact.js";
 import { screenRecord, visible, type CharacterKind } from "./characters.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
