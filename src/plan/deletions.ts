@@ -6,6 +6,7 @@
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import { isListed, linkedIdp, lower, otherHolders, rowMapping, type PlanContext } from "./context.js";
+import { idpIsMapped, linkedIdpAt } from "./auth-links.js";
 import { cleanMapping } from "./mapping-step.js";
 import { graceSince } from "./grace.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
@@ -120,7 +121,7 @@ export function planUnlisted(ctx: PlanContext): number {
   const { mappings, idpUsers } = ctx.actual;
   for (let i = 0; i < mappings.length; i++) {
     const m = mappings[i]!;
-    const linked = idx.mappingLinks[i]?.idp;
+    const linked = linkedIdpAt(idx.auth, i);
     if (!safety.mappingInScope(m, linked)) {
       if (!isListed(idx, i, m.id))
         notice(ctx, {
@@ -140,11 +141,7 @@ export function planUnlisted(ctx: PlanContext): number {
   for (let i = 0; i < idpUsers.length; i++) {
     const u = idpUsers[i]!;
     // Rows for built-in users handle their own credentials; an external row of the same email does not.
-    if (
-      idx.idpLinks[i]!.mapping !== undefined ||
-      idx.desiredByEmail.get(lower(u.email))?.identity === "builtin"
-    )
-      continue;
+    if (idpIsMapped(idx.auth, i) || idx.desiredByEmail.get(lower(u.email))?.identity === "builtin") continue;
     const inScope = safety.idpInScope(u);
     if (deleteUnlinked && inScope) {
       if (!safety.isProtected([u.email])) managed++;
