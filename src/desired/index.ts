@@ -204,6 +204,7 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
     problems,
     defaultIdentity: options.defaultIdentity,
     passwordWarned: { value: false },
+    lists: new Map(),
   };
   const addUser = (u: DesiredUser | undefined): void => void (u && options.users.push(u));
   const addGroup = (g: DesiredGroup | undefined): void => void (g && options.groups.push(g));

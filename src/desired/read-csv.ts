@@ -230,7 +230,7 @@ function toRecord<F extends string>(options: {
       lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
     else text[field] = value;
   });
-  return { line, text, lists, where: whereIn(file, line), ...(extra ? { extra } : {}) };
+  return { line, text, lists, where: whereIn(file, line), lineOnly: true, ...(extra ? { extra } : {}) };
 }
 
 /** Built outside `toRecord` so the closure, kept for every user, holds two values and not the row. */

@@ -5,6 +5,8 @@
  */
 import type { DesiredGroup, DesiredUser, Identity } from "./types.js";
 import { readAccess } from "./access.js";
+import { shareList } from "../lists.js";
+import { newUser } from "./compact.js";
 import { screenRecord, visible, type CharacterKind } from "./characters.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
@@ -63,6 +65,8 @@ export interface RawRecord<F extends string> {
   extra?: Record<string, string>;
   /** Where a field is, for messages (CSV: the column; YAML: the path and the key's line). */
   where(field: F): Where;
+  /** `where(field)` is `{file, line, field}` (a CSV row): `source` says it, nothing more is kept. */
+  lineOnly?: boolean;
 }
 
 export interface RecordContext {
@@ -70,6 +74,8 @@ export interface RecordContext {
   defaultIdentity: Identity;
   /** Set once a password was seen in this file, so the warning is given once per file. */
   passwordWarned: { value: boolean };
+  /** Lists shared by the records of a file (compact.ts `shareList`); unset: each record its own. */
+  lists?: Map<string, readonly string[]>;
 }
 
 /** Trims; an empty value is absent. */
@@ -78,10 +84,10 @@ function textOf<F extends string>(raw: RawRecord<F>, field: F): string | undefin
   return v === undefined || v === "" ? undefined : v;
 }
 
-function listOf<F extends string>(raw: RawRecord<F>, field: F): string[] | undefined {
+function listOf<F extends string>(raw: RawRecord<F>, field: F, ctx: RecordContext): string[] | undefined {
   const list = raw.lists[field];
   if (list === undefined) return undefined;
-  return [...new Set(list.map((g) => g.trim()).filter((g) => g !== ""))].sort();
+  return shareList(ctx.lists, [...new Set(list.map((g) => g.trim()).filter((g) => g !== ""))].sort());
 }
 
 function checkLength<F extends string>(
@@ -124,7 +130,12 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
     ctx.problems.error(raw.where(field), rule, message);
     ok = false;
   };
-  const refused = screenRecord({ ...raw, kinds: USER_CHARACTERS, problems: ctx.problems });
+  const refused = screenRecord({
+    text: raw.text,
+    where: raw.where,
+    kinds: USER_CHARACTERS,
+    problems: ctx.problems,
+  });
   if (refused.size > 0) ok = false;
   const email = refused.has("email") ? undefined : readEmail(raw, fail);
   const explicitId = textOf(raw, "id");
@@ -144,7 +155,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkLength(raw, "firstname", firstname, ctx);
   checkLength(raw, "lastname", lastname, ctx);
   checkLength(raw, "authenticationId", authenticationId, ctx);
-  const groups = listOf(raw, "groups");
+  const groups = listOf(raw, "groups", ctx);
   checkGroupIds(raw, "groups", groups, ctx);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) ok = false;
@@ -159,23 +170,13 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   }
 
   if (!ok || email === undefined || access === undefined) return undefined;
-  const user: DesiredUser = {
-    email,
-    id: explicitId ?? deriveUserId(email),
-    idDerived: explicitId === undefined,
-    identity,
-    state,
-    source: { file: raw.where("email").file, line: raw.line },
-  };
-  if (displayName !== undefined) user.displayName = displayName;
-  if (firstname !== undefined) user.firstname = firstname;
-  if (lastname !== undefined) user.lastname = lastname;
-  if (groups !== undefined) user.groups = groups;
-  if (authenticationId !== undefined) user.authenticationId = authenticationId;
-  if (password !== undefined) user.password = password;
+  const id = explicitId ?? deriveUserId(email);
+  const source = { file: raw.where("email").file, line: raw.line };
+  const optional = { displayName, firstname, lastname, groups, authenticationId, password };
+  const user = newUser({ email, id, idDerived: explicitId === undefined, identity, state, source }, optional);
   if (raw.extra !== undefined) user.columns = raw.extra;
   Object.assign(user, access);
-  locations.set(user, raw.where as (field: string) => Where);
+  if (!raw.lineOnly) locations.set(user, raw.where as (field: string) => Where);
   return user;
 }
 
@@ -268,7 +269,7 @@ function readPassword(
 }
 
 export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): DesiredGroup | undefined {
-  screenRecord({ ...raw, kinds: GROUP_CHARACTERS, problems: ctx.problems });
+  screenRecord({ text: raw.text, where: raw.where, kinds: GROUP_CHARACTERS, problems: ctx.problems });
   const id = textOf(raw, "id");
   if (id === undefined) {
     ctx.problems.error(raw.where("id"), "required", "is required: every group needs an id");
@@ -284,13 +285,13 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
   }
   const name = textOf(raw, "name");
   checkLength(raw, "name", name, ctx);
-  const parents = listOf(raw, "parents");
+  const parents = listOf(raw, "parents", ctx);
   checkGroupIds(raw, "parents", parents, ctx);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) return undefined;
   const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line }, ...access };
   if (name !== undefined) group.name = name;
   if (parents !== undefined) group.parents = parents;
-  locations.set(group, raw.where as (field: string) => Where);
+  if (!raw.lineOnly) locations.set(group, raw.where as (field: string) => Where);
   return group;
 }

@@ -4,107 +4,95 @@
  */
 import type { DesiredGroup, DesiredState, DesiredUser } from "../desired/types.js";
 import type { ActualState, ApiProfile, IdpUser, Mapping, UserGroup } from "../service/types.js";
+import { buildAuthLinks, firstMappingOfAuth, idpOfAuth, type AuthLinks } from "./auth-links.js";
 import { makeGraceState, type GraceInput, type GraceState } from "./grace.js";
 import type { Policy } from "./policy.js";
 import { makeSafety, type Safety } from "./safety.js";
 import type { Notice, Step } from "./types.js";
 
-/** One authenticationId: the IdP user that has it and the first mapping that points at it. */
-export interface AuthLink {
-  idp: IdpUser | undefined;
-  mapping: Mapping | undefined;
-}
-
 export interface Indexes {
   /** Key: lower-cased email. */
   idpByEmail: Map<string, IdpUser>;
-  mappingById: Map<string, Mapping>;
+  /** Position in `actual.mappings` by id (see `rowMapping` and `mappingOf`). */
+  mappingPos: Map<string, number>;
   /**
-   * Key: authenticationId. One Map for both directions (credentials → mapping and mapping →
-   * credentials), because building a 100k-entry Map costs more than everything done with it.
+   * By position in `actual.mappings`: 1 once a row of the file with that id was planned. The
+   * pass over unlisted mappings reads it instead of a Map of the desired users by id, which
+   * would cost a 100k-entry Map and 100k look-ups in every run, incremental ones included.
    */
-  byAuth: Map<string, AuthLink>;
+  listed: Uint8Array;
+  /** Some mappings share an id (never in a whole listing): only the last has its position. */
+  duplicateIds: boolean;
+  /**
+   * By authenticationId, both directions (credentials → mapping and mapping → credentials) in one
+   * Map, because building a 100k-entry Map costs more than everything done with it; each mapping's
+   * and IdP user's entry is kept by position, so the pass over every actual object looks nothing
+   * up again (auth-links.ts).
+   */
+  auth: AuthLinks;
   /** No two IdP users share an authenticationId (as in the real service). */
   idpAuthUnique: boolean;
-  /**
-   * By position in `actual.mappings` and `actual.idpUsers`: each one's entry of `byAuth`, found
-   * while the index is built, so the pass over every actual object looks nothing up again.
-   */
-  mappingLinks: Array<AuthLink | undefined>;
-  idpLinks: AuthLink[];
   /** Only authenticationIds that several mappings point at (a conflict): all of them. */
   sharedAuth: Map<string, Mapping[]>;
   groupById: Map<string, UserGroup>;
-  readonly desiredById: Map<string, DesiredUser>;
   /** Key: lower-cased email. */
   readonly desiredByEmail: Map<string, DesiredUser>;
   declaredGroups: Map<string, DesiredGroup>;
 }
 
 export function buildIndexes(desired: DesiredState, actual: ActualState): Indexes {
-  // The desired-state indexes are only needed for deletions, unlinked credentials and full
-  // mode, so they are built on first use: an incremental run over an org in sync never pays
-  // for two 100k-entry Maps.
-  let desiredById: Map<string, DesiredUser> | undefined;
+  // The desired-state index by email is only needed for deletions and unlinked credentials,
+  // so it is built on first use: a run over an org in sync never pays for a 100k-entry Map.
   let desiredByEmail: Map<string, DesiredUser> | undefined;
-  const byAuth = new Map<string, AuthLink>();
   const idpByEmail = new Map<string, IdpUser>();
-  const idpLinks: AuthLink[] = [];
-  for (const u of actual.idpUsers) {
-    idpByEmail.set(lower(u.email), u);
-    const link: AuthLink = { idp: u, mapping: undefined };
-    byAuth.set(u.authenticationId, link);
-    idpLinks.push(link);
-  }
-  const idpAuthUnique = byAuth.size === actual.idpUsers.length;
-  // Several IdP users with one authenticationId share the entry (the last of them is its idp).
-  if (!idpAuthUnique) actual.idpUsers.forEach((u, i) => (idpLinks[i] = byAuth.get(u.authenticationId)!));
-  const mappingLinks: Array<AuthLink | undefined> = [];
+  for (const u of actual.idpUsers) idpByEmail.set(lower(u.email), u);
+  const auth = buildAuthLinks(actual.idpUsers, actual.mappings);
   const idx: Indexes = {
     idpByEmail,
-    mappingById: new Map(),
-    byAuth,
-    idpAuthUnique,
-    mappingLinks,
-    idpLinks,
-    sharedAuth: new Map(),
+    mappingPos: new Map(),
+    listed: new Uint8Array(actual.mappings.length),
+    duplicateIds: false,
+    auth,
+    idpAuthUnique: auth.idpSlot === undefined,
+    sharedAuth: auth.shared,
     groupById: new Map(),
-    get desiredById() {
-      return (desiredById ??= new Map(desired.users.map((u) => [u.id, u])));
-    },
     get desiredByEmail() {
       return (desiredByEmail ??= new Map(desired.users.map((u) => [lower(u.email), u])));
     },
     declaredGroups: new Map(),
   };
-  for (const m of actual.mappings) {
-    idx.mappingById.set(m.id, m);
-    const auth = m.authenticationId;
-    if (auth === undefined) {
-      mappingLinks.push(undefined);
-      continue;
-    }
-    // One Map entry per authenticationId and arrays only for the rare shared ids: this runs 100k times.
-    let link = byAuth.get(auth);
-    if (link === undefined) {
-      link = { idp: undefined, mapping: m };
-      byAuth.set(auth, link);
-    } else if (link.mapping === undefined) link.mapping = m;
-    else {
-      const shared = idx.sharedAuth.get(auth);
-      if (shared) shared.push(m);
-      else idx.sharedAuth.set(auth, [link.mapping, m]);
-    }
-    mappingLinks.push(link);
+  const { mappings } = actual;
+  for (let i = 0; i < mappings.length; i++) {
+    idx.mappingPos.set(mappings[i]!.id, i);
   }
+  idx.duplicateIds = idx.mappingPos.size !== mappings.length;
   for (const g of actual.groups) idx.groupById.set(g.id, g);
   for (const g of desired.groups) idx.declaredGroups.set(g.id, g);
   return idx;
 }
 
+/** The actual mapping with this id, if any. */
+export function mappingOf(ctx: Pick<PlanContext, "idx" | "actual">, id: string): Mapping | undefined {
+  const i = ctx.idx.mappingPos.get(id);
+  return i === undefined ? undefined : ctx.actual.mappings[i];
+}
+
+/** `mappingOf` for a row of the file: the mapping is marked as named by it (see `listed`). */
+export function rowMapping(ctx: Pick<PlanContext, "idx" | "actual">, id: string): Mapping | undefined {
+  const i = ctx.idx.mappingPos.get(id);
+  if (i === undefined) return undefined;
+  ctx.idx.listed[i] = 1;
+  return ctx.actual.mappings[i];
+}
+
+/** Whether a row of the file names the mapping at position `i` (after the rows are planned). */
+export function isListed(idx: Indexes, i: number, id: string): boolean {
+  return idx.listed[i] === 1 || (idx.duplicateIds && idx.listed[idx.mappingPos.get(id)!] === 1);
+}
+
 /** The IdP user a mapping points at, if any. */
 export function linkedIdp(idx: Indexes, m: Mapping | undefined): IdpUser | undefined {
-  return m?.authenticationId === undefined ? undefined : idx.byAuth.get(m.authenticationId)?.idp;
+  return m?.authenticationId === undefined ? undefined : idpOfAuth(idx.auth, m.authenticationId);
 }
 
 export interface PlanContext {
@@ -158,7 +146,7 @@ export function otherHolders(idx: Indexes, auth: string, id: string | undefined)
       .filter((m) => m.id !== id)
       .map((m) => m.id)
       .sort(compareStrings);
-  const first = idx.byAuth.get(auth)?.mapping;
+  const first = firstMappingOfAuth(idx.auth, auth);
   return first !== undefined && first.id !== id ? [first.id] : NONE;
 }
 

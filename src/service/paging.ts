@@ -32,6 +32,11 @@ export interface ListPagesOptions {
   item: ResourceSchema;
   /** Default LISTING_REREADS. */
   rereads?: number;
+  /**
+   * What the caller keeps of each item, made page by page: a page's answer is garbage once read
+   * rather than held until the last page (issue 33). Unset: the resources themselves.
+   */
+  decode?: (r: Resource) => { id: string };
 }
 
 interface Totals {
@@ -42,7 +47,8 @@ interface Totals {
 interface Page {
   /** Zero-based, as in the query. */
   number: number;
-  data: Resource[];
+  /** The items, decoded when the listing has `decode`. */
+  data: Array<{ id: string }>;
   /** The size the server applied (it may clamp the one asked for). */
   size: number;
   totals: Totals | undefined;
@@ -73,7 +79,8 @@ async function fetchPage(o: ListPagesOptions, n: number): Promise<Page> {
     throw new NotWhole(`page=${n} answered as page ${meta.number}`);
   if (json.data.length > size)
     throw new NotWhole(`page=${n} has ${json.data.length} items, more than its size ${size}`);
-  return { number: n, data: json.data, size, totals: totalsOf(meta, size, n) };
+  const data = o.decode ? json.data.map(o.decode) : json.data;
+  return { number: n, data, size, totals: totalsOf(meta, size, n) };
 }
 
 function totalsOf(
@@ -152,13 +159,17 @@ export function uniqueItems<T extends { id: string }>(pages: ReadonlyArray<reado
   return out;
 }
 
-async function readListing(o: ListPagesOptions): Promise<Resource[]> {
+async function readListing(o: ListPagesOptions): Promise<Array<{ id: string }>> {
   const first = await fetchPage(o, 0);
   const pages = first.totals ? await pagesByTotals(o, first, first.totals) : await pagesUntilShort(o, first);
   return uniqueItems(pages.map((p) => p.data));
 }
 
-export async function listAllPages(o: ListPagesOptions): Promise<Resource[]> {
+export async function listAllPages(o: ListPagesOptions & { decode?: undefined }): Promise<Resource[]>;
+export async function listAllPages<T extends { id: string }>(
+  o: ListPagesOptions & { decode: (r: Resource) => T },
+): Promise<T[]>;
+export async function listAllPages(o: ListPagesOptions): Promise<Array<{ id: string }>> {
   return readWhole(o, () => readListing(o));
 }
 

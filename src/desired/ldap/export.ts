@@ -11,7 +11,7 @@ export function renderDesiredYaml(state: DesiredState): string {
   const groups = [...state.groups].sort(byId).map((g) => ({
     id: g.id,
     ...(g.name !== undefined ? { name: g.name } : {}),
-    ...(g.parents !== undefined && g.parents.length > 0 ? { parents: g.parents } : {}),
+    ...(g.parents !== undefined && g.parents.length > 0 ? { parents: [...g.parents] } : {}),
   }));
   const users = [...state.users].sort(byId).map((u) => ({
     email: u.email,
@@ -19,7 +19,8 @@ export function renderDesiredYaml(state: DesiredState): string {
     ...(u.displayName !== undefined ? { displayName: u.displayName } : {}),
     ...(u.firstname !== undefined ? { firstname: u.firstname } : {}),
     ...(u.lastname !== undefined ? { lastname: u.lastname } : {}),
-    ...(u.groups !== undefined ? { groups: u.groups } : {}),
+    // A copy: rows share one frozen list (src/lists.ts), which YAML would write as an anchor and aliases.
+    ...(u.groups !== undefined ? { groups: [...u.groups] } : {}),
     identity: u.identity,
     ...(u.authenticationId !== undefined ? { authenticationId: u.authenticationId } : {}),
     ...(u.state !== "present" ? { state: u.state } : {}),

@@ -91,6 +91,7 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<SourceR
     problems,
     defaultIdentity: options.defaultIdentity,
     passwordWarned: { value: false },
+    lists: new Map(),
   };
   const source = ldapSourceName(config);
   const connection = await openLdap(config, options.env);

@@ -11,7 +11,7 @@
 import { isNarrowing, managedFilterId, sameMeaning, type ActualDataFilter } from "../../data-filters.js";
 import type { DesiredDataFilter, DesiredState } from "../../desired/types.js";
 import { assigneeKey, type Assignee } from "../../permissions.js";
-import type { PlanContext } from "../context.js";
+import { mappingOf, type PlanContext } from "../context.js";
 import { dataFilterKey } from "../fingerprint.js";
 import { guardLimit } from "../guard.js";
 import type { Policy } from "../policy.js";
@@ -75,7 +75,7 @@ function holders(ctx: PlanContext): Holder[] {
   }
   for (const u of ctx.desired.users) {
     if (u.state !== "present" || u.dataFilters === undefined) continue;
-    const m = ctx.idx.mappingById.get(u.id);
+    const m = mappingOf(ctx, u.id);
     const created = stepId("createMapping", u.id);
     const createdBy = ctx.steps.has(created) ? created : undefined;
     const inScope = ctx.safety.desiredInScope(u, u.groups ?? m?.groups ?? []);

@@ -6,7 +6,7 @@
  * `permissions.workspaces`) access is taken to remain: a filter removed then is a widening.
  */
 import { assigneeKey, isEmptyGrant, type Assignee, type WorkspaceGrant } from "../../permissions.js";
-import type { PlanContext } from "../context.js";
+import { mappingOf, type PlanContext } from "../context.js";
 import { workspaceMatcher } from "../safety.js";
 
 export interface Reach {
@@ -90,9 +90,11 @@ function finalGroupParents(ctx: PlanContext): Map<string, readonly string[]> {
  * removal is at worst counted as a widening.)
  */
 function finalUserGroups(ctx: PlanContext): (id: string) => readonly string[] {
+  // Built only when a plan has data filters: a run without them never pays for this Map.
+  const desiredById = new Map(ctx.desired.users.map((u) => [u.id, u]));
   return (id) => {
-    const d = ctx.idx.desiredById.get(id);
-    const have = ctx.idx.mappingById.get(id)?.groups ?? [];
+    const d = desiredById.get(id);
+    const have = mappingOf(ctx, id)?.groups ?? [];
     if (d?.state !== "present" || d.groups === undefined) return have;
     return [...new Set([...have, ...d.groups])];
   };
