@@ -3,9 +3,12 @@
  * "everyone left". A count is checked as soon as the desired state is read (before any request
  * to the service); a percentage of the managed users needs the service's listing, so it is
  * checked after listing and before planning is handed on: nothing is ever written.
- * A directory source (LDAP, Entra) always needs at least one user; a file source only when minUsers is set.
+ * A directory source (LDAP, Entra, Okta) always needs at least one user; a file source only when
+ * minUsers is set. A directory's short read is a read not proved whole: exit 5, a later run may
+ * succeed (docs/sources.md). A file's short content is the file's to fix: exit 4.
  */
 import { InputError } from "../errors.js";
+import { SourceIncompleteError } from "../desired/sources/errors.js";
 import type { Config } from "../config/index.js";
 import type { DesiredState } from "../desired/index.js";
 
@@ -13,12 +16,15 @@ function present(state: DesiredState): number {
   return state.users.filter((u) => u.state === "present").length;
 }
 
-function refuse(state: DesiredState, found: number, wanted: string): never {
-  throw new InputError({
-    message:
-      `${state.files.join(", ")} gave ${found} user(s), fewer than source.minUsers (${wanted}): ` +
-      "a failed, filtered or truncated read is never taken as the desired state. Check the source " +
-      "(for LDAP: baseDn, userFilter, the bind account's rights); lower source.minUsers if the drop is real.",
+function refuse(state: DesiredState, config: Config, found: number, wanted: string): never {
+  const message =
+    `${state.files.join(", ")} gave ${found} user(s), fewer than source.minUsers (${wanted}): ` +
+    "a failed, filtered or truncated read is never taken as the desired state. Check the source " +
+    "(for a directory: its filters or rules and the reading account's rights); lower source.minUsers if the drop is real.";
+  if (config.source.type === "file") throw new InputError({ message });
+  throw new SourceIncompleteError({
+    read: state.files.join(", "),
+    reason: message.slice(state.files.join(", ").length + 1),
   });
 }
 
@@ -26,7 +32,7 @@ export function checkMinUsersCount(state: DesiredState, config: Config): void {
   const min = config.source.minUsers ?? (config.source.type === "file" ? undefined : 1);
   if (typeof min !== "number") return;
   const found = present(state);
-  if (found < min) refuse(state, found, String(min));
+  if (found < min) refuse(state, config, found, String(min));
 }
 
 export function checkMinUsersShare(state: DesiredState, config: Config, managedUsers: number): void {
@@ -34,5 +40,5 @@ export function checkMinUsersShare(state: DesiredState, config: Config, managedU
   if (typeof min !== "string") return;
   const needed = Math.ceil((Number(min.slice(0, -1)) / 100) * managedUsers);
   const found = present(state);
-  if (found < needed) refuse(state, found, `${min} of ${managedUsers} managed users = ${needed}`);
+  if (found < needed) refuse(state, config, found, `${min} of ${managedUsers} managed users = ${needed}`);
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkMinUsersCount, checkMinUsersShare } from "../../src/cli/min-users.js";
 import { configSchema } from "../../src/config/schema.js";
-import { InputError } from "../../src/errors.js";
+import { exitCodeFor, InputError } from "../../src/errors.js";
+import { SourceIncompleteError } from "../../src/desired/sources/errors.js";
 import type { DesiredState, DesiredUser } from "../../src/desired/types.js";
 
 const user = (i: number, state: DesiredUser["state"] = "present"): DesiredUser => ({
@@ -31,8 +32,21 @@ describe("source.minUsers", () => {
   });
 
   it("an ldap source needs at least one user by default; a file source has no default", () => {
-    expect(() => checkMinUsersCount(desired(0), config({ type: "ldap" }))).toThrow(InputError);
+    expect(() => checkMinUsersCount(desired(0), config({ type: "ldap" }))).toThrow(SourceIncompleteError);
     expect(() => checkMinUsersCount(desired(0), config({}))).not.toThrow();
+  });
+
+  it("a directory's short read is exit 5 (not proved whole; a later run may succeed), a file's is exit 4", () => {
+    const codeOf = (type: string): number => {
+      try {
+        checkMinUsersCount(desired(9), config({ type, minUsers: 10 }));
+      } catch (err) {
+        return exitCodeFor(err);
+      }
+      return 0;
+    };
+    expect(codeOf("ldap")).toBe(5);
+    expect(codeOf("file")).toBe(4);
   });
 
   it("a percentage is of the managed users, and is not checked before listing", () => {
