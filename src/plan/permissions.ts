@@ -26,6 +26,7 @@ import {
 import { linkedIdp, mappingOf, type PlanContext } from "./context.js";
 import { orgPermissionKey, permissionKey } from "./fingerprint.js";
 import { guardLimit } from "./guard.js";
+import { groupRefusal } from "./access/holders.js";
 import { keptByMode } from "./kept-grants.js";
 import { workspaceMatcher } from "./safety.js";
 import { base, groupKey, mappingKey, notice, stepId } from "./steps.js";
@@ -60,13 +61,7 @@ function groupHolders(ctx: PlanContext): Holder[] {
     if (!hasAccess(g)) continue;
     const target = groupKey(g.id);
     const createdBy = ctx.createdGroups.get(g.id);
-    const why = ctx.safety.groupProtected(g.id)
-      ? "protected by policy"
-      : !ctx.safety.groupInScope(g.id)
-        ? "outside policy.scope"
-        : !ctx.idx.groupById.has(g.id) && createdBy === undefined
-          ? "the group is missing and this plan does not create it"
-          : undefined;
+    const why = groupRefusal(ctx, g.id, createdBy);
     if (why !== undefined) {
       refuse(ctx, target, why);
       continue;

@@ -11,6 +11,7 @@
 import { isNarrowing, managedFilterId, sameMeaning, type ActualDataFilter } from "../../data-filters.js";
 import type { DesiredDataFilter, DesiredState } from "../../desired/types.js";
 import { assigneeKey, type Assignee } from "../../permissions.js";
+import { groupRefusal } from "./holders.js";
 import { mappingOf, type PlanContext } from "../context.js";
 import { dataFilterKey } from "../fingerprint.js";
 import { guardLimit } from "../guard.js";
@@ -63,13 +64,7 @@ function holders(ctx: PlanContext): Holder[] {
   for (const g of ctx.desired.groups) {
     if (g.dataFilters === undefined) continue;
     const createdBy = ctx.createdGroups.get(g.id);
-    const why = ctx.safety.groupProtected(g.id)
-      ? "protected by policy"
-      : !ctx.safety.groupInScope(g.id)
-        ? "outside policy.scope"
-        : !ctx.idx.groupById.has(g.id) && createdBy === undefined
-          ? "the group is missing and this plan does not create it"
-          : undefined;
+    const why = groupRefusal(ctx, g.id, createdBy);
     if (why !== undefined) refuse(groupKey(g.id), why);
     else out.push({ assignee: { type: "userGroup", id: g.id }, filters: g.dataFilters, createdBy });
   }
