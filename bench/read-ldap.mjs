@@ -33,7 +33,7 @@ else await main();
 
 async function child(url) {
   const { configSchema } = await fromDist("config/schema.js");
-  const { readLdapDesired } = await fromDist("desired/ldap/index.js");
+  const { readLdapDesired } = await fromDist("desired/sources/ldap/index.js");
   const config = configSchema.parse({
     source: {
       type: "ldap",

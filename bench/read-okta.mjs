@@ -1,5 +1,5 @@
 // Figure 14: reading the desired state straight from Okta under the customer's shared rate limit.
-// 100,000 people in 50 groups on the Okta stand-in (dist/stand-ins/okta), quota 600 requests a
+// 100,000 people in 50 groups on the Okta stand-in (dist/emulator/okta), quota 600 requests a
 // minute, headroom 50% (the default): requests used, wall time, 429s (goal: zero) and the share of
 // each window left to the organization's other integrations. A second row has the other
 // integrations spend two thirds of every window before usersync reads (a 10 s window of 100, the
@@ -14,8 +14,8 @@ const at = process.argv.indexOf("--people");
 const PEOPLE = at > 0 ? Number(process.argv[at + 1]) : 100_000;
 const GROUPS = 50;
 
-const { makeDirectory } = await fromDist("stand-ins/okta/directory.js");
-const { startOktaStandIn } = await fromDist("stand-ins/okta/server.js");
+const { makeDirectory } = await fromDist("emulator/okta/directory.js");
+const { startOktaStandIn } = await fromDist("emulator/okta/server.js");
 const { readSource } = await fromDist("desired/sources/index.js");
 const { loadConfig } = await fromDist("config/index.js");
 const { createLogger } = await fromDist("logging.js");

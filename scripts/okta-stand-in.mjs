@@ -1,4 +1,4 @@
-// A local Okta for rehearsals (docs/okta.md): the stand-in of src/stand-ins/okta (built: run
+// A local Okta for rehearsals (docs/okta.md): the stand-in of src/emulator/okta (built: run
 // `npm run build` first) with made-up people in groups team-00, team-01, ..., a service app whose
 // private key it writes to a file, and the source.okta block that reads it. Stops on Ctrl-C.
 //
@@ -21,8 +21,8 @@ const { values } = parseArgs({
     key: { type: "string", default: ".usersync/okta-key.pem" },
   },
 });
-const { makeDirectory } = await fromDist("stand-ins/okta/directory.js");
-const { startOktaStandIn } = await fromDist("stand-ins/okta/server.js");
+const { makeDirectory } = await fromDist("emulator/okta/directory.js");
+const { startOktaStandIn } = await fromDist("emulator/okta/server.js");
 
 const clientId = "0oa1rehearsal0stand1in";
 const keys = await generateKeyPair("RS256", { extractable: true });

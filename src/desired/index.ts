@@ -23,7 +23,7 @@ export type {
   Identity,
   ReadDesiredResult,
 } from "./types.js";
-export { readLdapDesired, renderDesiredYaml, type LdapConfig } from "./ldap/index.js";
+export { readLdapDesired, renderDesiredYaml, type LdapConfig } from "./sources/ldap/index.js";
 export { deriveUserId, emailProblem, isValidId, ID_PATTERN } from "./ids.js";
 export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { makeDirectory, oktaGroupId, oktaUserId } from "../../src/stand-ins/okta/directory.js";
-import type { OktaStatus } from "../../src/stand-ins/okta/types.js";
+import { makeDirectory, oktaGroupId, oktaUserId } from "../../src/emulator/okta/directory.js";
+import type { OktaStatus } from "../../src/emulator/okta/types.js";
 import { serviceAppSource, startOkta, type OktaFixture } from "../helpers/okta.js";
 import { logMessages, runCli, withTempDir } from "./run-cli.js";
 

@@ -1,13 +1,13 @@
 /**
- * An Okta stand-in (src/stand-ins/okta) with a service app whose private key is written to a
+ * An Okta stand-in (src/emulator/okta) with a service app whose private key is written to a
  * file, as a test or a rehearsal would configure usersync: `source.okta` blocks for the app and
  * for an SSWS token.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { exportJWK, exportPKCS8, generateKeyPair } from "jose";
-import { startOktaStandIn, type OktaStandIn } from "../../src/stand-ins/okta/server.js";
-import type { OktaStandInOptions } from "../../src/stand-ins/okta/types.js";
+import { startOktaStandIn, type OktaStandIn } from "../../src/emulator/okta/server.js";
+import type { OktaStandInOptions } from "../../src/emulator/okta/types.js";
 
 export const OKTA_CLIENT_ID = "0oa1usersync4stand9in";
 export const OKTA_KEY_ID = "usersync-test-key";

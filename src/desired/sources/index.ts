@@ -6,11 +6,11 @@
 import type { Config } from "../../config/schema.js";
 import { ConfigError } from "../../errors.js";
 import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
-import { openFileSource } from "./file.js";
+import { openFileSource } from "./file/source.js";
 import { checkGroupSizes } from "./group-sizes.js";
-import { openLdapSource } from "./ldap.js";
+import { openLdapSource } from "./ldap/source.js";
 import { openEntraSource } from "./entra/index.js";
-import { openOktaSource } from "./okta.js";
+import { openOktaSource } from "./okta/source.js";
 
 export type {
   Count,
@@ -30,7 +30,7 @@ export {
   type Pacer,
 } from "./directory-http.js";
 export { pages, readAll, redactLink, Tally, type PageRule } from "./pages.js";
-export { sourceUnreadable } from "./file.js";
+export { sourceUnreadable } from "./file/source.js";
 export { DirectoryHttpError, SourceIncompleteError } from "./errors.js";
 
 export type SourceType = Config["source"]["type"];

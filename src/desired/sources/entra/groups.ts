@@ -9,7 +9,7 @@ import type { EntraConfig } from "../../../config/entra-schema.js";
 import { deriveUserId } from "../../ids.js";
 import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
 import type { DesiredGroup } from "../../types.js";
-import { attributesOf, evaluate, type Values } from "../../ldap/template.js";
+import { attributesOf, evaluate, type Values } from "../ldap/template.js";
 
 export type Rule = EntraConfig["groups"][number];
 

@@ -3,9 +3,9 @@
  * header whose `rel` is `next` (followed verbatim), and a request no retry fixes comes back as
  * Okta's error body (`errorCode`, `errorSummary`), which `setupError` turns into the fix to make.
  */
-import { DirectoryError } from "../../errors.js";
-import { DirectoryHttpError, SourceIncompleteError } from "../sources/errors.js";
-import type { PageRule } from "../sources/pages.js";
+import { DirectoryError } from "../../../errors.js";
+import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
+import type { PageRule } from "../pages.js";
 import { OKTA_SCOPES } from "./credentials.js";
 
 export interface OktaUserJson {

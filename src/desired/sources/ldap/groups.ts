@@ -6,9 +6,9 @@
  * carry membership through (a team inside an unmapped department is still in the division).
  * Ranged values (AD groups past MaxValRange) are read in full: see ranged.ts.
  */
-import type { DesiredGroup } from "../types.js";
-import { visible } from "../characters.js";
-import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
+import type { DesiredGroup } from "../../types.js";
+import { visible } from "../../characters.js";
+import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { firstRange, remainingRange } from "./ranged.js";
 import { attributesOf, evaluate, globMatcher, normaliseDn, valuesOf, type Values } from "./template.js";

@@ -5,14 +5,14 @@
  * rules), then every picked group's members; the evidence lists each listing and the members per
  * group (`okta:<group id>`), checked against the last successful run.
  */
-import type { OktaConfig } from "../../config/okta-schema.js";
-import { checkGroups, checkUsers } from "../checks.js";
-import { ProblemList, sortProblems } from "../problems.js";
-import type { RecordContext } from "../records.js";
-import type { SourceContext, SourceResult } from "../sources/contract.js";
-import { DirectoryHttp } from "../sources/directory-http.js";
-import { SourceIncompleteError } from "../sources/errors.js";
-import type { DesiredGroup, DesiredUser, Evidence } from "../types.js";
+import type { OktaConfig } from "../../../config/okta-schema.js";
+import { checkGroups, checkUsers } from "../../checks.js";
+import { ProblemList, sortProblems } from "../../problems.js";
+import type { RecordContext } from "../../records.js";
+import type { SourceContext, SourceResult } from "../contract.js";
+import { DirectoryHttp } from "../directory-http.js";
+import { SourceIncompleteError } from "../errors.js";
+import type { DesiredGroup, DesiredUser, Evidence } from "../../types.js";
 import type { OktaUserJson } from "./api.js";
 import { oktaAuthorizer } from "./credentials.js";
 import { describeRule, pickGroups, toDesiredGroup } from "./groups.js";

@@ -1,8 +1,8 @@
 /** The Okta source (docs/okta.md) behind the source contract. */
-import type { Config } from "../../config/schema.js";
-import { ConfigError } from "../../errors.js";
-import { readOktaDesired } from "../okta/index.js";
-import type { SourceContext, SourceReader } from "./contract.js";
+import type { Config } from "../../../config/schema.js";
+import { ConfigError } from "../../../errors.js";
+import { readOktaDesired } from "./index.js";
+import type { SourceContext, SourceReader } from "../contract.js";
 
 export function openOktaSource(config: Config, ctx: SourceContext): SourceReader {
   const okta = config.source.okta;

@@ -4,16 +4,16 @@
  * listing followed to its end in the largest pages the spec allows. A rule that picks nothing is
  * a setup mistake (exit 4), never "no people"; a group two rules pick belongs to the first.
  */
-import { DirectoryError } from "../../errors.js";
-import { visible } from "../characters.js";
+import { DirectoryError } from "../../../errors.js";
+import { visible } from "../../characters.js";
 import { evaluate } from "../ldap/template.js";
-import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../records.js";
-import type { DesiredGroup } from "../types.js";
+import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
+import type { DesiredGroup } from "../../types.js";
 import { profileValues } from "./people.js";
-import type { OktaConfig } from "../../config/okta-schema.js";
-import type { DirectoryHttp } from "../sources/directory-http.js";
-import { readAll, Tally } from "../sources/pages.js";
-import type { ReadTally } from "../types.js";
+import type { OktaConfig } from "../../../config/okta-schema.js";
+import type { DirectoryHttp } from "../directory-http.js";
+import { readAll, Tally } from "../pages.js";
+import type { ReadTally } from "../../types.js";
 import { GROUPS_PAGE, listRule, setupError, type OktaGroupJson } from "./api.js";
 
 export type OktaRule = OktaConfig["groups"][number];

@@ -4,9 +4,9 @@
  * full, never as an empty or short group (under `membership: exact` that would remove people).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DirectoryError } from "../../src/errors.js";
-import { configSchema } from "../../src/config/schema.js";
-import { readLdapDesired, type LdapConfig } from "../../src/desired/ldap/index.js";
+import { DirectoryError } from "../../../../src/errors.js";
+import { configSchema } from "../../../../src/config/schema.js";
+import { readLdapDesired, type LdapConfig } from "../../../../src/desired/sources/ldap/index.js";
 import {
   AD_BIND_DN,
   AD_PASSWORD,
@@ -14,8 +14,8 @@ import {
   type AdEntry,
   type FakeAd,
   type FakeAdOptions,
-} from "../helpers/fake-ad.js";
-import { adDirectory, adGroup, GROUPS_OU, STAFF_OU, userDn } from "../helpers/ad-directory.js";
+} from "../../../helpers/fake-ad.js";
+import { adDirectory, adGroup, GROUPS_OU, STAFF_OU, userDn } from "../../../helpers/ad-directory.js";
 
 const env = { AD_PW: AD_PASSWORD };
 

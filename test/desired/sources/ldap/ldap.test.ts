@@ -7,11 +7,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InputError } from "../../src/errors.js";
-import { configSchema } from "../../src/config/schema.js";
-import { readLdapDesired, type LdapConfig } from "../../src/desired/ldap/index.js";
-import { binaryText, evaluate } from "../../src/desired/ldap/template.js";
-import { escapeFilterValue } from "../../src/desired/ldap/groups.js";
+import { InputError } from "../../../../src/errors.js";
+import { configSchema } from "../../../../src/config/schema.js";
+import { readLdapDesired, type LdapConfig } from "../../../../src/desired/sources/ldap/index.js";
+import { binaryText, evaluate } from "../../../../src/desired/sources/ldap/template.js";
+import { escapeFilterValue } from "../../../../src/desired/sources/ldap/groups.js";
 import {
   findSlapd,
   READER_DN,
@@ -20,8 +20,8 @@ import {
   startSlapd,
   SUFFIX,
   type Slapd,
-} from "../helpers/slapd.js";
-import { directoryLdif, GROUPS, PEOPLE } from "../helpers/directory-ldif.js";
+} from "../../../helpers/slapd.js";
+import { directoryLdif, GROUPS, PEOPLE } from "../../../helpers/directory-ldif.js";
 
 const COUNT = 1500;
 const available = findSlapd() !== undefined;

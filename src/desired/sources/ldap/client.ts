@@ -8,8 +8,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { Client, type Entry } from "ldapts";
-import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../errors.js";
-import type { Config } from "../../config/schema.js";
+import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
+import type { Config } from "../../../config/schema.js";
 
 export type LdapConfig = NonNullable<Config["source"]["ldap"]>;
 

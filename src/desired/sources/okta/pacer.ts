@@ -10,8 +10,8 @@
  * every caller (run-wide) until its reset. The pauses add up against `maxWaitMs`; past it the
  * read cannot finish in time and `tooLong` says what to throw.
  */
-import type { Headers } from "../../service/rate-limit-headers.js";
-import { headerValue } from "../../service/rate-limit-headers.js";
+import type { Headers } from "../../../service/rate-limit-headers.js";
+import { headerValue } from "../../../service/rate-limit-headers.js";
 
 export interface PacerOptions {
   /** Share of each window's remaining quota left to others, 0 to 0.95. */

@@ -1,10 +1,10 @@
 /** The file source (CSV or YAML, with an optional groups file) behind the source contract. */
-import { desiredReadOptions } from "../../config/desired-options.js";
-import type { Config } from "../../config/schema.js";
-import { ConfigError, SourceUnavailableError, type Problem } from "../../errors.js";
-import { readDesiredState } from "../index.js";
-import { isError } from "../problems.js";
-import type { SourceReader, SourceResult } from "./contract.js";
+import { desiredReadOptions } from "../../../config/desired-options.js";
+import type { Config } from "../../../config/schema.js";
+import { ConfigError, SourceUnavailableError, type Problem } from "../../../errors.js";
+import { readDesiredState } from "../../index.js";
+import { isError } from "../../problems.js";
+import type { SourceReader, SourceResult } from "../contract.js";
 
 /**
  * A desired-state or groups file that is missing, not a file, or cannot be read: the source is not

@@ -9,9 +9,9 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importJWK, importPKCS8, SignJWT, type JWK } from "jose";
-import { httpDestination } from "../../outputs/http.js";
-import type { OktaConfig } from "../../config/okta-schema.js";
-import { DirectoryError, SourceUnavailableError } from "../../errors.js";
+import { httpDestination } from "../../../outputs/http.js";
+import type { OktaConfig } from "../../../config/okta-schema.js";
+import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import { isDirectoryOutage } from "../ldap/client.js";
 
 export const OKTA_SCOPES = ["okta.users.read", "okta.groups.read"];

@@ -8,15 +8,15 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { withTempDir } from "../e2e/run-cli.js";
-import { exitCodeFor } from "../../src/errors.js";
-import { createLogger } from "../../src/logging.js";
-import { openEntraSource } from "../../src/desired/sources/entra/index.js";
-import { applyDirectorySignIn } from "../../src/desired/sources/entra/sign-in.js";
-import type { Config } from "../../src/config/schema.js";
-import type { GraphStandIn } from "../../src/emulator/graph/server.js";
-import { configSchema } from "../../src/config/schema.js";
-import { generateTenant, STAND_IN_CLIENT, STAND_IN_TENANT } from "../../src/emulator/graph/generate.js";
+import { withTempDir } from "../../../e2e/run-cli.js";
+import { exitCodeFor } from "../../../../src/errors.js";
+import { createLogger } from "../../../../src/logging.js";
+import { openEntraSource } from "../../../../src/desired/sources/entra/index.js";
+import { applyDirectorySignIn } from "../../../../src/desired/sources/entra/sign-in.js";
+import type { Config } from "../../../../src/config/schema.js";
+import type { GraphStandIn } from "../../../../src/emulator/graph/server.js";
+import { configSchema } from "../../../../src/config/schema.js";
+import { generateTenant, STAND_IN_CLIENT, STAND_IN_TENANT } from "../../../../src/emulator/graph/generate.js";
 import {
   serviceAccountToken,
   EXPIRED_SECRET,
@@ -27,7 +27,7 @@ import {
   entraSettings,
   startStandIn,
   U,
-} from "../helpers/entra.js";
+} from "../../../helpers/entra.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
 let graph: GraphStandIn;
@@ -330,7 +330,7 @@ describe("credentials without a secret", () => {
   });
 
   it("the configuration block of docs/entra.md is a valid config", async () => {
-    const doc = await readFile(new URL("../../docs/entra.md", import.meta.url), "utf8");
+    const doc = await readFile(new URL("../../../../docs/entra.md", import.meta.url), "utf8");
     const block = /```yaml entra\.yaml\n([\s\S]*?)```/.exec(doc)![1]!;
     expect(configSchema.parse(parse(block)).source.entra).toMatchObject({ credential: "workloadIdentity" });
   });

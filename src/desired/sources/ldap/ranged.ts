@@ -6,7 +6,7 @@
  * as smaller than it is (under `membership: exact` its missing members would be removed), so an
  * answer that does not continue the list is a DirectoryError, never a shorter list.
  */
-import { DirectoryError } from "../../errors.js";
+import { DirectoryError } from "../../../errors.js";
 import type { LdapConnection } from "./client.js";
 import { valuesOf, type Values } from "./template.js";
 

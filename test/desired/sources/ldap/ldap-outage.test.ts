@@ -1,7 +1,7 @@
 /** Which directory failures are an outage (exit 5, retried) and which are settings to fix (exit 4). */
 import { BusyError, InvalidCredentialsError, NoSuchObjectError, UnavailableError } from "ldapts";
 import { expect, test } from "vitest";
-import { isDirectoryOutage } from "../../src/desired/ldap/client.js";
+import { isDirectoryOutage } from "../../../../src/desired/sources/ldap/client.js";
 
 const withCode = (code: string): Error => Object.assign(new Error(`connect ${code} 10.0.0.1:636`), { code });
 

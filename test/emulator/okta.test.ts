@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeDirectory, oktaGroupId } from "../../src/stand-ins/okta/directory.js";
-import { startOktaStandIn, type OktaStandIn } from "../../src/stand-ins/okta/server.js";
+import { makeDirectory, oktaGroupId } from "../../src/emulator/okta/directory.js";
+import { startOktaStandIn, type OktaStandIn } from "../../src/emulator/okta/server.js";
 
 const API_TOKEN = "ssws-stand-in-token";
 let okta: OktaStandIn;

@@ -4,7 +4,7 @@
  * (the local clock here is a day off), and refuses pauses past the run's budget.
  */
 import { describe, expect, it } from "vitest";
-import { OktaPacer } from "../../src/desired/okta/pacer.js";
+import { OktaPacer } from "../../../../src/desired/sources/okta/pacer.js";
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,8 @@
 /** The LDAP / Active Directory source (docs/ldap.md) behind the source contract. */
-import type { Config } from "../../config/schema.js";
-import { ConfigError } from "../../errors.js";
-import { readLdapDesired } from "../ldap/index.js";
-import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
+import type { Config } from "../../../config/schema.js";
+import { ConfigError } from "../../../errors.js";
+import { readLdapDesired } from "./index.js";
+import type { SourceContext, SourceReader, SourceResult } from "../contract.js";
 
 export function openLdapSource(config: Config, ctx: SourceContext): SourceReader {
   return {

@@ -3,7 +3,7 @@
  * can review (and keep, to run from a file instead). Sorted by id, like the service export.
  */
 import { stringify } from "yaml";
-import type { DesiredState } from "../types.js";
+import type { DesiredState } from "../../types.js";
 
 const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 

@@ -5,12 +5,12 @@
  * it arrives. Problems name the entry's DN and the attribute (the template) the field came from.
  */
 import type { Entry } from "ldapts";
-import { visible } from "../characters.js";
-import { checkGroups, checkUsers } from "../checks.js";
-import { ProblemList, sortProblems } from "../problems.js";
-import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
-import type { DesiredGroup, DesiredUser, Evidence, Identity } from "../types.js";
-import type { SourceResult } from "../sources/contract.js";
+import { visible } from "../../characters.js";
+import { checkGroups, checkUsers } from "../../checks.js";
+import { ProblemList, sortProblems } from "../../problems.js";
+import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
+import type { DesiredGroup, DesiredUser, Evidence, Identity } from "../../types.js";
+import type { SourceResult } from "../contract.js";
 import { openLdap, type LdapConfig } from "./client.js";
 import { readDirectoryGroups } from "./groups.js";
 import { attributesOf, evaluate, normaliseDn, valuesOf } from "./template.js";

@@ -5,14 +5,14 @@
  * direct). Status decides presence: ACTIVE, PROVISIONED, RECOVERY, PASSWORD_EXPIRED and LOCKED_OUT
  * are present; SUSPENDED and DEPROVISIONED are leavers (absent); STAGED is configurable.
  */
-import type { OktaConfig } from "../../config/okta-schema.js";
-import { visible } from "../characters.js";
-import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../records.js";
-import type { DirectoryHttp } from "../sources/directory-http.js";
-import { readAll, Tally } from "../sources/pages.js";
-import type { ReadTally } from "../types.js";
+import type { OktaConfig } from "../../../config/okta-schema.js";
+import { visible } from "../../characters.js";
+import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
+import type { DirectoryHttp } from "../directory-http.js";
+import { readAll, Tally } from "../pages.js";
+import type { ReadTally } from "../../types.js";
 import { evaluate, type Values } from "../ldap/template.js";
-import type { DesiredUser } from "../types.js";
+import type { DesiredUser } from "../../types.js";
 import { MEMBERS_PAGE, listRule, setupError, type OktaUserJson } from "./api.js";
 
 export const PRESENT = new Set(["ACTIVE", "PROVISIONED", "RECOVERY", "PASSWORD_EXPIRED", "LOCKED_OUT"]);

@@ -6,8 +6,8 @@
  * claims' attributes (`email`, `preferred_username` = `login`, ...), else the attribute of the
  * claim's own name (a custom claim). A person without it cannot be keyed: exit 4, naming both.
  */
-import { DirectoryError } from "../../errors.js";
-import type { DesiredUser } from "../types.js";
+import { DirectoryError } from "../../../errors.js";
+import type { DesiredUser } from "../../types.js";
 import type { OktaUserJson } from "./api.js";
 
 /** Okta's mapping of the standard OIDC claims to profile attributes. */
