@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { ExitCode } from "../errors.js";
 import type { Plan } from "../plan/index.js";
 
 /** A tripped deletion guard is one warning on stderr (a log collector sees it), the plan has the names. */
@@ -9,4 +10,19 @@ export function warnGuardTripped(logger: Logger, plan: Plan): void {
     { heldBack: wanted, limit, managedUsers },
     `deletion guard: ${wanted} people to revoke or remove, ${limit} allowed (policy.maxDeletes): every deletion is held back. Read the plan's list, then --allow-deletes ${wanted} lifts the limit for one run`,
   );
+}
+
+/**
+ * Full mode promises that the source is the whole truth: a person it names whom the plan cannot
+ * manage (another mapping holds their login) makes the run end with exit 3, after everything
+ * else was done, never a quiet "not planned". Returns the exit code to use.
+ */
+export function conflictExit(logger: Logger, plan: Plan, code: number): number {
+  const clean = code === ExitCode.ok || code === ExitCode.changes;
+  if (!clean || plan.mode !== "full" || !plan.conflicts) return code;
+  logger.error(
+    { conflicts: plan.conflicts },
+    `${plan.conflicts} ${plan.conflicts === 1 ? "person" : "people"} of the desired state could not be managed: another mapping holds their login (the plan's Conflicts section names them). Remove or merge the duplicate mapping in the organization, or give the person the existing mapping's id; exit 3`,
+  );
+  return ExitCode.refused;
 }

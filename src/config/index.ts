@@ -248,5 +248,24 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
       "is required when policy.revokeAfter is set: since when each person is missing is remembered there between runs (e.g. /var/lib/usersync/state.json on the Job's volume)",
       "policy.revokeAfter",
     );
+  const external = externalDefaultProblem(config);
+  if (external !== undefined) add("identity.default", "directory-decides-identity", external);
   return out;
+}
+
+/**
+ * `identity.default: external` is a natural guess for people who sign in through SSO, but with
+ * Entra ID or Okta it says nothing of which claim a login is keyed by: the directory's rule
+ * decides that (`attributes.authenticationId`). An LDAP rule that names the attribute may use it.
+ */
+function externalDefaultProblem(config: Config): string | undefined {
+  if (config.identity.default !== "external") return undefined;
+  const { type } = config.source;
+  if (type === "entra")
+    return 'does not apply to an Entra ID source: who signs in as whom is source.entra.attributes.authenticationId (auto, the default, reads the organization\'s oauthSubjectIdClaim; or a Graph property such as id for oid). Remove identity.default; see docs/entra.md, "Who signs in as whom".';
+  if (type === "okta")
+    return 'does not apply to an Okta source: who signs in as whom is source.okta.identity (external: the Okta user id, or the claim the organization names). Remove identity.default; see docs/okta.md, "Who signs in as whom".';
+  if (type === "ldap" && config.source.ldap?.attributes.authenticationId === undefined)
+    return "needs source.ldap.attributes.authenticationId with an LDAP source: the attribute that equals the login's claim (e.g. {objectGUID} for Entra ID or ADFS). Set it, or remove identity.default; see docs/ldap.md.";
+  return undefined;
 }

@@ -113,6 +113,8 @@ export interface PlanContext {
   grace: GraceState | undefined;
   /** People a full run would revoke or remove, kept only because the mode is incremental. */
   keptByMode: number;
+  /** People of the desired state left unplanned because another mapping holds their login. */
+  conflicts: number;
 }
 
 export function makeContext(input: {
@@ -127,6 +129,7 @@ export function makeContext(input: {
     ...rest,
     grace: makeGraceState(input.policy, grace),
     keptByMode: 0,
+    conflicts: 0,
     idx: buildIndexes(input.desired, input.actual),
     safety: makeSafety(input.policy, input.actual.callerId),
     steps: new Map(),

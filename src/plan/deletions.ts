@@ -96,6 +96,7 @@ export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
   if (credentials && !deletableCredentials(ctx, credentials, m?.id)) {
     const message = `${d.source.file}:${d.source.line}: credentials of ${lower(credentials.email)} are used by another user; not deleted`;
     notice(ctx, { kind: "conflict", target: idpKey(credentials.email), message });
+    ctx.conflicts++;
     credentials = undefined;
   }
   deleteUser(ctx, {

@@ -30,6 +30,7 @@ import type { Policy } from "./policy.js";
 import { mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
 import { planPresentUser } from "./users.js";
+import { adoptExistingMappings } from "./adopt.js";
 
 export interface PlanInput {
   desired: DesiredState;
@@ -43,8 +44,9 @@ export interface PlanInput {
 
 export function plan(input: PlanInput): Plan {
   const ctx = makeContext(input);
+  adoptExistingMappings(ctx);
   planGroups(ctx);
-  for (const d of input.desired.users) {
+  for (const d of ctx.desired.users) {
     if (d.state === "absent") planAbsentUser(ctx, d);
     else planPresentUser(ctx, d);
   }
@@ -72,6 +74,7 @@ export function plan(input: PlanInput): Plan {
     ...(dataFilterGuard !== undefined ? { dataFilterGuard } : {}),
     estimate: estimate(steps, input.limits ?? defaultLimits),
     ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
+    ...(ctx.conflicts > 0 ? { conflicts: ctx.conflicts } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
   };
 }

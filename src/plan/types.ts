@@ -186,9 +186,10 @@ export type StepKind = Step["kind"];
 export interface Notice {
   /**
    * `kept`: a deletion the file asks for that `deletions: none` leaves undone; `keptByMode`: a
-   * workspace grant of a managed holder that incremental mode keeps though the holder no longer lists it.
+   * workspace grant of a managed holder that incremental mode keeps though the holder no longer lists it;
+   * `adopted`: an existing mapping of a person kept under its own id (plan/adopt.ts).
    */
-  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept" | "keptByMode";
+  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept" | "keptByMode" | "adopted";
   /** Object key, e.g. `mapping:jane`, `idp:jane@example.com`. */
   target: string;
   message: string;
@@ -234,6 +235,12 @@ export interface Plan {
    * kept only because of the mode. Written only when not zero.
    */
   keptByMode?: number;
+  /**
+   * People of the desired state the plan leaves alone because another mapping holds their login
+   * (the `conflict` notices that name a row). In full mode the run then ends with exit 3: a
+   * person the source names is never silently unmanaged. Written only when not zero.
+   */
+  conflicts?: number;
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
   /**

@@ -51,6 +51,7 @@ function planExternalUser(ctx: PlanContext, d: DesiredUser): void {
   if (holders.length > 0) {
     const message = `${where(d)}: authenticationId of user '${d.id}' is already used by mapping(s) ${holders.join(", ")}; not mapped`;
     notice(ctx, { kind: "conflict", target: mappingKey(d.id), message });
+    ctx.conflicts++;
     return;
   }
   const linked = linkedIdp(ctx.idx, m);
@@ -79,6 +80,7 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
     if (holders.length > 0) {
       const message = `${where(d)}: credentials of ${email} are already mapped to ${holders.join(", ")}; user '${d.id}' not planned`;
       notice(ctx, { kind: "conflict", target: idpKey(email), message });
+      ctx.conflicts++;
       return;
     }
   }

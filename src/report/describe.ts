@@ -231,6 +231,7 @@ export function noticeSections(plan: Plan): NoticeSection[] {
   return [
     { title: "Protected or refused", notices: by(["protected", "refused"]) },
     { title: "Conflicts", notices: by(["conflict"]) },
+    { title: "Adopted (existing mappings kept under their ids)", notices: by(["adopted"]) },
     { title: "Kept (policy.deletions: none)", notices: by(["kept"]) },
     { title: KEPT_BY_MODE_TITLE, notices: by(["keptByMode"]) },
     { title: "Unmanaged (outside policy.scope)", notices: by(["unmanaged"]) },

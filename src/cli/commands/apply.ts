@@ -3,6 +3,7 @@
  * Everything that can be refused is refused before the first request that changes anything.
  */
 import { readFile } from "node:fs/promises";
+import { conflictExit } from "../guard-warning.js";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import {
   checkPlanProfile,
@@ -132,7 +133,7 @@ async function applyCommand(
       await recordRunState(runtime, plan);
       await recordGroupSizes(runtime, prepared.desired?.evidence);
       io.stdout.write("Nothing to apply.\n");
-      return ExitCode.ok;
+      return conflictExit(runtime.logger, plan, ExitCode.ok);
     }
     const passwords = await preparePasswords(runtime, {
       plan,
@@ -158,7 +159,7 @@ async function applyCommand(
     });
     metrics.result = result;
     if (exitCode === ExitCode.ok) await recordGroupSizes(runtime, prepared.desired?.evidence);
-    return exitCode;
+    return conflictExit(runtime.logger, plan, exitCode);
   } finally {
     await connection.close();
   }

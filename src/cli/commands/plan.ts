@@ -8,6 +8,7 @@ import {
   type PlanFormat,
 } from "../../report/index.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
+import { conflictExit } from "../guard-warning.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import { useColor } from "../io.js";
 import { metricsTargets, runMetrics, writePlanFile } from "../../outputs/index.js";
@@ -50,7 +51,8 @@ export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Prom
         runtime.logger.info({ file: out }, "plan saved");
       }
       const detailed = values["detailed-exitcode"] === true;
-      return await metrics.finish(detailed && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok);
+      const code = detailed && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok;
+      return await metrics.finish(conflictExit(runtime.logger, plan, code));
     } finally {
       await planned.connection.close();
     }
