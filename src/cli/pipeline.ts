@@ -276,7 +276,8 @@ async function listChecked(
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
   const dataFilters = dataFilterListing({ desired, policy });
-  const actual = await listActualState(connection.client, { permissions, dataFilters });
+  const jit = runtime.config.source.type !== "file"; // a directory's people, made at sign-in too?
+  const actual = await listActualState(connection.client, { permissions, dataFilters, jit });
   const durationMs = Math.round(performance.now() - started);
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)

@@ -76,12 +76,6 @@ export interface RecordContext {
   passwordWarned: { value: boolean };
   /** Lists shared by the records of a file (compact.ts `shareList`); unset: each record its own. */
   lists?: Map<string, readonly string[]>;
-  /**
-   * A directory's ids come from its rule (a template over the person's attributes), never from a
-   * person writing one down: they count as derived, so an existing mapping of the same person
-   * under another id is adopted (plan/adopt.ts) rather than duplicated.
-   */
-  idsFromRule?: boolean;
 }
 
 /** Trims; an empty value is absent. */
@@ -179,7 +173,7 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   const id = explicitId ?? deriveUserId(email);
   const source = { file: raw.where("email").file, line: raw.line };
   const optional = { displayName, firstname, lastname, groups, authenticationId, password };
-  const user = newUser({ email, id, idDerived: explicitId === undefined || ctx.idsFromRule === true, identity, state, source }, optional);
+  const user = newUser({ email, id, idDerived: explicitId === undefined, identity, state, source }, optional);
   if (raw.extra !== undefined) user.columns = raw.extra;
   Object.assign(user, access);
   if (!raw.lineOnly) locations.set(user, raw.where as (field: string) => Where);

@@ -54,6 +54,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const owners = options.mapTokenOwners === false ? [] : Object.values(tokens);
   const { store, persister } = await openStore(options, owners);
   store.signIn = options.signIn;
+  store.organizationSettings = options.organizationSettings ?? [];
   const faults = new FaultEngine(options.faults);
   const log = new RequestLog(options.requestLogLimit ?? 100_000);
   let base = "";

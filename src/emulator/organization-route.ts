@@ -43,7 +43,24 @@ function organizationReply(ctx: RouteContext, signIn: EmulatorSignIn | undefined
   return { status: 200, contentType: JSON_API, body: doc };
 }
 
+/** `GET /api/v1/entities/organizationSettings`: every setting in one page (an organization has a few). */
+function settingsReply(ctx: RouteContext): Reply {
+  if (ctx.method !== "GET") throw new ProblemError(405, `${ctx.method} is not allowed here (GET)`);
+  const data = ctx.store.organizationSettings.map((s) => ({
+    id: s.id,
+    type: "organizationSetting",
+    attributes: { type: s.type, content: s.content },
+    links: { self: `${ctx.base}/api/v1/entities/organizationSettings/${s.id}` },
+  }));
+  return { status: 200, contentType: JSON_API, body: { data, links: { self: `${ctx.base}${ctx.url}` } } };
+}
+
 export const ORGANIZATION_ROUTES: Route[] = [
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/entities\/organizationSettings$/,
+    handler: () => settingsReply,
+  },
   {
     profile: "v1",
     pattern: /^\/api\/v1\/entities\/organization$/,

@@ -7,7 +7,13 @@ import { createHash } from "node:crypto";
 import { AccessStore } from "./access-store.js";
 import { FilterStore } from "./filter-store.js";
 import { SortedIds } from "./sorted-ids.js";
-import type { EmulatorSeed, EmulatorState, StoredIdpUser, EmulatorSignIn } from "./types.js";
+import type {
+  EmulatorSeed,
+  EmulatorState,
+  StoredIdpUser,
+  EmulatorOrganizationSetting,
+  EmulatorSignIn,
+} from "./types.js";
 
 export interface MappingRec {
   id: string;
@@ -43,6 +49,8 @@ export class Store {
   readonly access = new AccessStore(() => void this.revision++);
   /** The organization's sign-in settings (EmulatorOptions.signIn); not part of the persisted store. */
   signIn: EmulatorSignIn | undefined;
+  /** The organization's settings (EmulatorOptions.organizationSettings); not part of the persisted store. */
+  organizationSettings: EmulatorOrganizationSetting[] = [];
   /** User data filters (filter-store.ts). */
   readonly filters = new FilterStore(() => void this.revision++);
 

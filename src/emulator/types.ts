@@ -138,6 +138,13 @@ export interface EmulatorSignIn {
   };
 }
 
+/** An organization setting (`organizationSettings` entity): its type and free-form content, as the official OpenAPI has it. */
+export interface EmulatorOrganizationSetting {
+  id: string;
+  type: string;
+  content: Record<string, unknown>;
+}
+
 export interface EmulatorOptions {
   /** 0 = a free port. Always listens on 127.0.0.1. */
   port?: number;
@@ -178,6 +185,8 @@ export interface EmulatorOptions {
   userManagement?: "on" | 404 | 405;
   /** How the organization signs people in (`GET /api/v1/entities/admin/organizations/{id}`). */
   signIn?: EmulatorSignIn;
+  /** The organization's settings (`GET /api/v1/entities/organizationSettings`), e.g. JIT_PROVISIONING. */
+  organizationSettings?: EmulatorOrganizationSetting[];
   /** Keep the last N requests in the request log (default 100000). */
   requestLogLimit?: number;
 }

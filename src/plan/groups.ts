@@ -11,6 +11,11 @@ import { base, groupKey, notice, stepId } from "./steps.js";
 import type { Step } from "./types.js";
 
 /** Group ids users and groups refer to, each with where it was first referenced. */
+/** Groups the desired state declares or puts people in. */
+export function managedGroupIds(desired: DesiredState): Set<string> {
+  return new Set([...desired.groups.map((g) => g.id), ...references(desired).keys()]);
+}
+
 function references(desired: DesiredState): Map<string, { file: string; line: number; field: string }> {
   const out = new Map<string, { file: string; line: number; field: string }>();
   for (const u of desired.users) {

@@ -4,7 +4,7 @@
  * down in docs/plan-format.md, "Planning rules".
  */
 import type { DesiredState } from "../desired/types.js";
-import type { ActualState, ApiProfile } from "../service/types.js";
+import type { ActualState, ApiProfile, JitProvisioning } from "../service/types.js";
 import { compareStrings, makeContext, mappingOf, type PlanContext } from "./context.js";
 import { planAbsentUser, planUnlisted } from "./deletions.js";
 import { defaultLimits, estimate, type Limits } from "./estimate.js";
@@ -18,7 +18,7 @@ import {
   fingerprintGrant,
   grantsByKey,
 } from "./fingerprint.js";
-import { planGroupPrune, planGroups } from "./groups.js";
+import { managedGroupIds, planGroupPrune, planGroups } from "./groups.js";
 import { planGrace, type GraceInput } from "./grace.js";
 import { planBulkMembership } from "./bulk.js";
 import { applyDeleteGuard } from "./guard.js";
@@ -75,8 +75,15 @@ export function plan(input: PlanInput): Plan {
     estimate: estimate(steps, input.limits ?? defaultLimits),
     ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
     ...(ctx.conflicts > 0 ? { conflicts: ctx.conflicts } : {}),
+    ...(input.actual.jit ? { jit: jitOf(ctx, input.actual.jit) } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
   };
+}
+
+/** The JIT settings that are on, and the groups they name that the desired state manages too. */
+function jitOf(ctx: PlanContext, jit: JitProvisioning): NonNullable<Plan["jit"]> {
+  const managed = managedGroupIds(ctx.desired);
+  return { settings: jit.settings, sharedGroups: jit.groups.filter((g) => managed.has(g)) };
 }
 
 /** Existing mappings sharing one authenticationId: only one of them can log in. */

@@ -241,6 +241,12 @@ export interface Plan {
    * person the source names is never silently unmanaged. Written only when not zero.
    */
   conflicts?: number;
+  /**
+   * The organization provisions people at sign-in too (JIT_PROVISIONING, JWT_JIT_PROVISIONING;
+   * read for directory sources): which settings are on, and the groups the settings name that the
+   * desired state also manages, which both the service (at every sign-in) and usersync write.
+   */
+  jit?: { settings: string[]; sharedGroups: string[] };
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
   /**

@@ -266,5 +266,20 @@ export function headerLines(plan: Plan, dryRun: boolean): string[] {
     `Mode ${plan.mode} · profile ${plan.profile} · membership ${plan.membership} · deletions ${plan.deletions}`,
     // A directory's evidence that the read was whole (a file's path is the whole story).
     ...(plan.source && plan.source.kind !== "file" ? [`Source ${evidenceLine(plan.source)}`] : []),
+    ...jitLines(plan),
+  ];
+}
+
+/** Just-in-time provisioning: said up front, with the groups both sides write (docs/sources.md). */
+function jitLines(plan: Plan): string[] {
+  if (!plan.jit) return [];
+  const shared = plan.jit.sharedGroups;
+  return [
+    `Just-in-time provisioning is on (${plan.jit.settings.join(", ")}): the service also makes people at their first sign-in; usersync adopts them by login (see docs/sources.md, "Just-in-time provisioning")`,
+    ...(shared.length > 0
+      ? [
+          `Groups the service also sets at every sign-in, shared with the desired state: ${shared.join(", ")}. Let one side own them: drop them from the login's group claim, or from the desired state`,
+        ]
+      : []),
   ];
 }

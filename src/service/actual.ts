@@ -11,13 +11,15 @@ export interface ListOptions {
   permissions?: PermissionListing | undefined;
   /** Also list the data filters of the workspaces in scope (only then). */
   dataFilters?: DataFilterListing | undefined;
+  /** Also read whether the organization provisions people at sign-in (directory sources). */
+  jit?: boolean;
 }
 
 export async function listActualState(
   client: ServiceClient,
   options: ListOptions = {},
 ): Promise<ActualState> {
-  const [idpUsers, mappings, groups, profile, workspaces] = await Promise.all([
+  const [idpUsers, mappings, groups, profile, workspaces, jit] = await Promise.all([
     // A 404 on the IdP user listing: this service has no built-in identity provider.
     client.listIdpUsers().catch((err: unknown) => {
       if (err instanceof HttpError && err.status === 404) return undefined;
@@ -27,6 +29,7 @@ export async function listActualState(
     client.listGroups(),
     client.getProfile(),
     options.permissions || options.dataFilters ? client.permissions.listWorkspaces() : undefined,
+    options.jit ? client.jitProvisioning?.() : undefined,
   ]);
   if (profile) requireCallerMapped(profile.userId, mappings);
   const actual: ActualState = {
@@ -36,6 +39,7 @@ export async function listActualState(
   };
   if (idpUsers === undefined) actual.builtinIdp = false;
   if (profile) actual.callerId = profile.userId;
+  if (jit) actual.jit = jit;
   if (options.permissions && workspaces)
     actual.permissions = await listPermissions(client.permissions, options.permissions, {
       workspaces,

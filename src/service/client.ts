@@ -19,6 +19,7 @@ import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import { readSignIn, type OrganizationSignIn } from "./sign-in.js";
+import { readJit } from "./jit.js";
 import { DataFiltersApi } from "./data-filters-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
@@ -29,6 +30,7 @@ import type {
   DataFiltersClient,
   DeleteResult,
   IdpUser,
+  JitProvisioning,
   Mapping,
   MembersRead,
   MembersResult,
@@ -100,6 +102,10 @@ export class ProfileClient implements ServiceClient {
     return path === undefined ? undefined : readSignIn(this.t, path);
   }
 
+  async jitProvisioning(): Promise<JitProvisioning | undefined> {
+    return this.codec.profile === "v1" ? readJit(this.t) : undefined;
+  }
+
   async listIdpUsers(): Promise<IdpUser[]> {
     const { json } = await this.send({
       method: "GET",
@@ -169,11 +175,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async getMapping(id: string): Promise<Mapping | undefined> {
-    const r = await this.getEntity(
-      `${this.codec.paths.users}/${seg(id)}`,
-      this.codec.include.users,
-      USER_RESOURCE,
-    );
+    const r = await this.getEntity(this.codec.paths.users, id, this.codec.include.users, USER_RESOURCE);
     return r && this.codec.decodeMapping(r);
   }
 
@@ -217,11 +219,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async getGroup(id: string): Promise<UserGroup | undefined> {
-    const r = await this.getEntity(
-      `${this.codec.paths.groups}/${seg(id)}`,
-      this.codec.include.groups,
-      GROUP_RESOURCE,
-    );
+    const r = await this.getEntity(this.codec.paths.groups, id, this.codec.include.groups, GROUP_RESOURCE);
     return r && this.codec.decodeGroup(r);
   }
 
@@ -277,14 +275,15 @@ export class ProfileClient implements ServiceClient {
    * `relationships` optional, and the official SDKs always pass `include` on these reads.
    */
   private async getEntity(
-    path: string,
+    collection: string,
+    id: string,
     include: string | undefined,
     item: ResourceSchema,
   ): Promise<Resource | undefined> {
     const query = include === undefined ? "" : `?include=${include}`;
     const { status, json } = await this.send({
       method: "GET",
-      path: path + query,
+      path: `${collection}/${seg(id)}${query}`,
       mediaType: ENTITY_MEDIA,
       accept: [404],
       answer: oneAnswer(item),

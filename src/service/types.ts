@@ -65,6 +65,16 @@ export interface ActualState {
   permissions?: ActualPermissions;
   /** The filters of the in-scope workspaces, listed only when the run manages data filters. */
   dataFilters?: ActualDataFilters;
+  /** Set when the organization provisions people at sign-in (service/jit.ts); read for directory sources. */
+  jit?: JitProvisioning;
+}
+
+/** The organization's just-in-time provisioning settings that are on, and the groups they name. */
+export interface JitProvisioning {
+  /** `JIT_PROVISIONING`, `JWT_JIT_PROVISIONING`, sorted. */
+  settings: string[];
+  /** Group ids the settings' content names: set by the service at sign-in too. Sorted. */
+  groups: string[];
 }
 
 export interface NewIdpUser {
@@ -147,6 +157,8 @@ export interface ServiceClient {
   getProfile(): Promise<{ userId: string } | undefined>;
   /** How the organization signs people in (service/sign-in.ts); `undefined` where the API cannot tell (legacy). */
   signIn?(): Promise<OrganizationSignIn | undefined>;
+  /** The organization's just-in-time provisioning (service/jit.ts); `undefined` when off or where the API cannot tell. */
+  jitProvisioning?(): Promise<JitProvisioning | undefined>;
 
   listIdpUsers(): Promise<IdpUser[]>;
   getIdpUser(email: string): Promise<IdpUser | undefined>;

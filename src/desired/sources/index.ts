@@ -63,6 +63,9 @@ export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
     allowEmpty: o.allowEmptyGroups ?? false,
   });
   result.evidence.people = result.state.users.length;
+  // A directory's ids come from its rule, never from a person writing one down: they count as
+  // derived, so a person's existing mapping under another id is adopted (plan/adopt.ts).
+  if (o.config.source.type !== "file") for (const u of result.state.users) u.idDerived = true;
   result.state.evidence = result.evidence;
   return result;
 }

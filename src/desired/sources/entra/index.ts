@@ -89,7 +89,6 @@ function build(
     problems,
     defaultIdentity: ctx.defaultIdentity,
     passwordWarned: { value: false },
-    idsFromRule: true,
   };
   const skipped = new SkipCounter();
   const groups: DesiredGroup[] = [];

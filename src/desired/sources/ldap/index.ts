@@ -91,7 +91,6 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<SourceR
     problems,
     defaultIdentity: options.defaultIdentity,
     passwordWarned: { value: false },
-    idsFromRule: true,
     lists: new Map(),
   };
   const source = ldapSourceName(config);

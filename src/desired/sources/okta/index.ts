@@ -59,7 +59,6 @@ export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): P
       problems,
       defaultIdentity: ctx.defaultIdentity,
       passwordWarned: { value: false },
-      idsFromRule: true,
     };
     const userGroupOf = new Map<string, string>();
     const groups: DesiredGroup[] = [];
