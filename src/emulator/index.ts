@@ -55,7 +55,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const { store, persister } = await openStore(options, owners);
   store.signIn = options.signIn;
   const faults = new FaultEngine(options.faults);
-  const log = new RequestLog(options.requestLogLimit ?? 100_000);
+  const log = new RequestLog(options.requestLogLimit ?? 100_000, options.onRequest);
   let base = "";
 
   const server = createServer(
