@@ -53,18 +53,17 @@ async function watched(
   required: RequiredFilters,
 ): Promise<{ emu: EmulatorHandle; leaks: string[]; writes: () => number }> {
   const leaks: string[] = [];
-  let emu: EmulatorHandle | undefined;
-  emu = await startEmulator({
+  // onRequest runs only for requests, all sent once the emulator has started.
+  const emu: EmulatorHandle = await startEmulator({
     port: 0,
     seed,
     tokens: { [TOKEN]: "admin" },
     onRequest: (e) => {
-      if (e.method !== "GET" && emu)
+      if (e.method !== "GET")
         leaks.push(...filterLeaks(emu.state(), required).map((l) => `${e.method} ${e.url}: ${l}`));
     },
   });
-  const handle = emu;
-  return { emu: handle, leaks, writes: () => handle.requestLog().filter((e) => e.method !== "GET").length };
+  return { emu, leaks, writes: () => emu.requestLog().filter((e) => e.method !== "GET").length };
 }
 
 interface PlanJson {
