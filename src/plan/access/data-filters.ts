@@ -4,7 +4,8 @@
  * `dataFilters.workspaces`, and only the filters usersync made (its tag and its id); a filter
  * made by hand is never touched. A filter is compared by meaning (label and value set). A new or
  * narrower filter is safe at any time and comes first (filter-order.ts makes every step that gives
- * access wait for it); a removal or a widening while the holder keeps access is a **widening**,
+ * access wait for it); a removal or a widening while access it guards remains (on its workspace or
+ * below, the holder's or a member's: reach.ts) is a **widening**,
  * held back over `dataFilters.maxWidenings`. Incremental mode changes the workspaces an entry
  * lists; full mode also removes the managed filters of in-scope workspaces it no longer lists.
  */
