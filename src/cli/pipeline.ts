@@ -225,6 +225,11 @@ export async function planAgainstService(
     ...optional("allowFilterWidenings", intOption(options.values, "allow-filter-widenings")),
   });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
+  // What the config allows (permissions: scope, MANAGE; data filters: scope), before any request.
+  reportProblems(
+    [...checkPermissionPolicy(options.desired, policy), ...checkDataFilterPolicy(options.desired, policy)],
+    logger,
+  );
   const grace = await loadGrace(runtime, policy);
   const connection =
     options.connection ??
@@ -238,15 +243,8 @@ export async function planAgainstService(
       defaultIdentity: config.identity.default,
       logger,
     });
-    // What the profile and the config allow (permissions: scope, MANAGE), before any listing.
-    reportProblems(
-      [
-        ...validateForProfile(options.desired, profile),
-        ...checkPermissionPolicy(options.desired, policy),
-        ...checkDataFilterPolicy(options.desired, policy),
-      ],
-      logger,
-    );
+    // What the profile allows, before any listing.
+    reportProblems(validateForProfile(options.desired, profile), logger);
     const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
     const planned = await planChecked(runtime, {
       client: connection.client,

@@ -56,7 +56,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   store.signIn = options.signIn;
   store.organizationSettings = options.organizationSettings ?? [];
   const faults = new FaultEngine(options.faults);
-  const log = new RequestLog(options.requestLogLimit ?? 100_000);
+  const log = new RequestLog(options.requestLogLimit ?? 100_000, options.onRequest);
   let base = "";
 
   const server = createServer(

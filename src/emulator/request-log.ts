@@ -5,10 +5,15 @@ export class RequestLog {
   private entries: RequestLogEntry[] = [];
   private count: EmulatorCounters = emptyCounters();
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** Told of each request once its handler has run, before it is answered (EmulatorOptions.onRequest). */
+    private readonly onEntry?: (entry: RequestLogEntry) => void,
+  ) {}
 
   add(entry: RequestLogEntry): void {
     this.entries.push(entry);
+    this.onEntry?.({ ...entry });
     // Trim in batches so a long run does not pay a shift() per request.
     if (this.entries.length > this.limit * 2) this.entries = this.entries.slice(-this.limit);
     const c = this.count;

@@ -189,6 +189,11 @@ export interface EmulatorOptions {
   organizationSettings?: EmulatorOrganizationSetting[];
   /** Keep the last N requests in the request log (default 100000). */
   requestLogLimit?: number;
+  /**
+   * Called once per request after its handler ran and before it is answered: the store then holds
+   * exactly what that request left (tests check an invariant between two writes).
+   */
+  onRequest?: (entry: RequestLogEntry) => void;
 }
 
 export interface RequestLogEntry {

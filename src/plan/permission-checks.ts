@@ -10,6 +10,7 @@ import type { Problem } from "../errors.js";
 import type { Workspace } from "../permissions.js";
 import type { PermissionListing } from "../service/permission-listing.js";
 import type { Policy } from "./policy.js";
+import { managesDataFilters } from "./access/data-filters.js";
 import { workspaceMatcher } from "./safety.js";
 
 type Holder = DesiredUser | DesiredGroup;
@@ -116,14 +117,20 @@ export function permissionListing(
   pageSize: number,
 ): PermissionListing | undefined {
   const all = holders(desired);
-  const workspaces = policy.permissions.workspaces.length > 0 && all.some((r) => r.workspaces !== undefined);
+  // Data filters need every grant of the workspaces in scope: whether a filter still guards access
+  // (a widening, or not) depends on anyone's grant there, a member's own included (plan/access/reach.ts).
+  const filters = managesDataFilters({ desired, policy });
+  const workspaces =
+    policy.permissions.workspaces.length > 0 && (filters || all.some((r) => r.workspaces !== undefined));
   const organization = all.some((r) => r.organization !== undefined);
   if (!workspaces && !organization) return undefined;
   return {
     inScope: workspaceMatcher(policy.permissions.workspaces),
-    users: workspaces
-      ? desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id)
-      : [],
+    users: !workspaces
+      ? []
+      : filters
+        ? "all"
+        : desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id),
     organization,
     pageSize,
   };

@@ -23,10 +23,10 @@ import {
   type OrganizationPermission,
   type WorkspaceGrant,
 } from "../permissions.js";
-import { linkedIdp, mappingOf, type PlanContext } from "./context.js";
+import type { PlanContext } from "./context.js";
 import { orgPermissionKey, permissionKey } from "./fingerprint.js";
 import { guardLimit } from "./guard.js";
-import { groupRefusal } from "./access/holders.js";
+import { groupRefusal, mappingCreatedBy, userRefusal } from "./access/holders.js";
 import { keptByMode } from "./kept-grants.js";
 import { workspaceMatcher } from "./safety.js";
 import { base, groupKey, mappingKey, notice, stepId } from "./steps.js";
@@ -75,20 +75,8 @@ function userHolders(ctx: PlanContext): Holder[] {
   const out: Holder[] = [];
   for (const u of ctx.desired.users) {
     if (u.state !== "present" || !hasAccess(u)) continue;
-    const m = mappingOf(ctx, u.id);
-    const linked = linkedIdp(ctx.idx, m);
-    const created = stepId("createMapping", u.id);
-    const createdBy = ctx.steps.has(created) ? created : undefined;
-    const inScope =
-      ctx.safety.desiredInScope(u, u.groups ?? m?.groups ?? []) &&
-      (m === undefined || ctx.safety.mappingInScope(m, linked));
-    const why = ctx.safety.isProtected([u.id, u.email, m?.email, linked?.email])
-      ? "protected by policy"
-      : !inScope
-        ? "outside policy.scope"
-        : m === undefined && createdBy === undefined
-          ? "the user is not mapped and this plan does not map it"
-          : undefined;
+    const createdBy = mappingCreatedBy(ctx, u.id);
+    const why = userRefusal(ctx, u, createdBy);
     if (why !== undefined) {
       refuse(ctx, mappingKey(u.id), why);
       continue;

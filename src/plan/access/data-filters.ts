@@ -4,20 +4,21 @@
  * `dataFilters.workspaces`, and only the filters usersync made (its tag and its id); a filter
  * made by hand is never touched. A filter is compared by meaning (label and value set). A new or
  * narrower filter is safe at any time and comes first (filter-order.ts makes every step that gives
- * access wait for it); a removal or a widening while the holder keeps access is a **widening**,
+ * access wait for it); a removal or a widening while access it guards remains (on its workspace or
+ * below, the holder's or a member's: reach.ts) is a **widening**,
  * held back over `dataFilters.maxWidenings`. Incremental mode changes the workspaces an entry
  * lists; full mode also removes the managed filters of in-scope workspaces it no longer lists.
  */
 import { isNarrowing, managedFilterId, sameMeaning, type ActualDataFilter } from "../../data-filters.js";
 import type { DesiredDataFilter, DesiredState } from "../../desired/types.js";
 import { assigneeKey, type Assignee } from "../../permissions.js";
-import { groupRefusal } from "./holders.js";
-import { mappingOf, type PlanContext } from "../context.js";
+import { groupRefusal, mappingCreatedBy, userRefusal } from "./holders.js";
+import type { PlanContext } from "../context.js";
 import { dataFilterKey } from "../fingerprint.js";
 import { guardLimit } from "../guard.js";
 import type { Policy } from "../policy.js";
 import { workspaceMatcher } from "../safety.js";
-import { base, groupKey, mappingKey, notice, stepId } from "../steps.js";
+import { base, groupKey, mappingKey, notice } from "../steps.js";
 import type { DataFilterStep, Plan } from "../types.js";
 import { orderForFilters } from "./filter-order.js";
 import { makeReach, type Reach } from "./reach.js";
@@ -70,17 +71,8 @@ function holders(ctx: PlanContext): Holder[] {
   }
   for (const u of ctx.desired.users) {
     if (u.state !== "present" || u.dataFilters === undefined) continue;
-    const m = mappingOf(ctx, u.id);
-    const created = stepId("createMapping", u.id);
-    const createdBy = ctx.steps.has(created) ? created : undefined;
-    const inScope = ctx.safety.desiredInScope(u, u.groups ?? m?.groups ?? []);
-    const why = ctx.safety.isProtected([u.id, u.email, m?.email])
-      ? "protected by policy"
-      : !inScope
-        ? "outside policy.scope"
-        : m === undefined && createdBy === undefined
-          ? "the user is not mapped and this plan does not map it"
-          : undefined;
+    const createdBy = mappingCreatedBy(ctx, u.id);
+    const why = userRefusal(ctx, u, createdBy);
     if (why !== undefined) refuse(mappingKey(u.id), why);
     else out.push({ assignee: { type: "user", id: u.id }, filters: u.dataFilters, createdBy });
   }
@@ -146,14 +138,14 @@ function holderSteps(
     const cur = o.have.get(ws);
     if (!cur) out.push(filterStep(h, ws, { after: maql, widening: false }));
     else if (!sameMeaning(cur.maql, maql)) {
-      const widening = !isNarrowing(cur.maql, maql) && o.reach.after(h.assignee, ws);
+      const widening = !isNarrowing(cur.maql, maql) && o.reach.guardsAfter(h.assignee, ws);
       out.push(filterStep(h, ws, { before: cur.maql, after: maql, widening }));
     }
   }
   if (ctx.policy.mode === "full")
     for (const [ws, cur] of o.have)
       if (!wanted.has(ws) && o.inScope(ws))
-        out.push(filterStep(h, ws, { before: cur.maql, widening: o.reach.after(h.assignee, ws) }));
+        out.push(filterStep(h, ws, { before: cur.maql, widening: o.reach.guardsAfter(h.assignee, ws) }));
   return out;
 }
 

@@ -6,13 +6,13 @@
  *   assignees it gives access to: the user's own, each group's it joins and the groups above;
  * - a new user with a filter of their own is created without groups (the filter needs the user to
  *   exist) and joins them in a second step (`updateMapping`) once the filter is there;
- * - a removal or a loosening of a filter whose holder loses its access in this plan waits for the
- *   steps that take the access away.
+ * - a removal or a loosening of a filter (a widening or not) waits for the steps of this plan that
+ *   take away the access it guards.
  */
 import { isNarrowing } from "../../data-filters.js";
 import { assigneeKey, type Assignee } from "../../permissions.js";
 import type { PlanContext } from "../context.js";
-import { base, mappingKey, stepId } from "../steps.js";
+import { base, mappingKey } from "../steps.js";
 import type { CreateMappingStep, DataFilterStep, Step } from "../types.js";
 import type { Reach } from "./reach.js";
 
@@ -34,8 +34,8 @@ export function orderForFilters(ctx: PlanContext, steps: readonly DataFilterStep
         guard.set(assigneeKey(s.assignee), []).get(assigneeKey(s.assignee))!
       ).push(s.id);
   if (guard.size > 0) waitForFilters(ctx, guard, reach);
-  const loosening = steps.filter((s) => !guards(s) && !(s.kind !== "createDataFilter" && s.widening));
-  if (loosening.length > 0) waitForAccessGone(ctx, loosening);
+  const loosening = steps.filter((s) => !guards(s));
+  if (loosening.length > 0) waitForAccessGone(ctx, loosening, reach);
 }
 
 function waitForFilters(ctx: PlanContext, guard: ReadonlyMap<string, string[]>, reach: Reach): void {
@@ -122,21 +122,30 @@ function splitCreate(ctx: PlanContext, create: CreateMappingStep, deps: readonly
   ctx.steps.set(join.id, join);
 }
 
-/** Removals and loosenings after the access they guarded is gone. */
-function waitForAccessGone(ctx: PlanContext, loosening: readonly DataFilterStep[]): void {
-  const revokes = [...ctx.steps.values()]
-    .filter((s) => s.kind === "revokeWorkspacePermissions")
-    .map((s) => s.id);
-  const removals = new Map<string, string[]>();
+/**
+ * Removals and loosenings (widenings included) after every planned step that may take away the
+ * access they guard: the revokes on the workspace or below it, and the moves of whoever the filter
+ * applies to (the holder; for a group, the groups below it and their members): mapping updates and
+ * deletions, `removeMembers`, group updates and deletions. A step held back is not waited for: it
+ * never runs, and the widening count already took its access as remaining.
+ */
+function waitForAccessGone(ctx: PlanContext, loosening: readonly DataFilterStep[], reach: Reach): void {
+  const revokes = new Map<string, string[]>();
   for (const s of ctx.steps.values())
-    if (s.kind === "removeMembers")
-      for (const m of s.members) (removals.get(m) ?? removals.set(m, []).get(m)!).push(s.id);
+    if (s.kind === "revokeWorkspacePermissions" && s.status === "planned")
+      (revokes.get(s.target) ?? revokes.set(s.target, []).get(s.target)!).push(s.id);
+  const m = reach.memberships;
   for (const s of loosening) {
     const a = s.assignee;
-    const own =
-      a.type === "user"
-        ? [stepId("updateMapping", a.id), stepId("deleteMapping", a.id), ...(removals.get(a.id) ?? [])]
-        : [stepId("updateGroup", a.id), stepId("deleteGroup", a.id)];
-    add(s, [...revokes, ...own.filter((id) => ctx.steps.has(id))]);
+    const deps = [...reach.below(s.workspace)].flatMap((w) => revokes.get(w) ?? []);
+    const groups = new Set(reach.groupsOf(a));
+    if (a.type === "user") deps.push(...m.userRemovals(a.id));
+    else {
+      groups.add(a.id);
+      for (const g of reach.groupsBelow(a.id)) groups.add(g);
+      for (const u of reach.membersOf(a.id)) deps.push(...m.userRemovals(u));
+    }
+    for (const g of groups) deps.push(...m.groupRemovals(g));
+    add(s, deps);
   }
 }

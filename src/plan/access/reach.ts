@@ -1,80 +1,180 @@
 /**
- * Who can reach a workspace once the plan is done: an assignee's direct grant on it, a hierarchy
- * grant on a workspace above it, or (for a user) any group it will be in, and (for a group) any
- * group above it, with the same rules. Read from the actual grants and the planned permission
- * steps. Where usersync does not know (permissions not listed, a workspace outside
- * `permissions.workspaces`) access is taken to remain: a filter removed then is a widening.
+ * Who can reach a workspace, and what a data filter guards (docs/data-filters.md). Access follows
+ * what the service does: an assignee's direct grant on a workspace, a hierarchy grant on a
+ * workspace above it, and for a user any group it is in, with the groups above; for a group the
+ * groups above it. A filter follows the same path down: a filter on a workspace applies there and
+ * on every workspace below it, to its holder and (a group's) to every member of the group or of a
+ * group below it, however that member reaches the workspace.
+ *
+ * "After" is the organization once the plan's planned steps are done (after-plan.ts: held-back
+ * steps never run). Read from the actual grants and the planned permission steps. Where usersync
+ * does not know (permissions not listed, a workspace outside `permissions.workspaces`) access is
+ * taken to remain: a filter removed then is at worst counted as a widening.
  */
 import { assigneeKey, isEmptyGrant, type Assignee, type WorkspaceGrant } from "../../permissions.js";
 import { mappingOf, type PlanContext } from "../context.js";
 import { workspaceMatcher } from "../safety.js";
+import { memberships, type Memberships } from "./after-plan.js";
 
 export interface Reach {
   /** Whether `a` can see `workspace` after the plan (true when it cannot be known). */
   after(a: Assignee, workspace: string): boolean;
-  /** The groups a user will be in (and the groups above them), or the groups above a group. */
+  /** The groups a user is or will be in (and the groups above them), or the groups above a group. */
   groupsOf(a: Assignee): ReadonlySet<string>;
+  /** The workspace and every workspace below it (a filter on it guards them all). */
+  below(workspace: string): ReadonlySet<string>;
+  /**
+   * Whether a filter of `a` on `workspace` still guards someone's access after the plan: `a`'s own
+   * on the workspace or one below it, and for a group its members' (of it or a group below it).
+   */
+  guardsAfter(a: Assignee, workspace: string): boolean;
+  /** The users who are or will be in the group or a group below it, while the plan runs. */
+  membersOf(group: string): ReadonlySet<string>;
+  /** The groups that are or will be below the group (its members are its members). */
+  groupsBelow(group: string): ReadonlySet<string>;
+  /** What the plan changes in memberships (steps that take access away, groups after). */
+  readonly memberships: Memberships;
 }
 
-export function makeReach(ctx: PlanContext): Reach {
-  const perms = ctx.actual.permissions;
-  const listed = workspaceMatcher(ctx.policy.permissions.workspaces);
+/** Walks a graph from `start` (excluded unless `self`), each node once. */
+function closure(start: Iterable<string>, next: (id: string) => Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  const walk = (id: string): void => {
+    if (out.has(id)) return;
+    out.add(id);
+    for (const n of next(id)) walk(n);
+  };
+  for (const s of start) walk(s);
+  return out;
+}
+
+function grantsAfter(ctx: PlanContext): Map<string, WorkspaceGrant> {
   const grants = new Map<string, WorkspaceGrant>();
-  for (const a of perms?.assignments ?? []) grants.set(`${a.workspace}|${assigneeKey(a.assignee)}`, a);
+  for (const a of ctx.actual.permissions?.assignments ?? [])
+    grants.set(`${a.workspace}|${assigneeKey(a.assignee)}`, a);
+  // Grant steps come before revoke steps: a revoke's `after` is the last word when both run.
   for (const s of ctx.steps.values())
     if (
       (s.kind === "grantWorkspacePermissions" || s.kind === "revokeWorkspacePermissions") &&
       s.status === "planned"
     )
       for (const c of s.changes) grants.set(`${s.target}|${assigneeKey(c.assignee)}`, c.after);
-  const parentOf = new Map((perms?.workspaces ?? []).map((w) => [w.id, w.parent] as const));
-  const groupParents = finalGroupParents(ctx);
-  const userGroups = finalUserGroups(ctx);
-  const closure = new Map<string, Set<string>>();
-  const above = (groups: Iterable<string>): Set<string> => {
-    const out = new Set<string>();
-    const walk = (g: string): void => {
-      if (out.has(g)) return;
-      out.add(g);
-      for (const p of groupParents.get(g) ?? []) walk(p);
-    };
-    for (const g of groups) walk(g);
-    return out;
+  return grants;
+}
+
+/** Direct and hierarchy grants after the plan, and the workspace tree they follow. */
+function workspaceGrants(ctx: PlanContext): {
+  direct: (key: string, workspace: string) => boolean;
+  below: (workspace: string) => Set<string>;
+} {
+  const grants = grantsAfter(ctx);
+  const workspaces = ctx.actual.permissions?.workspaces ?? [];
+  const parentOf = new Map(workspaces.map((w) => [w.id, w.parent] as const));
+  const childrenOf = new Map<string, string[]>();
+  for (const [id, parent] of parentOf)
+    if (parent !== undefined) (childrenOf.get(parent) ?? childrenOf.set(parent, []).get(parent)!).push(id);
+  const belowCache = new Map<string, Set<string>>();
+  return {
+    direct(key, workspace) {
+      const own = grants.get(`${workspace}|${key}`);
+      if (own && own.permissions.length > 0) return true;
+      const seen = new Set<string>();
+      for (let at: string | undefined = workspace; at !== undefined && !seen.has(at); at = parentOf.get(at)) {
+        seen.add(at);
+        const g = grants.get(`${at}|${key}`);
+        if (g && !isEmptyGrant(g) && g.hierarchy.length > 0) return true;
+      }
+      return false;
+    },
+    below: (workspace) =>
+      belowCache.get(workspace) ??
+      belowCache
+        .set(
+          workspace,
+          closure([workspace], (w) => childrenOf.get(w) ?? []),
+        )
+        .get(workspace)!,
   };
-  const groupsOf = (a: Assignee): Set<string> => {
-    const key = assigneeKey(a);
-    let set = closure.get(key);
-    if (!set) {
-      set = a.type === "user" ? above(userGroups(a.id)) : above(groupParents.get(a.id) ?? []);
+}
+
+export function makeReach(ctx: PlanContext): Reach {
+  const perms = ctx.actual.permissions;
+  const listed = workspaceMatcher(ctx.policy.permissions.workspaces);
+  const { direct, below } = workspaceGrants(ctx);
+  const m = memberships(ctx);
+  const groupParents = duringGroupParents(ctx);
+  const userGroups = duringUserGroups(ctx, m);
+  const cache = new Map<string, Set<string>>();
+  const cached = (key: string, make: () => Set<string>): Set<string> =>
+    cache.get(key) ?? cache.set(key, make()).get(key)!;
+  const groupsOf = (a: Assignee): Set<string> =>
+    cached(`during ${assigneeKey(a)}`, () => {
+      const start = a.type === "user" ? userGroups(a.id) : (groupParents.get(a.id) ?? []);
+      const set = closure(start, (g) => groupParents.get(g) ?? []);
       if (a.type === "userGroup") set.delete(a.id);
-      closure.set(key, set);
-    }
-    return set;
+      return set;
+    });
+  const groupsAfter = (a: Assignee): Set<string> | undefined => {
+    const start = a.type === "user" ? m.userAfter(a.id) : m.parentsAfter(a.id);
+    if (start === undefined) return undefined;
+    return closure(
+      start.filter((g) => m.parentsAfter(g) !== undefined),
+      (g) => (m.parentsAfter(g) ?? []).filter((p) => m.parentsAfter(p) !== undefined),
+    );
   };
-  const direct = (key: string, workspace: string): boolean => {
-    const own = grants.get(`${workspace}|${key}`);
-    if (own && own.permissions.length > 0) return true;
-    const seen = new Set<string>();
-    for (let at: string | undefined = workspace; at !== undefined && !seen.has(at); at = parentOf.get(at)) {
-      seen.add(at);
-      const g = grants.get(`${at}|${key}`);
-      if (g && !isEmptyGrant(g) && g.hierarchy.length > 0) return true;
-    }
+  const after = (a: Assignee, workspace: string): boolean => {
+    if (!perms || !listed(workspace)) return true;
+    const groups = groupsAfter(a);
+    if (groups === undefined) return false;
+    if (direct(assigneeKey(a), workspace)) return true;
+    for (const g of groups) if (direct(`userGroup/${g}`, workspace)) return true;
     return false;
   };
+  const index = lazyMembers(ctx, groupsOf);
+  const reachesBelow = (a: Assignee, workspace: string): boolean =>
+    [...below(workspace)].some((w) => after(a, w));
   return {
     groupsOf,
-    after(a, workspace) {
-      if (!perms || !listed(workspace)) return true;
-      if (direct(assigneeKey(a), workspace)) return true;
-      for (const g of groupsOf(a)) if (direct(`userGroup/${g}`, workspace)) return true;
+    below,
+    after,
+    memberships: m,
+    membersOf: (g) => index().members.get(g) ?? new Set(),
+    groupsBelow: (g) => index().groups.get(g) ?? new Set(),
+    guardsAfter(a, workspace) {
+      if (reachesBelow(a, workspace)) return true;
+      if (a.type === "user") return false;
+      for (const u of index().members.get(a.id) ?? [])
+        if (reachesBelow({ type: "user", id: u }, workspace)) return true;
       return false;
     },
   };
 }
 
+/** Who is in each group (or a group below it), and which groups are below it: built once, when asked. */
+function lazyMembers(
+  ctx: PlanContext,
+  groupsOf: (a: Assignee) => ReadonlySet<string>,
+): () => { members: Map<string, Set<string>>; groups: Map<string, Set<string>> } {
+  let built: { members: Map<string, Set<string>>; groups: Map<string, Set<string>> } | undefined;
+  return () => {
+    if (built) return built;
+    const members = new Map<string, Set<string>>();
+    const groups = new Map<string, Set<string>>();
+    const ids = new Set([...ctx.actual.mappings.map((x) => x.id), ...ctx.desired.users.map((u) => u.id)]);
+    for (const id of ids)
+      for (const g of groupsOf({ type: "user", id }))
+        (members.get(g) ?? members.set(g, new Set()).get(g)!).add(id);
+    const all = new Set([...ctx.actual.groups.map((g) => g.id), ...ctx.desired.groups.map((g) => g.id)]);
+    for (const id of all)
+      for (const g of groupsOf({ type: "userGroup", id }))
+        (groups.get(g) ?? groups.set(g, new Set()).get(g)!).add(id);
+    built = { members, groups };
+    return built;
+  };
+}
+
 /** Each group's parents now and after the plan (both: it is a member of either while the plan runs). */
-function finalGroupParents(ctx: PlanContext): Map<string, readonly string[]> {
+function duringGroupParents(ctx: PlanContext): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>();
   for (const g of ctx.actual.groups) out.set(g.id, g.parents);
   for (const s of ctx.steps.values())
@@ -84,18 +184,16 @@ function finalGroupParents(ctx: PlanContext): Map<string, readonly string[]> {
 }
 
 /**
- * A user's groups now and after the plan (the desired ones): while the plan runs it may be in
- * either, so both count. Read from the desired state rather than the steps, so bulk moves and
- * mapping updates agree. (Access after the plan is then overstated, never understated: a filter
- * removal is at worst counted as a widening.)
+ * A user's groups now, after the plan, and the desired ones: while the plan runs it may be in any
+ * of them, so all count when ordering (more waiting, never less).
  */
-function finalUserGroups(ctx: PlanContext): (id: string) => readonly string[] {
+function duringUserGroups(ctx: PlanContext, m: Memberships): (id: string) => readonly string[] {
   // Built only when a plan has data filters: a run without them never pays for this Map.
   const desiredById = new Map(ctx.desired.users.map((u) => [u.id, u]));
   return (id) => {
     const d = desiredById.get(id);
     const have = mappingOf(ctx, id)?.groups ?? [];
-    if (d?.state !== "present" || d.groups === undefined) return have;
-    return [...new Set([...have, ...d.groups])];
+    const wanted = d?.state === "present" ? (d.groups ?? []) : [];
+    return [...new Set([...have, ...wanted, ...(m.userAfter(id) ?? [])])];
   };
 }
