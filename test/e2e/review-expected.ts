@@ -74,9 +74,12 @@ export function expectedOrganization(state: EmulatorState): Map<string, string[]
   return out;
 }
 
-/** A mapping's login: active with a built-in login, else external when its id says SSO here, else revoked. */
-export function loginOf(state: EmulatorState, id: string): string {
+/**
+ * A mapping's login: active with a built-in login; else external when the organization signs in
+ * through OIDC or the desired state says the person is external; else revoked.
+ */
+export function loginOf(state: EmulatorState, id: string, external: (id: string) => boolean): string {
   const m = state.mappings.find((x) => x.id === id)!;
   if (state.idpUsers.some((u) => u.authenticationId === m.authenticationId)) return "active";
-  return m.authenticationId?.startsWith("okta|") ? "external" : "revoked";
+  return external(id) ? "external" : "revoked";
 }
