@@ -164,26 +164,61 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     return out;
   };
 
-  /** The part every member of this group set shares: group reasons and group filters, by workspace. */
-  const groupPart = new Map<string, Map<string, { reasons: AccessReason[]; filters: EffectiveFilter[] }>>();
-  const groupShare = (
-    groups: readonly string[],
-  ): Map<string, { reasons: AccessReason[]; filters: EffectiveFilter[] }> => {
+  /**
+   * The rows every member of this group set shares, finished (permissions, sorted reasons,
+   * filters along the workspace path): a person with no grant or filter of their own gets these
+   * very objects, so 10,000 people cost about as much as their few distinct group sets.
+   */
+  const groupRows = new Map<string, Map<string, RawAccess>>();
+  const groupFiltersAt = new Map<string, Map<string, EffectiveFilter[]>>();
+  const groupFilters = (groups: readonly string[], key: string): Map<string, EffectiveFilter[]> => {
+    let at = groupFiltersAt.get(key);
+    if (at) return at;
+    at = new Map();
+    for (const [g, chain] of [...chainsOf(groups)].sort(([a], [b]) => cmp(a, b)))
+      for (const f of filtersByHolder.get(`userGroup/${g}`) ?? []) {
+        const list = at.get(f.workspace) ?? at.set(f.workspace, []).get(f.workspace)!;
+        list.push(effective(f, "group", chain));
+      }
+    groupFiltersAt.set(key, at);
+    return at;
+  };
+  const alongPath = (
+    ws: string,
+    byWs: ReadonlyMap<string, readonly EffectiveFilter[]>,
+    into: EffectiveFilter[],
+  ): void => {
+    if (byWs.size === 0) return;
+    for (const w of pathOf(ws))
+      for (const f of byWs.get(w) ?? []) into.push(w === ws ? f : { ...f, fromParent: true });
+  };
+  const sharedRows = (groups: readonly string[]): Map<string, RawAccess> => {
     const key = groups.join("\u0000");
-    let part = groupPart.get(key);
-    if (part) return part;
-    part = new Map();
-    const chains = [...chainsOf(groups)].sort(([a], [b]) => cmp(a, b));
-    const at = (ws: string): { reasons: AccessReason[]; filters: EffectiveFilter[] } =>
-      part!.get(ws) ?? part!.set(ws, { reasons: [], filters: [] }).get(ws)!;
-    for (const [g, chain] of chains)
-      for (const c of byAssignee.get(`userGroup/${g}`) ?? [])
-        at(c.workspace).reasons.push(withChain(c.reason, chain));
-    for (const [g, chain] of chains)
-      for (const f of filtersByHolder.get(`userGroup/${g}`) ?? [])
-        at(f.workspace).filters.push(effective(f, "group", chain));
-    groupPart.set(key, part);
-    return part;
+    let rows = groupRows.get(key);
+    if (rows) return rows;
+    const reasonsAt = new Map<string, AccessReason[]>();
+    for (const [g, chain] of [...chainsOf(groups)].sort(([a], [b]) => cmp(a, b)))
+      for (const c of byAssignee.get(`userGroup/${g}`) ?? []) {
+        const list = reasonsAt.get(c.workspace) ?? reasonsAt.set(c.workspace, []).get(c.workspace)!;
+        list.push(withChain(c.reason, chain));
+      }
+    const filters = groupFilters(groups, key);
+    rows = new Map();
+    for (const [ws, reasons] of reasonsAt) {
+      const permissions = permissionSet(reasons.flatMap((r) => r.permissions));
+      if (permissions.length === 0) continue;
+      const f: EffectiveFilter[] = [];
+      alongPath(ws, filters, f);
+      rows.set(ws, {
+        workspace: ws,
+        permissions,
+        reasons: reasons.sort(byReason),
+        filters: f.sort(byFilter),
+        workspaceFiltered: filteredAbove(ws),
+      });
+    }
+    groupRows.set(key, rows);
+    return rows;
   };
 
   return {
@@ -191,32 +226,43 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     chainsOf,
     filterCount: (ws) => filtersOn.get(ws) ?? 0,
     accessOf(userId, groups) {
-      const shared = groupShare(groups);
-      const reasonsAt = new Map<string, AccessReason[]>();
-      const filtersAt = new Map<string, EffectiveFilter[]>();
-      const add = <T>(into: Map<string, T[]>, ws: string, items: readonly T[]): void => {
-        if (items.length > 0) (into.get(ws) ?? into.set(ws, []).get(ws)!).push(...items);
-      };
-      for (const c of byAssignee.get(`user/${userId}`) ?? [])
-        add(reasonsAt, c.workspace, [withChain(c.reason, [])]);
-      for (const [ws, s] of shared) {
-        add(reasonsAt, ws, s.reasons);
-        add(filtersAt, ws, s.filters);
+      const shared = sharedRows(groups);
+      const ownGrants = byAssignee.get(`user/${userId}`) ?? [];
+      const ownFiltersList = filtersByHolder.get(`user/${userId}`) ?? [];
+      if (ownGrants.length === 0 && ownFiltersList.length === 0)
+        return [...shared.values()].sort((a, b) => cmp(a.workspace, b.workspace));
+      const ownReasons = new Map<string, AccessReason[]>();
+      for (const c of ownGrants) {
+        const list = ownReasons.get(c.workspace) ?? ownReasons.set(c.workspace, []).get(c.workspace)!;
+        list.push(withChain(c.reason, []));
       }
-      for (const f of filtersByHolder.get(`user/${userId}`) ?? [])
-        add(filtersAt, f.workspace, [effective(f, "own", [])]);
+      const ownFilters = new Map<string, EffectiveFilter[]>();
+      for (const f of ownFiltersList) {
+        const list = ownFilters.get(f.workspace) ?? ownFilters.set(f.workspace, []).get(f.workspace)!;
+        list.push(effective(f, "own", []));
+      }
+      const key = groups.join("\u0000");
       const out: RawAccess[] = [];
-      for (const [ws, reasons] of reasonsAt) {
-        const permissions = permissionSet(reasons.flatMap((r) => r.permissions));
+      for (const ws of new Set([...shared.keys(), ...ownReasons.keys()])) {
+        const base = shared.get(ws);
+        const own = ownReasons.get(ws);
+        const mine: EffectiveFilter[] = [];
+        alongPath(ws, ownFilters, mine);
+        if (base && !own && mine.length === 0) {
+          out.push(base);
+          continue;
+        }
+        // Only the own filters differ: the shared reasons list is kept (and flagged, hashed once).
+        const reasons = own ? [...own, ...(base?.reasons ?? [])].sort(byReason) : base!.reasons;
+        const permissions = own ? permissionSet(reasons.flatMap((r) => r.permissions)) : base!.permissions;
         if (permissions.length === 0) continue;
-        // Filters on this workspace and on every one above it narrow what is seen here.
-        const filters: EffectiveFilter[] = [];
-        for (const w of pathOf(ws))
-          for (const f of filtersAt.get(w) ?? []) filters.push(w === ws ? f : { ...f, fromParent: true });
+        const filters = [...mine];
+        if (base) filters.push(...base.filters);
+        else alongPath(ws, groupFilters(groups, key), filters);
         out.push({
           workspace: ws,
           permissions,
-          reasons: reasons.sort(byReason),
+          reasons,
           filters: filters.sort(byFilter),
           workspaceFiltered: filteredAbove(ws),
         });

@@ -16,7 +16,9 @@ import { reviewFindings } from "./review-findings.js";
 import { stepsByPerson } from "./review-drift.js";
 import {
   REVIEW_FORMAT_VERSION,
+  type AccessReason,
   type Agreement,
+  type EffectiveFilter,
   type LoginStatus,
   type OrganizationPermissionRow,
   type OrganizationReason,
@@ -70,7 +72,39 @@ export function buildReview(input: ReviewInput): Review {
   for (const a of perms?.organization ?? [])
     orgGrants.set(`${a.assignee.type}/${a.assignee.id}`, a.permissions);
 
-  const ctx: PersonContext = { input, model, names, index, drift, orgGrants };
+  // Rows of one group set share their lists: flagged once per list, not once per person.
+  const flagged = new WeakMap<object, unknown>();
+  const once = <T extends object>(list: T, make: (l: T) => T): T => {
+    let out = flagged.get(list) as T | undefined;
+    if (out === undefined) {
+      out = make(list);
+      flagged.set(list, out);
+    }
+    return out;
+  };
+  const ctx: PersonContext = {
+    input,
+    model,
+    names,
+    index,
+    drift,
+    orgGrants,
+    flagReasons: (list) =>
+      index
+        ? once(list, (l) =>
+            l.map((r) => ({
+              ...r,
+              managed: index.givesGrant(r.holder, r.grantedOn, r.permissions, r.kind === "hierarchy"),
+            })),
+          )
+        : list,
+    flagFilters: (list) =>
+      index
+        ? once(list, (l) =>
+            l.map((f) => ({ ...f, desired: index.givesFilter(f.holder, f.workspace, f.maql) })),
+          )
+        : list,
+  };
   const people: ReviewPerson[] = [];
   const byAuth = new Map(actual.idpUsers.map((u) => [u.authenticationId, u] as const));
   const linked = new Set<string>();
@@ -115,7 +149,7 @@ export function buildReview(input: ReviewInput): Review {
   const organizationPermissions = orgRows(ctx, people);
   const findings = reviewFindings(people, index !== undefined);
   const content = { workspaces: reviewWorkspaces, groups, people, organizationPermissions, findings };
-  const digest = `sha256:${createHash("sha256").update(JSON.stringify(content)).digest("hex")}`;
+  const digest = contentDigest(content);
   const evidence: ReviewEvidence = {
     requests: input.requests,
     ...(perms?.via !== undefined ? { permissionsVia: perms.via } : {}),
@@ -145,6 +179,8 @@ interface PersonContext {
   index: DesiredIndex | undefined;
   drift: ReadonlyMap<string, string[]> | undefined;
   orgGrants: ReadonlyMap<string, OrganizationPermission[]>;
+  flagReasons(list: AccessReason[]): AccessReason[];
+  flagFilters(list: EffectiveFilter[]): EffectiveFilter[];
 }
 
 function loginOf(
@@ -181,15 +217,8 @@ function mappingPerson(
       ...(ctx.names.get(raw.workspace) !== undefined ? { workspaceName: ctx.names.get(raw.workspace)! } : {}),
       permissions: raw.permissions,
       manage: raw.permissions.includes("MANAGE"),
-      reasons: index
-        ? raw.reasons.map((r) => ({
-            ...r,
-            managed: index.givesGrant(r.holder, r.grantedOn, r.permissions, r.kind === "hierarchy"),
-          }))
-        : raw.reasons,
-      filters: index
-        ? raw.filters.map((f) => ({ ...f, desired: index.givesFilter(f.holder, f.workspace, f.maql) }))
-        : raw.filters,
+      reasons: ctx.flagReasons(raw.reasons),
+      filters: ctx.flagFilters(raw.filters),
       unfiltered: raw.filters.length === 0 && raw.workspaceFiltered,
     };
     if (compared)
@@ -400,4 +429,41 @@ function summarize(
     findings: c.findings.length,
     findingsByKind,
   };
+}
+
+/**
+ * `sha256:` of the content, a part at a time (one JSON string of a large organization's review
+ * would be hundreds of MiB). The reason and filter lists people of one group set share are
+ * written once and then named by their hash, so the digest costs about what the distinct lists do.
+ */
+function contentDigest(content: Record<string, readonly unknown[]>): string {
+  const hash = createHash("sha256");
+  const listText = new WeakMap<object, string>();
+  const textOf = (list: readonly unknown[]): string => {
+    let t = listText.get(list);
+    if (t === undefined) {
+      t = JSON.stringify(list);
+      listText.set(list, t);
+    }
+    return t;
+  };
+  for (const [k, items] of Object.entries(content)) {
+    hash.update(`${k}\n`);
+    for (const item of items) {
+      if (k !== "people") {
+        hash.update(`${JSON.stringify(item)}\n`);
+        continue;
+      }
+      const { access, ...person } = item as ReviewPerson;
+      hash.update(JSON.stringify(person));
+      for (const a of access) {
+        const { reasons, filters, ...row } = a;
+        hash.update(JSON.stringify(row));
+        hash.update(textOf(reasons));
+        hash.update(textOf(filters));
+      }
+      hash.update("\n");
+    }
+  }
+  return `sha256:${hash.digest("hex")}`;
 }
