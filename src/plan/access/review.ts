@@ -82,6 +82,7 @@ export function buildReview(input: ReviewInput): Review {
     }
     return out;
   };
+  const groupSets = new Map<string, { chains: Array<[string, string[]]>; allGroups: string[] }>();
   const ctx: PersonContext = {
     input,
     model,
@@ -89,6 +90,16 @@ export function buildReview(input: ReviewInput): Review {
     index,
     drift,
     orgGrants,
+    groupSet: (groups) => {
+      const key = groups.join("\u0000");
+      let set = groupSets.get(key);
+      if (!set) {
+        const chains = [...model.chainsOf(groups)].sort(([a], [b]) => cmp(a, b));
+        set = { chains, allGroups: chains.map(([g]) => g) };
+        groupSets.set(key, set);
+      }
+      return set;
+    },
     flagReasons: (list) =>
       index
         ? once(list, (l) =>
@@ -180,6 +191,8 @@ interface PersonContext {
   drift: ReadonlyMap<string, string[]> | undefined;
   orgGrants: ReadonlyMap<string, OrganizationPermission[]>;
   flagReasons(list: AccessReason[]): AccessReason[];
+  /** A direct-group set's groups through parents, sorted, with their chains: once per set. */
+  groupSet(groups: readonly string[]): { chains: Array<[string, string[]]>; allGroups: string[] };
   flagFilters(list: EffectiveFilter[]): EffectiveFilter[];
 }
 
@@ -208,7 +221,7 @@ function mappingPerson(
   const login = loginOf(ctx, m, idp, d);
   const key = `user/${m.id}`;
   const groups = [...m.groups].sort(cmp);
-  const chains = ctx.model.chainsOf(groups);
+  const { chains, allGroups } = ctx.groupSet(groups);
   const desiredAccess = d?.state === "present" && index ? index.accessOf(d, groups) : undefined;
   const compared = index !== undefined && inScope && protectedWhy === undefined && d !== undefined;
   const access: WorkspaceAccess[] = ctx.model.accessOf(m.id, groups).map((raw) => {
@@ -239,7 +252,7 @@ function mappingPerson(
       ...(index ? { managed: index.givesOrganization({ type: "user", id: m.id }, own) } : {}),
       text: "direct grant",
     });
-  for (const [g, chain] of [...chains].sort(([a], [b]) => cmp(a, b))) {
+  for (const [g, chain] of chains) {
     const p = ctx.orgGrants.get(`userGroup/${g}`);
     if (p && p.length > 0)
       orgReasons.push({
@@ -270,7 +283,7 @@ function mappingPerson(
     drift: managed ? driftLines : [],
     ...(d !== undefined ? { desiredState: d.state } : {}),
     groups,
-    allGroups: [...chains.keys()].sort(cmp),
+    allGroups,
     organizationPermissions,
     organizationReasons: orgReasons,
     privileged: organizationPermissions.includes("MANAGE") || access.some((a) => a.manage),
@@ -439,10 +452,11 @@ function summarize(
 function contentDigest(content: Record<string, readonly unknown[]>): string {
   const hash = createHash("sha256");
   const listText = new WeakMap<object, string>();
+  /** A shared list's own hash, computed once: hashing its text for every row that shares it costs more than the review. */
   const textOf = (list: readonly unknown[]): string => {
     let t = listText.get(list);
     if (t === undefined) {
-      t = JSON.stringify(list);
+      t = createHash("sha256").update(JSON.stringify(list)).digest("hex");
       listText.set(list, t);
     }
     return t;
@@ -460,7 +474,7 @@ function contentDigest(content: Record<string, readonly unknown[]>): string {
         const { reasons, filters, ...row } = a;
         hash.update(JSON.stringify(row));
         hash.update(textOf(reasons));
-        hash.update(textOf(filters));
+        hash.update(filters.length === 0 ? "[]" : JSON.stringify(filters));
       }
       hash.update("\n");
     }
