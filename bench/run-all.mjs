@@ -2,7 +2,7 @@
 // figure and no two benchmarks share the CPU). `--only N` runs figure N (1-7, 8 for the
 // emulator's own throughput, 9 reading from LDAP, 10 bulk membership under a rate limit: about
 // 18 minutes at its full size, 11 listing and planning permissions, 12 many organizations, 13 reading
-// from Entra ID, 14 reading Okta under its shared rate limit, 15 data filters). Each script prints its table
+// from Entra ID, 14 reading Okta under its shared rate limit, 15 data filters, 16 the access review). Each script prints its table
 // and writes bench/results/<name>.json.
 import { spawn } from "node:child_process";
 import { cpus } from "node:os";
@@ -25,6 +25,7 @@ const FIGURES = [
   [13, "read-entra.mjs"],
   [14, "read-okta.mjs"],
   [15, "data-filters.mjs"],
+  [16, "review.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");

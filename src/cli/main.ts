@@ -3,7 +3,6 @@
  * a person can act on and a stable exit code. Nothing secret reaches these messages: errors are
  * built without secrets (src/errors.ts).
  */
-import { createRequire } from "node:module";
 import {
   AnswerError,
   ExitCode,
@@ -30,28 +29,21 @@ import { runExport } from "./commands/export.js";
 import { runEmulator } from "./commands/emulator.js";
 import { runDemo } from "./commands/demo.js";
 import { runForTargets, type FatalWriter } from "./run-targets.js";
+import { runReviewTargets } from "./commands/review.js";
+import { version } from "./version.js";
+
+export { version } from "./version.js";
 
 const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<number>> = {
   // Plan and apply run once, or once per target of a config with targets: (run-targets.ts).
   plan: (cmd, io) => runForTargets(cmd, io, (runtime) => runPlan(cmd, runtime), fatalWriter(io)),
   apply: (cmd, io) => runForTargets(cmd, io, (runtime) => runApply(cmd, runtime), fatalWriter(io)),
+  review: (cmd, io) => runReviewTargets(cmd, io, fatalWriter(io)),
   validate: runValidate,
   export: runExport,
   emulator: runEmulator,
   demo: runDemo,
 };
-
-export function version(): string {
-  const require = createRequire(import.meta.url);
-  for (const candidate of ["../../package.json", "../package.json"]) {
-    try {
-      return (require(candidate) as { version: string }).version;
-    } catch {
-      // try the next layout (src/ or dist/)
-    }
-  }
-  return "unknown";
-}
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let release = (): void => {};

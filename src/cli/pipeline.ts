@@ -40,6 +40,7 @@ import { keyBySignIn } from "./subject-claim.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
+import { narrowForPlan, reviewFilterListing, reviewPermissionListing } from "./review-listing.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -165,6 +166,8 @@ export interface Planned {
   actual: ActualState;
   policy: Policy;
   plan: Plan;
+  /** `usersync review`: the whole listing (the plan was made from the part `plan` reads of it). */
+  listed?: ActualState;
 }
 
 /**
@@ -216,6 +219,8 @@ export async function planAgainstService(
     desired: DesiredState;
     embeddedSeed?: EmulatorSeed;
     connection?: Connection;
+    /** List everything the access review needs (cli/review-listing.ts), and plan from `plan`'s part of it. */
+    review?: boolean;
   },
 ): Promise<Planned> {
   const { config, logger } = runtime;
@@ -245,7 +250,15 @@ export async function planAgainstService(
     });
     // What the profile allows, before any listing.
     reportProblems(validateForProfile(options.desired, profile), logger);
-    const actual = await listChecked(runtime, { connection, desired: options.desired, policy });
+    const listed = await listChecked(runtime, {
+      connection,
+      desired: options.desired,
+      policy,
+      review: options.review === true,
+    });
+    const actual = options.review
+      ? narrowForPlan(listed, { desired: options.desired, policy, pageSize: config.execution.pageSize })
+      : listed;
     const planned = await planChecked(runtime, {
       client: connection.client,
       desired: options.desired,
@@ -256,7 +269,13 @@ export async function planAgainstService(
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
     warnGuardTripped(logger, planned.plan);
-    return { connection, desired: options.desired, policy, ...planned };
+    return {
+      connection,
+      desired: options.desired,
+      policy,
+      ...planned,
+      ...(options.review ? { listed } : {}),
+    };
   } catch (err) {
     if (!options.connection) await connection.close();
     throw err;
@@ -266,15 +285,24 @@ export async function planAgainstService(
 /** Lists the service (and the permissions the desired state needs) and checks the desired state against it. */
 async function listChecked(
   runtime: Runtime,
-  o: { connection: Connection; desired: DesiredState; policy: Policy },
+  o: { connection: Connection; desired: DesiredState; policy: Policy; review: boolean },
 ): Promise<ActualState> {
   const { config, logger } = runtime;
   const { connection, desired, policy } = o;
   await keyBySignIn(desired, connection.client, logger); // a directory's people keyed by the organization's claim
   const started = performance.now();
-  const permissions = permissionListing(desired, policy, config.execution.pageSize);
-  const dataFilters = dataFilterListing({ desired, policy });
-  const jit = runtime.config.source.type !== "file"; // a directory's people, made at sign-in too?
+  const v1 = connection.client.profile === "v1";
+  const permissions = o.review
+    ? v1
+      ? reviewPermissionListing(config.execution.pageSize)
+      : undefined
+    : permissionListing(desired, policy, config.execution.pageSize);
+  const dataFilters = o.review
+    ? v1
+      ? reviewFilterListing
+      : undefined
+    : dataFilterListing({ desired, policy });
+  const jit = config.source.type !== "file"; // a directory's people, made at sign-in too?
   const actual = await listActualState(connection.client, { permissions, dataFilters, jit });
   const durationMs = Math.round(performance.now() - started);
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);

@@ -70,7 +70,9 @@ export async function runForTargets(
     }
   };
   if (!selection.all) return runOne(selection.names[0]!);
-  if (command.values["format"] === "json")
+  // A review saved per target (--out FILE gets each target's name) is JSON a file at a time.
+  const savedReview = command.command === "review" && command.values["out"] !== undefined;
+  if (command.values["format"] === "json" && !savedReview)
     throw new ConfigError({
       message:
         "--all-targets prints one plan after another: for JSON, save one plan per organization with --out FILE (its name gets each target's), or run --target NAME --format json.",

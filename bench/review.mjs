@@ -1,0 +1,223 @@
+// Figure 16, the access review (issue 39): PEOPLE people (default 10,000) in 200 groups (three
+// levels of parents) over 100 workspaces (a three-level hierarchy: 4 roots, 4 children each, 5
+// grandchildren each), 20,000 user data filters (two per person), a direct grant for every 100th
+// person, organization MANAGE for five, with 5 ms latency per request. The listing is
+// `usersync review`'s (cli/review-listing.ts: every workspace's grants, by assignee or by
+// workspace, whichever costs fewer requests, the organization's grants, each workspace's filters
+// in pages): its requests and wall time, once. The computation (`buildReview`, then the CSV)
+// runs in a child process per run over the listed state read from JSON, after a GC and a reset
+// of the peak RSS, so the peak is that of the inputs plus the review. Median of 3.
+// Usage: node bench/review.mjs [people]
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  childReport,
+  fromDist,
+  measureRuns,
+  median,
+  printTable,
+  resetPeakRss,
+  round,
+  startEmulatorWorker,
+  TOKEN,
+  writeResult,
+} from "./lib.mjs";
+
+const CHILD = process.argv[2] === "--child";
+const { defaultPolicy } = await fromDist("plan/index.js");
+const { buildReview } = await fromDist("plan/access/review.js");
+
+if (CHILD) {
+  const actual = JSON.parse(readFileSync(process.argv[3], "utf8"));
+  const { renderReviewCsv } = await fromDist("report/review/csv.js");
+  resetPeakRss();
+  const start = process.cpuUsage();
+  const t0 = performance.now();
+  const review = buildReview({
+    actual,
+    policy: defaultPolicy,
+    signIn: "builtin",
+    snapshot: {
+      generatedAt: "2026-11-27T00:00:00.000Z",
+      organization: "bench",
+      baseUrl: "",
+      usersyncVersion: "bench",
+    },
+    requests: 0,
+  });
+  const reviewMs = performance.now() - t0;
+  const reviewCpu = process.cpuUsage(start);
+  const t1 = performance.now();
+  const csv = renderReviewCsv(review);
+  childReport(
+    {
+      reviewCpuMs: round((reviewCpu.user + reviewCpu.system) / 1000, 1),
+      reviewWallMs: round(reviewMs, 1),
+      csvMs: round(performance.now() - t1, 1),
+      csvMiB: round(Buffer.byteLength(csv) / 2 ** 20, 1),
+      rows: review.summary.accessRows,
+      findings: review.findings.length,
+    },
+    start,
+  );
+  process.exit(0);
+}
+
+const PEOPLE = Number(process.argv[2] ?? 10_000);
+const LATENCY_MS = 5;
+const RUNS = 3;
+const { createClient, listActualState } = await fromDist("service/index.js");
+const { reviewPermissionListing, reviewFilterListing } = await fromDist("cli/review-listing.js");
+const { createLogger } = await fromDist("logging.js");
+
+const person = (i) => `p${String(i).padStart(6, "0")}`;
+const group = (i) => `g${String(i).padStart(3, "0")}`;
+const roots = [0, 1, 2, 3].map((r) => `r${r}`);
+const children = roots.flatMap((r) => [0, 1, 2, 3].map((c) => `${r}-c${c}`));
+const grandchildren = children.flatMap((c) => [0, 1, 2, 3, 4].map((g) => `${c}-g${g}`));
+
+function seed() {
+  const workspaces = [
+    ...roots.map((id) => ({ id, permissions: [] })),
+    ...children.map((id) => ({ id, parent: id.replace(/-c\d$/, ""), permissions: [] })),
+    ...grandchildren.map((id) => ({ id, parent: id.replace(/-g\d$/, ""), permissions: [] })),
+  ];
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  // 20 top groups (hierarchy VIEW on a root), 60 below them (VIEW ANALYZE on a child), 120 at
+  // the bottom (VIEW EXPORT on a grandchild; every 40th MANAGE).
+  const groups = Array.from({ length: 200 }, (_, i) => ({
+    id: group(i),
+    parents: i < 20 ? [] : i < 80 ? [group(i % 20)] : [group(20 + (i % 60))],
+  }));
+  for (let i = 0; i < 200; i++) {
+    if (i < 20)
+      byId
+        .get(children[i % 16])
+        .permissions.push({ userGroup: group(i), permissions: ["VIEW"], hierarchy: ["VIEW"] });
+    else if (i < 80)
+      byId.get(children[i % 16]).permissions.push({ userGroup: group(i), permissions: ["ANALYZE", "VIEW"] });
+    else
+      byId
+        .get(grandchildren[i % 80])
+        .permissions.push({
+          userGroup: group(i),
+          permissions: i % 40 === 0 ? ["MANAGE"] : ["EXPORT", "VIEW"],
+        });
+  }
+  const lowOf = (i) => 80 + (i % 120);
+  const idpUsers = [];
+  const mappings = [{ id: "admin", groups: [] }];
+  const dataFilters = [];
+  for (let i = 0; i < PEOPLE; i++) {
+    idpUsers.push({
+      email: `${person(i)}@bench.example`,
+      displayName: person(i),
+      authenticationId: `a-${i}`,
+    });
+    mappings.push({
+      id: person(i),
+      authenticationId: `a-${i}`,
+      email: `${person(i)}@bench.example`,
+      groups: i % 3 === 0 ? [group(lowOf(i)), group(lowOf(i + 7))] : [group(lowOf(i))],
+    });
+    const ws = grandchildren[lowOf(i) % 80];
+    dataFilters.push({
+      workspace: ws,
+      id: `f-${i}-a`,
+      maql: `{label/region} = "r${i % 7}"`,
+      user: person(i),
+    });
+    dataFilters.push({
+      workspace: roots[lowOf(i) % 4],
+      id: `f-${i}-b`,
+      maql: `{label/country} = "c${i % 11}"`,
+      user: person(i),
+    });
+    if (i % 100 === 0) byId.get(ws).permissions.push({ user: person(i), permissions: ["VIEW"] });
+  }
+  const organizationPermissions = [0, 1, 2, 3, 4].map((k) => ({
+    user: person(Math.floor((k * PEOPLE) / 5)),
+    permissions: ["MANAGE"],
+  }));
+  return { idpUsers, mappings, groups, workspaces, dataFilters, organizationPermissions };
+}
+
+const emulator = await startEmulatorWorker({
+  seed: seed(),
+  tokens: { [TOKEN]: "admin" },
+  faults: { latencyMs: LATENCY_MS },
+});
+const dir = await mkdtemp(join(tmpdir(), "usersync-bench-review-"));
+try {
+  const client = await createClient({
+    baseUrl: emulator.url,
+    token: TOKEN,
+    profile: "v1",
+    requestsPerSecond: 0,
+    logger: createLogger({ level: "silent" }),
+  });
+  const started = performance.now();
+  const actual = await listActualState(client, {
+    permissions: reviewPermissionListing(500),
+    dataFilters: reviewFilterListing,
+  });
+  const listSeconds = (performance.now() - started) / 1000;
+  const requests = client.stats().requests;
+  await client.close();
+  const file = join(dir, "actual.json");
+  await writeFile(file, JSON.stringify(actual));
+  if (process.env.BENCH_REVIEW_KEEP) await writeFile(process.env.BENCH_REVIEW_KEEP, JSON.stringify(actual));
+  const runs = await measureRuns(fileURLToPath(import.meta.url), ["--child", file], {
+    runs: RUNS,
+    nodeArgs: ["--expose-gc"],
+  });
+  const pick = (k) => median(runs.map((r) => r[k]));
+  const result = {
+    people: PEOPLE,
+    groups: actual.groups.length,
+    workspaces: actual.permissions.workspaces.length,
+    grants: actual.permissions.assignments.length,
+    filters: actual.dataFilters.filters.length,
+    listing: { requests, seconds: round(listSeconds), via: actual.permissions.via },
+    review: {
+      cpuMs: pick("reviewCpuMs"),
+      wallMs: pick("reviewWallMs"),
+      csvMs: pick("csvMs"),
+      peakRssMiB: pick("maxRssMiB"),
+      rows: runs[0].rows,
+      csvMiB: runs[0].csvMiB,
+      findings: runs[0].findings,
+    },
+    runs,
+  };
+  printTable(
+    `Access review: ${PEOPLE} people, ${result.groups} groups, ${result.workspaces} workspaces, ${result.filters} filters (median of ${RUNS})`,
+    ["part", "requests", "wall", "CPU", "peak RSS", "result"],
+    [
+      [
+        "listing (5 ms latency)",
+        requests,
+        `${result.listing.seconds} s`,
+        "",
+        "",
+        `grants ${result.listing.via}`,
+      ],
+      [
+        "buildReview",
+        "",
+        `${result.review.wallMs} ms`,
+        `${result.review.cpuMs} ms`,
+        `${result.review.peakRssMiB} MiB`,
+        `${result.review.rows} access rows`,
+      ],
+      ["CSV", "", `${result.review.csvMs} ms`, "", "", `${result.review.csvMiB} MiB`],
+    ],
+  );
+  await writeResult("review", result);
+} finally {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+}

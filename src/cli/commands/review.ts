@@ -1,0 +1,218 @@
+/**
+ * `usersync review`: the access review (docs/audits.md, "Access review"). Read-only: GETs only,
+ * through the same client, limits and listing as `plan`. With a desired state configured, the
+ * planner runs beside it to say whether the desired state agrees; without one, the review still
+ * answers who reaches what and why. stdout carries only the review.
+ */
+import { readFile } from "node:fs/promises";
+import { ConfigError, ExitCode } from "../../errors.js";
+import { writeFileAtomic, prepareOutputPaths } from "../../files.js";
+import { toPolicy } from "../../config/index.js";
+import { listActualState, type ActualState } from "../../service/index.js";
+import type { Plan } from "../../plan/index.js";
+import type { DesiredState } from "../../desired/index.js";
+import { buildReview } from "../../plan/access/review.js";
+import { asReview, reviewChanges } from "../../plan/access/review-changes.js";
+import type { Review } from "../../plan/access/review-types.js";
+import {
+  organizationCsvPath,
+  renderOrganizationCsv,
+  renderReview,
+  renderReviewCsv,
+  REVIEW_FORMATS,
+} from "../../report/review/index.js";
+import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
+import type { Io } from "../io.js";
+import { listingCounts } from "../listing-counts.js";
+import { ownPath } from "../output-paths.js";
+import { loadDesired, planAgainstService, type Runtime } from "../pipeline.js";
+import { reviewFilterListing, reviewPermissionListing } from "../review-listing.js";
+import { runForTargets, type FatalWriter } from "../run-targets.js";
+import { connect, type Connection } from "../target.js";
+import { version } from "../version.js";
+
+/** Whether the config names a desired state (a file, or a directory source). */
+const hasSource = (runtime: Runtime): boolean =>
+  runtime.desired !== undefined ||
+  runtime.config.source.type !== "file" ||
+  runtime.config.source.desired !== undefined;
+
+/** Runs the review for one organization, or for each target, and writes the combined CSV. */
+export async function runReviewTargets(command: ParsedCommand, io: Io, fatal: FatalWriter): Promise<number> {
+  const combined = stringOption(command.values, "combined-csv");
+  if (combined !== undefined && command.values["all-targets"] !== true)
+    throw new ConfigError({
+      message: "--combined-csv joins the reviews of --all-targets: add --all-targets, or drop it.",
+    });
+  if (combined !== undefined) await prepareOutputPaths({ "--combined-csv": combined });
+  const reviews: Review[] = [];
+  const code = await runForTargets(
+    command,
+    io,
+    (runtime) => runReview(command, runtime, (r) => reviews.push(r)),
+    fatal,
+  );
+  if (combined !== undefined) {
+    const sorted = [...reviews].sort((a, b) => (a.snapshot.organization < b.snapshot.organization ? -1 : 1));
+    const access = sorted.map((r, i) => renderReviewCsv(r, { organization: true, header: i === 0 })).join("");
+    const org = sorted
+      .map((r, i) => renderOrganizationCsv(r, { organization: true, header: i === 0 }))
+      .join("");
+    await writeFileAtomic(combined, access);
+    await writeFileAtomic(organizationCsvPath(combined), org);
+  }
+  return code;
+}
+
+async function readSince(path: string | undefined): Promise<Review | undefined> {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new ConfigError({
+      message: `--since ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). Give a review saved with --format json --out FILE.`,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError({ message: `--since ${path}: not JSON (${(err as Error).message}).` });
+  }
+  const review = asReview(value);
+  if (typeof review === "string")
+    throw new ConfigError({
+      message: `--since ${path}: ${review}. Give a review saved with usersync review --format json --out FILE.`,
+    });
+  return review;
+}
+
+export async function runReview(
+  { values }: ParsedCommand,
+  runtime: Runtime,
+  collect?: (review: Review) => void,
+): Promise<number> {
+  const { config, logger, io } = runtime;
+  const format = choiceOption(values, "format", REVIEW_FORMATS) ?? "markdown";
+  const out = ownPath(stringOption(values, "out"), config);
+  // Everything the run reads or writes is checked before the first request (exit 4).
+  const previous = await readSince(ownPath(stringOption(values, "since"), config));
+  await prepareOutputPaths({
+    "--out": out,
+    ...(out !== undefined && format === "csv"
+      ? { "--out (organization CSV)": organizationCsvPath(out) }
+      : {}),
+  });
+  const policy = toPolicy(config);
+  const notes: string[] = [];
+  let listed: ActualState;
+  let plan: Plan | undefined;
+  let connection: Connection;
+  let source: string | undefined;
+  let desiredState: DesiredState | undefined;
+  if (hasSource(runtime) && values["no-compare"] !== true) {
+    const desired = await loadDesired(runtime);
+    const planned = await planAgainstService(runtime, { values, desired, review: true });
+    connection = planned.connection;
+    listed = planned.listed ?? planned.actual;
+    plan = planned.plan;
+    source = desired.evidence?.source ?? desired.files.join(", ");
+    desiredState = desired;
+  } else {
+    connection = await connect({ config, logger });
+    const v1 = connection.client.profile === "v1";
+    const started = performance.now();
+    try {
+      listed = await listActualState(connection.client, {
+        permissions: v1 ? reviewPermissionListing(config.execution.pageSize) : undefined,
+        dataFilters: v1 ? reviewFilterListing : undefined,
+      });
+    } catch (err) {
+      await connection.close();
+      throw err;
+    }
+    logger.info(
+      listingCounts(listed, connection.client.profile, Math.round(performance.now() - started)),
+      `listed ${connection.label}`,
+    );
+    notes.push(
+      "No desired state was compared (no source configured, or --no-compare): agreement and the findings that need it are left out.",
+    );
+  }
+  try {
+    if (connection.client.profile !== "v1")
+      notes.push(
+        `This service speaks the ${connection.client.profile} API: it has no workspaces, permissions or data filters to review.`,
+      );
+    let signIn: "builtin" | "oidc" | undefined;
+    try {
+      signIn = (await connection.client.signIn?.())?.kind;
+    } catch (err) {
+      logger.warn(
+        { err: (err as Error).message },
+        "could not read how the organization signs in; a mapping with no built-in login is reported revoked",
+      );
+    }
+    const requests = connection.client.stats().requests;
+    const started = process.cpuUsage();
+    const review = buildReview({
+      actual: listed,
+      policy,
+      signIn,
+      ...(plan !== undefined && desiredState !== undefined
+        ? { desired: { state: desiredState, plan, source } }
+        : {}),
+      snapshot: {
+        generatedAt: new Date().toISOString(),
+        organization: config.targetName ?? hostOf(config.target.baseUrl),
+        baseUrl: config.target.baseUrl ?? "",
+        usersyncVersion: version(),
+      },
+      requests,
+      notes,
+    });
+    if (previous !== undefined) {
+      if (previous.snapshot.organization !== review.snapshot.organization)
+        logger.warn(
+          `--since: the previous review is of ${previous.snapshot.organization}, this one of ${review.snapshot.organization}; the changes compare two organizations`,
+        );
+      review.changes = reviewChanges(previous, review);
+      review.summary.changes = review.changes.changes.length;
+    }
+    const cpu = process.cpuUsage(started);
+    logger.info(
+      {
+        people: review.summary.people,
+        accessRows: review.summary.accessRows,
+        findings: review.summary.findings,
+        requests,
+        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      },
+      `access review of ${review.snapshot.organization}: ${review.summary.people} people, ${review.summary.findings} finding(s)`,
+    );
+    const text = renderReview(review, format);
+    if (out === undefined) io.stdout.write(text);
+    else {
+      await writeFileAtomic(out, text);
+      if (format === "csv") await writeFileAtomic(organizationCsvPath(out), renderOrganizationCsv(review));
+      logger.info({ file: out, digest: review.snapshot.digest }, "review saved");
+    }
+    collect?.(review);
+    return values["detailed-exitcode"] === true && review.findings.length > 0
+      ? ExitCode.changes
+      : ExitCode.ok;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The organization's name in a review without targets: the service's host. */
+function hostOf(baseUrl: string | undefined): string {
+  if (baseUrl === undefined || baseUrl === "embedded") return "embedded";
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The access review as CSV (docs/audits.md, "Access review"): one row per person and workspace
+ * they reach (a person who reaches none has one row with an empty workspace, so every person of
+ * the organization is there to sample), and a second CSV of organization permissions. With
+ * `--since`, a `change` column says what changed on the row; access lost and people gone get rows
+ * of their own. With `targets:`, the combined CSV starts with an `organization` column.
+ */
+import { csvLine } from "../../desired/csv-cell.js";
+import type { Review, ReviewChange, ReviewPerson, WorkspaceAccess } from "../../plan/access/review-types.js";
+
+export const ACCESS_COLUMNS = [
+  "person",
+  "email",
+  "display_name",
+  "status",
+  "login",
+  "agreement",
+  "workspace",
+  "workspace_name",
+  "permissions",
+  "manage",
+  "reason",
+  "filter",
+  "filter_source",
+  "unfiltered",
+  "managed",
+  "last_change",
+  "change",
+] as const;
+
+export const ORGANIZATION_COLUMNS = [
+  "assignee_type",
+  "assignee",
+  "email",
+  "permissions",
+  "privileged",
+  "people",
+  "managed",
+] as const;
+
+const yesNo = (b: boolean | undefined): string => (b === undefined ? "" : b ? "yes" : "no");
+
+/** `yes` when the desired state gives every reason, `no` when none, `partly` in between; empty when not compared. */
+function managedCell(a: WorkspaceAccess): string {
+  const flags = a.reasons.map((r) => r.managed);
+  if (flags.some((f) => f === undefined)) return "";
+  if (flags.every((f) => f === true)) return "yes";
+  return flags.some((f) => f === true) ? "partly" : "no";
+}
+
+const changeText = (c: ReviewChange): string => {
+  const arrow =
+    c.before !== undefined && c.after !== undefined
+      ? ` ${c.before.join("+") || "-"} -> ${c.after.join("+") || "-"}`
+      : "";
+  return `${c.kind}${arrow}`;
+};
+
+function personCells(p: ReviewPerson): string[] {
+  return [p.id ?? p.key, p.email ?? "", p.displayName ?? "", p.status, p.login, p.agreement];
+}
+
+function accessCells(a: WorkspaceAccess): string[] {
+  return [
+    a.workspace,
+    a.workspaceName ?? "",
+    a.permissions.join(" "),
+    yesNo(a.manage),
+    a.reasons.map((r) => `${r.text}: ${r.permissions.join(" ")}`).join(" | "),
+    a.filters.map((f) => f.maql).join(" AND "),
+    a.filters
+      .map(
+        (f) =>
+          `${f.via === "own" ? "own" : `group ${f.groupChain.join(" -> ")}`}${f.fromParent ? ` on ${f.workspace}` : ""} (${f.managed ? "usersync" : "hand-made"})`,
+      )
+      .join(" | "),
+    yesNo(a.unfiltered),
+    managedCell(a),
+  ];
+}
+
+export interface CsvOptions {
+  /** Adds a first `organization` column (the combined CSV of many targets). */
+  organization?: boolean;
+  /** Leaves the header out (the combined CSV writes it once). */
+  header?: boolean;
+}
+
+export function renderReviewCsv(review: Review, options: CsvOptions = {}): string {
+  const org = options.organization === true ? [review.snapshot.organization] : [];
+  const lines: string[] = [];
+  if (options.header !== false)
+    lines.push(csvLine([...(options.organization ? ["organization"] : []), ...ACCESS_COLUMNS]));
+  const changesOf = new Map<string, ReviewChange[]>();
+  for (const c of review.changes?.changes ?? []) {
+    const k = `${c.person}\u0000${c.workspace ?? ""}`;
+    (changesOf.get(k) ?? changesOf.set(k, []).get(k)!).push(c);
+  }
+  const changeCell = (person: string, workspace: string): string =>
+    (changesOf.get(`${person}\u0000${workspace}`) ?? []).map(changeText).join("; ");
+  for (const p of review.people) {
+    const personChange = changeCell(p.key, "");
+    if (p.access.length === 0)
+      lines.push(
+        csvLine([
+          ...org,
+          ...personCells(p),
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          p.lastChange ?? "",
+          personChange,
+        ]),
+      );
+    for (const a of p.access) {
+      const change = [personChange, changeCell(p.key, a.workspace)].filter((x) => x !== "").join("; ");
+      lines.push(csvLine([...org, ...personCells(p), ...accessCells(a), p.lastChange ?? "", change]));
+    }
+    if (review.changes) {
+      const reached = new Set(p.access.map((a) => a.workspace));
+      for (const c of review.changes.changes)
+        if (
+          c.person === p.key &&
+          c.kind === "accessLost" &&
+          c.workspace !== undefined &&
+          !reached.has(c.workspace)
+        )
+          lines.push(
+            csvLine([
+              ...org,
+              ...personCells(p),
+              c.workspace,
+              "",
+              "",
+              "",
+              "",
+              "",
+              "",
+              "",
+              "",
+              "",
+              changeText(c),
+            ]),
+          );
+    }
+  }
+  // People gone since the previous review: a row each (and one per workspace they lost).
+  const here = new Set(review.people.map((p) => p.key));
+  for (const c of review.changes?.changes ?? []) {
+    if (here.has(c.person) || (c.kind !== "personWent" && c.kind !== "accessLost")) continue;
+    const id = c.person.replace(/^(user|login)\//, "");
+    lines.push(
+      csvLine([
+        ...org,
+        id,
+        c.email ?? "",
+        "",
+        "gone",
+        "",
+        "",
+        c.workspace ?? "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        changeText(c),
+      ]),
+    );
+  }
+  return lines.join("");
+}
+
+export function renderOrganizationCsv(review: Review, options: CsvOptions = {}): string {
+  const org = options.organization === true ? [review.snapshot.organization] : [];
+  const lines: string[] = [];
+  if (options.header !== false)
+    lines.push(csvLine([...(options.organization ? ["organization"] : []), ...ORGANIZATION_COLUMNS]));
+  for (const r of review.organizationPermissions)
+    lines.push(
+      csvLine([
+        ...org,
+        r.assignee.type,
+        r.assignee.id,
+        r.email ?? "",
+        r.permissions.join(" "),
+        yesNo(r.privileged),
+        r.people !== undefined ? String(r.people) : "",
+        yesNo(r.managed),
+      ]),
+    );
+  return lines.join("");
+}
+
+/** Where the organization-permissions CSV goes beside the access CSV: `review.csv` -> `review-organization.csv`. */
+export function organizationCsvPath(accessPath: string): string {
+  return /\.csv$/i.test(accessPath)
+    ? accessPath.replace(/\.csv$/i, "-organization.csv")
+    : `${accessPath}-organization.csv`;
+}

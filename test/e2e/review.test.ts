@@ -1,0 +1,255 @@
+/**
+ * Issue 39: the access review through the built CLI against the emulator seeded with the demo
+ * organization (plus what a review must catch: a revoked leaver still in a group, a hand-made
+ * direct grant, organization MANAGE, a group's MANAGE on a workspace, hand-made filters, a
+ * group that should carry a filter and does not). Every number is checked against an answer
+ * built here, independently, from the emulator's store (not by calling usersync's code): who
+ * reaches which workspace with which permissions, which filters apply, organization permissions,
+ * login status. Then --since after an apply, the CSV, the JSON schema, and --detailed-exitcode.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv } from "ajv";
+import { parse as parseCsv } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
+import type { EmulatorHandle, EmulatorState } from "../../src/emulator/types.js";
+import type { Review } from "../../src/plan/access/review-types.js";
+import { ROOT, runCli } from "./run-cli.js";
+import { expectedAccess, expectedOrganization, loginOf, type Expected } from "./review-expected.js";
+
+const TOKEN = "review-e2e-token";
+let emulator: EmulatorHandle;
+let dir: string;
+
+async function demoSeed(): Promise<EmulatorSeed> {
+  const seed = parseYaml(
+    await readFile(join(ROOT, "fixtures/demo/organization.yaml"), "utf8"),
+  ) as EmulatorSeed;
+  // The leaver's login was revoked, but their mapping still sits in finance.
+  seed.idpUsers = seed.idpUsers!.filter((u) => u.email !== "leaver@demo.example");
+  // The SSO contractor the demo file lists, already mapped.
+  seed.mappings!.push({
+    id: "contractor.sso",
+    authenticationId: "okta|00u1a2b3c4d5e6f7",
+    email: "contractor@partner-sso.example",
+    groups: ["sales"],
+  });
+  // sales-emea exists with two of its people, who reach sales-emea through sales' hierarchy grant.
+  seed.groups!.push({ id: "sales-emea", name: "Sales EMEA", parents: ["sales"] });
+  for (const m of seed.mappings!)
+    if (m.id === "donald.knuth" || m.id === "radia.perlman") m.groups = ["sales-emea"];
+  const ws = (id: string) => seed.workspaces!.find((w) => w.id === id)!;
+  ws("sales").permissions = [{ userGroup: "sales", permissions: ["VIEW"], hierarchy: ["VIEW"] }];
+  // Made by hand: a direct grant to a managed person, MANAGE for a group below.
+  ws("finance").permissions!.push({ user: "ada.lovelace", permissions: ["VIEW", "EXPORT"] });
+  ws("sales-emea").permissions = [{ userGroup: "sales-emea", permissions: ["MANAGE"] }];
+  seed.organizationPermissions = [
+    { user: "admin", permissions: ["MANAGE"] },
+    { userGroup: "finance", permissions: ["SELF_CREATE_TOKEN"] },
+  ];
+  seed.dataFilters = [
+    { workspace: "sales", id: "hand-sales-region", maql: '{label/region} = "AMER"', userGroup: "sales" },
+    { workspace: "demo", id: "hand-grace", maql: '{label/country} = "US"', user: "grace.hopper" },
+  ];
+  return seed;
+}
+
+const CONFIG = (url: string): string => `target:
+  baseUrl: ${url}
+source:
+  desired: ${join(ROOT, "fixtures/demo/users.yaml")}
+policy:
+  mode: incremental
+  deletions: revoke
+identity:
+  passwords: none
+permissions:
+  workspaces: all
+dataFilters:
+  workspaces: all
+`;
+
+const env = { USERSYNC_TOKEN: TOKEN, USERSYNC_LOGGING_FORMAT: "json" };
+const run = (args: string[]) => runCli(args, { cwd: dir, env });
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, seed: await demoSeed() });
+  dir = await mkdtemp(join(tmpdir(), "usersync-review-"));
+  await writeFile(join(dir, "usersync.yaml"), CONFIG(emulator.url));
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function compareWithStore(review: Review, state: EmulatorState): Expected {
+  const expected = expectedAccess(state);
+  const got = new Map<string, string>();
+  for (const p of review.people)
+    for (const a of p.access)
+      got.set(
+        `${p.id}|${a.workspace}`,
+        `${a.permissions.join(" ")} / ${a.filters
+          .map((f) => f.id)
+          .sort()
+          .join(" ")}`,
+      );
+  expect(Object.fromEntries([...got].sort())).toEqual(
+    Object.fromEntries(
+      [...expected.rows].sort().map(([k, v]) => [k, `${v.permissions.join(" ")} / ${v.filters.join(" ")}`]),
+    ),
+  );
+  const org = expectedOrganization(state);
+  for (const p of review.people) expect(p.organizationPermissions, p.key).toEqual(org.get(p.id ?? "") ?? []);
+  // Every mapping and every login no mapping points at is a person of the review.
+  expect(review.people.length).toBe(state.mappings.length + expected.loginsOnly);
+  for (const m of state.mappings)
+    expect(review.people.find((p) => p.id === m.id)?.login, m.id).toBe(
+      loginOf(state, m.id, (id) => id === "contractor.sso"),
+    );
+  return expected;
+}
+
+describe("usersync review against the demo organization", () => {
+  let review: Review;
+  it("lists with GETs only and answers who reaches what, as the store says", async () => {
+    emulator.resetLog();
+    const r = await run(["review", "--format", "json", "--out", "review.json", "--detailed-exitcode"]);
+    expect(r.code, r.stderr).toBe(2); // findings present
+    expect(emulator.requestLog().every((e) => e.method === "GET")).toBe(true);
+    review = JSON.parse(await readFile(join(dir, "review.json"), "utf8")) as Review;
+    compareWithStore(review, emulator.state());
+    expect(review.snapshot).toMatchObject({
+      usersyncVersion: expect.any(String),
+      digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
+    // No request per person: the listing is by assignee or by workspace, in pages.
+    expect(review.evidence.requests).toBeLessThan(40);
+  });
+
+  it("gives reasons: group chain, hierarchy, direct", () => {
+    const knuth = review.people.find((p) => p.id === "donald.knuth")!;
+    const emea = knuth.access.find((a) => a.workspace === "sales-emea")!;
+    expect(emea.reasons.map((r) => [r.kind, r.holder.id, r.groupChain.join(">"), r.grantedOn])).toEqual([
+      ["group", "sales-emea", "sales-emea", "sales-emea"],
+      ["hierarchy", "sales", "sales-emea>sales", "sales"],
+    ]);
+    expect(emea.manage).toBe(true);
+    // The hand-made filter of sales narrows sales-emea below it; it is not usersync's.
+    expect(emea.filters.map((f) => [f.id, f.fromParent, f.managed])).toEqual([
+      ["hand-sales-region", true, false],
+    ]);
+    const ada = review.people.find((p) => p.id === "ada.lovelace")!;
+    expect(ada.access.find((a) => a.workspace === "finance")?.reasons[0]).toMatchObject({
+      kind: "direct",
+      managed: false,
+    });
+  });
+
+  it("statuses and findings", () => {
+    const status = (id: string) => review.people.find((p) => p.id === id)?.status;
+    expect(status("leaver")).toBe("revoked");
+    expect(status("admin")).toBe("protected");
+    expect(status("contractor.sso")).toBe("external");
+    expect(review.people.find((p) => p.key === "login/visitor@partner.example")?.status).toBe("loginOnly");
+    const f = review.findings.map((x) => `${x.kind} ${x.person} ${x.workspace ?? ""}`.trim());
+    expect(f).toContain("revokedWithAccess user/leaver");
+    expect(f).toContain("handMadeDirectGrant user/ada.lovelace finance");
+    expect(f).toContain("privilegedOutsideDesired user/admin");
+    // sales-emea's MANAGE is not what the desired state gives (VIEW, ANALYZE, EXPORT).
+    expect(f).toContain("privilegedOutsideDesired user/donald.knuth sales-emea");
+    // The desired state gives sales-emea a region filter; nobody made it yet.
+    expect(f).toContain("missingDesiredFilter user/radia.perlman sales-emea");
+    expect(f).toContain("accessNoGroupExplains user/ada.lovelace finance");
+    expect(review.summary.findings).toBe(review.findings.length);
+  });
+
+  it("validates against docs/review.schema.json", async () => {
+    const schema = JSON.parse(await readFile(join(ROOT, "docs/review.schema.json"), "utf8")) as object;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validate = ajv.compile(schema);
+    expect(validate(review), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+  });
+
+  it("CSV: one row per person x workspace (one for a person with none), and the organization CSV", async () => {
+    const r = await run(["review", "--format", "csv", "--out", "review.csv"]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parseCsv(await readFile(join(dir, "review.csv"), "utf8"), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    const expectedRows = review.people.reduce((n, p) => n + Math.max(1, p.access.length), 0);
+    expect(rows.length).toBe(expectedRows);
+    const expected = expectedAccess(emulator.state());
+    for (const row of rows.filter((x) => x["workspace"] !== ""))
+      expect(row["permissions"], `${row["person"]} ${row["workspace"]}`).toBe(
+        expected.rows.get(`${row["person"]}|${row["workspace"]}`)?.permissions.join(" "),
+      );
+    const leaver = rows.find((x) => x["person"] === "leaver")!;
+    expect(leaver).toMatchObject({
+      status: "revoked",
+      workspace: "finance",
+      reason: "group finance: EXPORT VIEW",
+    });
+    const org = parseCsv(await readFile(join(dir, "review-organization.csv"), "utf8"), {
+      columns: true,
+    }) as Array<Record<string, string>>;
+    expect(org.map((o) => [o["assignee"], o["permissions"], o["privileged"]])).toEqual([
+      ["admin", "MANAGE", "yes"],
+      ["finance", "SELF_CREATE_TOKEN", "no"],
+    ]);
+  });
+
+  it("Markdown: the summary first, then the findings", async () => {
+    const r = await run(["review", "--format", "markdown"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.indexOf("## Summary")).toBeLessThan(r.stdout.indexOf("## Findings"));
+    expect(r.stdout).toMatch(/\| high \| revokedWithAccess \| leaver@demo\.example \|/);
+  });
+
+  it("--since after an apply: people came, access gained, as the two stores differ", async () => {
+    const before = emulator.state();
+    const a = await run(["apply", "--yes"]);
+    expect([0, 3], a.stderr).toContain(a.code);
+    const r = await run(["review", "--format", "json", "--out", "after.json", "--since", "review.json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const after = JSON.parse(await readFile(join(dir, "after.json"), "utf8")) as Review;
+    compareWithStore(after, emulator.state());
+    const was = expectedAccess(before).rows;
+    const now = expectedAccess(emulator.state()).rows;
+    const gained = [...now.keys()].filter((k) => !was.has(k)).sort();
+    const lost = [...was.keys()].filter((k) => !now.has(k)).sort();
+    const of = (kind: string) =>
+      after
+        .changes!.changes.filter((c) => c.kind === kind)
+        .map((c) => `${c.person.replace(/^user\//, "")}|${c.workspace}`)
+        .sort();
+    expect(of("accessGained")).toEqual(gained);
+    expect(of("accessLost")).toEqual(lost);
+    expect(after.changes!.since.digest).toBe(review.snapshot.digest);
+    const came = after.people.filter(
+      (p) => !before.mappings.some((m) => m.id === p.id) && p.id !== undefined,
+    );
+    expect(after.changes!.counts.personCame ?? 0).toBeGreaterThanOrEqual(came.length);
+    // The region filter now made for sales-emea narrows it for its people.
+    expect(of("filtersNarrowed")).toContain("radia.perlman|sales-emea");
+  });
+
+  it("the same state gives the same digest", async () => {
+    const one = await run(["review", "--format", "json", "--out", "one.json"]);
+    const two = await run(["review", "--format", "json", "--out", "two.json"]);
+    expect([one.code, two.code]).toEqual([0, 0]);
+    const digest = async (f: string) =>
+      (JSON.parse(await readFile(join(dir, f), "utf8")) as Review).snapshot.digest;
+    expect(await digest("one.json")).toBe(await digest("two.json"));
+  });
+
+  it("--format html says it is not built on this branch (exit 4)", async () => {
+    const r = await run(["review", "--format", "html"]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/not built in this branch/);
+  });
+});
