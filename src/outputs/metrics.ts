@@ -18,7 +18,10 @@ export interface MetricsTargets {
   /** The Pushgateway (batch jobs in Kubernetes). */
   push?: MetricsPush | undefined;
   logger: Logger;
-  /** On every sample: `organization` for a target (docs/multi-org.md). */
+  /**
+   * On every sample: `organization`, the target's name in a config with targets
+   * (docs/multi-org.md), else the host of target.baseUrl; the alerts are per organization.
+   */
   labels?: Record<string, string>;
 }
 
@@ -69,7 +72,8 @@ export function metricsTargets(
   file: string | undefined,
   runtime: { config: Config & { targetName?: string }; logger: Logger },
 ): MetricsTargets {
-  const { output, targetName } = runtime.config;
+  const { output } = runtime.config;
+  const organization = organizationLabel(runtime.config);
   return {
     file,
     push:
@@ -77,6 +81,21 @@ export function metricsTargets(
         ? undefined
         : { url: output.metricsPushUrl, job: output.metricsPushJob, grouping: output.metricsPushGrouping },
     logger: runtime.logger,
-    ...(targetName !== undefined ? { labels: { organization: targetName } } : {}),
+    ...(organization !== undefined ? { labels: { organization } } : {}),
   };
+}
+
+/**
+ * The organization a run's metrics name: a target's name, else the host (and port) of the one
+ * organization's URL, so one alert rule serves a CronJob and an Indexed Job alike
+ * (deploy/kubernetes/overlays/alerts). Undefined for a run with no URL (the embedded demo).
+ */
+export function organizationLabel(config: Config & { targetName?: string }): string | undefined {
+  if (config.targetName !== undefined) return config.targetName;
+  if (config.target.baseUrl === undefined) return undefined;
+  try {
+    return new URL(config.target.baseUrl).host || undefined;
+  } catch {
+    return undefined;
+  }
 }

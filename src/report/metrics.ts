@@ -20,7 +20,7 @@ export interface MetricsInput {
   now: number;
   /** The previous file's last-success value, kept when this run did not succeed. */
   previousLastSuccess?: number;
-  /** Labels on every sample: `organization` for a target of a config with targets (docs/multi-org.md). */
+  /** Labels on every sample: `organization` (a target's name, or the host of the one organization's URL). */
   labels?: Record<string, string>;
 }
 

@@ -22,7 +22,7 @@ describe.skipIf(!findKubectl() && !process.env["CI"])("overlays/entra-hourly-syn
     const pod = podSpecOf(cronJob);
     expect(pod["serviceAccountName"]).toBe("usersync");
     expect(pod["volumes"].find((v: { name: string }) => v.name === "config")["configMap"]).toEqual({
-      name: "usersync-entra",
+      name: "usersync",
     });
     expect(find(objects, "ServiceAccount", "usersync")["metadata"]["annotations"]).toMatchObject({
       "azure.workload.identity/client-id": expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -31,7 +31,7 @@ describe.skipIf(!findKubectl() && !process.env["CI"])("overlays/entra-hourly-syn
   });
 
   it("mounts a config that loads as an Entra source with no secret", async () => {
-    const text = find(objects, "ConfigMap", "usersync-entra")["data"]["usersync.yaml"] as string;
+    const text = find(objects, "ConfigMap", "usersync")["data"]["usersync.yaml"] as string;
     const dir = await mkdtemp(join(tmpdir(), "usersync-entra-overlay-"));
     try {
       await writeFile(join(dir, "usersync.yaml"), text);

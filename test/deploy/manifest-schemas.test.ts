@@ -44,8 +44,8 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the manifests against the sche
     beforeAll(async () => {
       for (const overlay of OVERLAYS) rendered.set(overlay, render(overlay));
       root = await mkdtemp(join(tmpdir(), "usersync-pod-"));
-    });
-    afterAll(() => rm(root, { recursive: true, force: true }));
+    }, 180_000);
+    afterAll(() => root && rm(root, { recursive: true, force: true }));
 
     it("every object of every overlay is a known kind and validates", () => {
       for (const [overlay, objects] of rendered) {

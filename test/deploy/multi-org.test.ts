@@ -14,12 +14,10 @@ describe.skipIf(findKubectl() === undefined)("overlays/multi-org", () => {
   let names: string[];
   beforeAll(() => {
     objects = render("multi-org");
-    const cronJob = find(objects, "CronJob", "usersync-multi-org");
+    const cronJob = find(objects, "CronJob", "usersync");
     job = jobSpecOf(cronJob);
     pod = podSpecOf(cronJob);
-    const config = parse(
-      find(objects, "ConfigMap", "usersync-multi-org")["data"]["usersync.yaml"] as string,
-    ) as {
+    const config = parse(find(objects, "ConfigMap", "usersync")["data"]["multi-org.yaml"] as string) as {
       targets: Array<{ name: string }>;
     };
     names = config.targets.map((t) => t.name).sort();

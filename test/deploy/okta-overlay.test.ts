@@ -32,7 +32,7 @@ describe.skipIf(!findKubectl() && !process.env["CI"])("overlays/okta-hourly-sync
 
     const dir = await mkdtemp(join(tmpdir(), "okta-overlay-"));
     const file = join(dir, "usersync.yaml");
-    await writeFile(file, find(objects, "ConfigMap", "usersync-okta")["data"]["usersync.yaml"]);
+    await writeFile(file, find(objects, "ConfigMap", "usersync")["data"]["usersync.yaml"]);
     await writeFile(join(dir, "token"), "a-token\n");
     const config = await loadConfig({
       file,

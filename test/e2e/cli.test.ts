@@ -192,7 +192,9 @@ describe("usersync CLI", () => {
       const journal = (await readFile(files.journal, "utf8")).trim().split("\n");
       expect(journal).toHaveLength(report.steps.length);
       const metrics = await readFile(files.metrics, "utf8");
-      expect(metrics).toMatch(/^usersync_last_success_timestamp_seconds\{command="apply"\} \d+$/m);
+      expect(metrics).toMatch(
+        /^usersync_last_success_timestamp_seconds\{command="apply",organization="[^"]+"\} \d+$/m,
+      );
       // No generated password anywhere but the credentials file.
       const passwords = credentialLines.map((l) => l.split(",")[1] ?? "");
       const everything = [
@@ -424,16 +426,21 @@ describe("usersync CLI", () => {
       const args = ["plan", "--desired", DESIRED, "--base-url", emulator.url, "--metrics-file", metrics];
       expect((await runCli(args, { env: env() })).code).toBe(0);
       const text = await readFile(metrics, "utf8");
-      expect(text).toContain('usersync_plan_changes{action="create"} 49');
-      expect(text).toContain('usersync_last_exit_code{command="plan"} 0');
-      const success = /^usersync_last_success_timestamp_seconds\{command="plan"\} (\d+)$/m.exec(text)?.[1];
+      // The one organization is named by its URL's host, as a target is by its name (the alerts are per organization).
+      const org = `organization="${new URL(emulator.url).host}"`;
+      expect(text).toContain(`usersync_plan_changes{action="create",${org}} 49`);
+      expect(text).toContain(`usersync_last_exit_code{command="plan",${org}} 0`);
+      const success = new RegExp(
+        `^usersync_last_success_timestamp_seconds\\{command="plan",${org}\\} (\\d+)$`,
+        "m",
+      ).exec(text)?.[1];
       expect(Number(success)).toBeGreaterThan(1_700_000_000);
       // A failing run (wrong token) keeps the previous success time.
       const failed = await runCli(args, { env: { USERSYNC_TOKEN: "wrong" } });
       expect(failed.code).toBe(1);
       const after = await readFile(metrics, "utf8");
-      expect(after).toContain('usersync_last_exit_code{command="plan"} 1');
-      expect(after).toContain(`usersync_last_success_timestamp_seconds{command="plan"} ${success}`);
+      expect(after).toContain(`usersync_last_exit_code{command="plan",${org}} 1`);
+      expect(after).toContain(`usersync_last_success_timestamp_seconds{command="plan",${org}} ${success}`);
     });
   });
 

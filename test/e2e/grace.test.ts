@@ -118,7 +118,9 @@ describe("onboarding and the hourly sync share one truth", () => {
       `revoked at ${until.slice(0, 16).replace("T", " ")} UTC unless it appears there`,
     );
     expect(hourly.stdout).toContain("Nothing to apply.");
-    expect(await readFile(metricsFile, "utf8")).toContain("usersync_people_pending 1");
+    expect(await readFile(metricsFile, "utf8")).toMatch(
+      /^usersync_people_pending\{organization="[^"]+"\} 1$/m,
+    );
     expect(hasLogin(hire.email)).toBe(true);
     expect((await readStateFile(state)).people["mapping:new.hire"]?.since).toBe(
       new Date(created).toISOString(),

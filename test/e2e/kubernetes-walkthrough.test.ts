@@ -38,7 +38,7 @@ let kube: Awaited<ReturnType<typeof startFakeKubeApi>>;
 let dir: string;
 let deploy: string;
 
-const usersFile = (): string => join(deploy, "base", "users.yaml");
+const usersFile = (): string => join(deploy, "components", "source", "file", "users.yaml");
 
 /** Runs a workload (the overlay's CronJob, or a Job made from it) as its pod would. */
 async function runJob(overlay: Overlay, job?: (cronJob: K8sObject) => K8sObject): Promise<CliResult> {
@@ -129,7 +129,8 @@ describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the Kubernetes wal
       expect(push.path).toBe("/metrics/job/usersync/namespace/usersync");
       expect(push.samples).toContainEqual({
         name: "usersync_last_exit_code",
-        labels: { command: "apply" },
+        // The one organization is named by the host of its URL (settings/), as a target by its name.
+        labels: { command: "apply", organization: new URL(emulator.url).host },
         value: 0,
       });
       const audit = await runJob("daily-audit");
@@ -144,7 +145,7 @@ describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the Kubernetes wal
       expect(kube.passwords().get("new.hire@example.com")).toMatch(/.{12,}/);
 
       const onboarded = parse(
-        await readFile(join(deploy, "overlays", "onboarding", "onboarding.yaml"), "utf8"),
+        await readFile(join(deploy, "components", "schedule", "onboarding", "onboarding.yaml"), "utf8"),
       );
       const users = parse(await readFile(usersFile(), "utf8"));
       users.users.push(...onboarded.users);
@@ -185,7 +186,7 @@ describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the Kubernetes wal
       expect(heldBack.sort()).toEqual([...leavers].sort());
 
       const series = exposedSeries(gateway.pushes);
-      const sync = { job: "usersync", namespace: "usersync" };
+      const sync = { job: "usersync", namespace: "usersync", organization: new URL(emulator.url).host };
       expect(series).toContainEqual({
         name: "usersync_deletions_held_back",
         labels: { command: "apply", ...sync },

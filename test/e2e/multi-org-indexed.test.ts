@@ -38,14 +38,14 @@ let cronJob: K8sObject;
 const emulators: Record<string, EmulatorHandle> = {};
 let gateway: Awaited<ReturnType<typeof startFakePushgateway>>;
 
-/** One pod of the Job at `index`, run to its end; `config` replaces the mounted usersync.yaml's text. */
+/** One pod of the Job at `index`, run to its end; `config` replaces the mounted multi-org.yaml's text. */
 async function runIndex(index: number, config?: (text: string) => string): Promise<CliResult> {
   const run = await podRun(objects, cronJob, {
     root: join(dir, `pod-${index}`),
     token: "",
     claims: { "usersync-state": join(dir, "state-volume") },
   });
-  const configFile = run.at("/etc/usersync/usersync.yaml");
+  const configFile = run.at("/etc/usersync/multi-org.yaml");
   let text = await readFile(configFile, "utf8");
   for (const name of NAMES) text = text.replace(`https://${name}.bi.example.org`, emulators[name]!.url);
   await writeFile(configFile, config ? config(text) : text);
@@ -72,7 +72,7 @@ describe.skipIf(findKubectl() === undefined)("the multi-org overlay as an Indexe
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "usersync-indexed-"));
     objects = render("multi-org");
-    cronJob = find(objects, "CronJob", "usersync-multi-org");
+    cronJob = find(objects, "CronJob", "usersync");
     gateway = await startFakePushgateway();
     // beta's token was rotated in the service but not yet in its Secret: its runs fail (401).
     for (const name of NAMES)

@@ -243,7 +243,7 @@ async function runPod(
     expect(push.path).toBe(`/metrics/job/${WORKLOADS[w].cronJob}/namespace/usersync`);
     expect(push.samples).toContainEqual({
       name: "usersync_last_exit_code",
-      labels: { command: WORKLOADS[w].command },
+      labels: { command: WORKLOADS[w].command, organization: new URL(emulator.url).host },
       value: expected.code,
     });
   }

@@ -18,7 +18,16 @@ import { envNameOf } from "../../src/config/index.js";
 import { ROOT } from "../e2e/run-cli.js";
 
 export const DEPLOY = join(ROOT, "deploy", "kubernetes");
-export const OVERLAYS = ["alerts", "daily-audit", "hourly-sync", "multi-org", "onboarding"] as const;
+export const OVERLAYS = [
+  "alerts",
+  "daily-audit",
+  "entra-hourly-sync",
+  "entra-multi-org",
+  "hourly-sync",
+  "multi-org",
+  "okta-hourly-sync",
+  "onboarding",
+] as const;
 export type Overlay = (typeof OVERLAYS)[number];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

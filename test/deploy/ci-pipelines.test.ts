@@ -1,0 +1,274 @@
+/**
+ * deploy/ci: the GitHub Actions workflow and the GitLab CI file for changes by pull or merge
+ * request. Their shell steps run here in order, as the runner would run them, in a folder that
+ * is the repository of the desired state, with the built CLI against the emulator: a change is
+ * validated and planned on its branch (nothing sent but reads; the Markdown plan in the job
+ * summary and the comment, the JSON plan saved), and on merge exactly that saved plan is applied;
+ * a plan gone stale (someone changed a person the plan updates) is refused for that step with
+ * exit 3 and reported. Steps that are actions (`uses:`) or installs are the runner's: the
+ * artifact stays in the folder between the jobs; `gh` and `curl` are stand-ins that answer as
+ * GitHub and GitLab would and record what they were asked.
+ */
+import { spawn } from "node:child_process";
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { startEmulator } from "../../src/emulator/index.js";
+import type { EmulatorHandle } from "../../src/emulator/types.js";
+import { CLI, ROOT } from "../e2e/run-cli.js";
+
+const TOKEN = "ci-pipeline-token-9d2";
+const CI = join(ROOT, "deploy", "ci");
+
+interface Step {
+  run?: string;
+  uses?: string;
+}
+interface Workflow {
+  env: Record<string, string>;
+  jobs: Record<string, { steps: Step[] }>;
+}
+interface GitlabJob {
+  script: string[];
+}
+
+let emulator: EmulatorHandle;
+let root: string;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" } });
+  root = await mkdtemp(join(tmpdir(), "usersync-ci-"));
+});
+afterAll(async () => {
+  await emulator?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const users = (jane: string) => ({
+  version: 1,
+  groups: [{ id: "analytics", name: "Analytics" }],
+  users: [
+    { email: "jane.doe@example.com", displayName: jane, groups: ["analytics"] },
+    { email: "john.roe@example.com", displayName: "John Roe", groups: ["analytics"] },
+  ],
+});
+
+/** The repository of the desired state: its config, users.yaml, the script, and stand-ins for gh and curl. */
+async function repository(name: string): Promise<{ dir: string; bin: string; calls: string }> {
+  const dir = join(root, name);
+  await mkdir(join(dir, "deploy", "ci"), { recursive: true });
+  await cp(join(CI, "usersync-ci.sh"), join(dir, "deploy", "ci", "usersync-ci.sh"));
+  await writeFile(
+    join(dir, "usersync.yaml"),
+    stringify({
+      target: { baseUrl: emulator.url },
+      source: { desired: "users.yaml" },
+      identity: { passwords: "none" },
+      policy: { mode: "full", maxDeletes: 5 },
+    }),
+  );
+  await writeFile(join(dir, "users.yaml"), stringify(users("Jane Doe")));
+  const bin = join(dir, ".bin");
+  const calls = join(dir, ".calls");
+  await mkdir(bin);
+  // gh: the merge commit's pull request and its plan run; a comment is recorded.
+  await writeFile(
+    join(bin, "gh"),
+    `#!/bin/sh
+echo "gh $*" >> "${calls}"
+case "$1 $2" in
+  "api repos/"*) echo 0123456789abcdef0123456789abcdef01234567 ;;
+  "run list") echo 4242 ;;
+  "pr comment") [ "$3" = "--edit-last" ] && exit 1; exit 0 ;;
+esac
+`,
+  );
+  // curl: the GitLab API for the merge commit's merge request, its pipeline, its plan job, and
+  // the job's artifacts (a zip of the plan folder as the plan job left it).
+  await writeFile(
+    join(bin, "curl"),
+    `#!/bin/sh
+echo "curl $*" >> "${calls}"
+out=""; prev=""; url=""
+for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; url="$a"; done
+case "$url" in
+  */merge_requests/7/notes) ;;
+  */repository/commits/*/merge_requests) echo '[{"iid":7}]' ;;
+  */merge_requests/7) echo '{"head_pipeline":{"id":9}}' ;;
+  */pipelines/9/jobs*) echo '[{"name":"usersync-plan","id":11}]' ;;
+  */jobs/11/artifacts) (cd "${dir}/.artifacts" && python3 -m zipfile -c "$out" usersync-plan) ;;
+  *) echo "unexpected $url" >&2; exit 22 ;;
+esac
+`,
+  );
+  await chmod(join(bin, "gh"), 0o755);
+  await chmod(join(bin, "curl"), 0o755);
+  return { dir, bin, calls };
+}
+
+/**
+ * Runs shell steps in order as the runner does (bash, stop at the first failure); the exit code
+ * of the one that failed. Asynchronous: the emulator answers from this process.
+ */
+async function runSteps(
+  scripts: string[],
+  repo: { dir: string; bin: string },
+  env: Record<string, string>,
+): Promise<{ code: number; output: string }> {
+  let output = "";
+  for (const script of scripts) {
+    const child = spawn("bash", ["-eo", "pipefail", "-c", script], {
+      cwd: repo.dir,
+      env: {
+        PATH: `${repo.bin}:${process.env["PATH"] ?? ""}`,
+        HOME: repo.dir,
+        SYNC_CLI: `${process.execPath} ${CLI}`,
+        USERSYNC_TOKEN: TOKEN,
+        NO_COLOR: "1",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number>((done) => child.on("close", (c) => done(c ?? -1)));
+    if (code !== 0) return { code, output };
+  }
+  return { code: 0, output };
+}
+
+const runnerSteps = (steps: Step[]): string[] =>
+  steps.flatMap((s) => (s.run !== undefined && s.run !== "npm ci" ? [s.run] : []));
+
+async function renameJane(dir: string, to: string): Promise<void> {
+  await writeFile(join(dir, "users.yaml"), stringify(users(to)));
+}
+
+/** Someone changes Jane in the organization by hand, after the plan. */
+async function changeJaneByHand(): Promise<void> {
+  const id = emulator.state().mappings.find((m) => m.email === "jane.doe@example.com")!.id;
+  const res = await fetch(`${emulator.url}/api/v1/entities/users/${id}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/vnd.gooddata.api+json" },
+    body: JSON.stringify({ data: { id, type: "user", attributes: { lastname: "Changed-By-Hand" } } }),
+  });
+  expect(res.status).toBe(200);
+}
+
+describe("the GitHub Actions workflow", () => {
+  let workflow: Workflow;
+  let repo: Awaited<ReturnType<typeof repository>>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    workflow = parse(await readFile(join(CI, "github-actions.yml"), "utf8")) as Workflow;
+    repo = await repository("github");
+    env = {
+      ...workflow.env,
+      GITHUB_STEP_SUMMARY: join(repo.dir, ".summary.md"),
+      GITHUB_OUTPUT: join(repo.dir, ".output"),
+      GITHUB_REPOSITORY: "acme/iam",
+      GITHUB_SHA: "fedcba9876543210fedcba9876543210fedcba98",
+      GH_TOKEN: "gh-token",
+      PR: "17",
+    };
+  });
+
+  it("plans a pull request (summary, comment, saved plan; nothing written), applies that plan on merge", async () => {
+    const writes = emulator.requestLog().filter((r) => r.method !== "GET").length;
+    const plan = await runSteps(runnerSteps(workflow.jobs["plan"]!.steps), repo, env);
+    expect(plan.code, plan.output).toBe(0);
+    expect(emulator.requestLog().filter((r) => r.method !== "GET").length).toBe(writes);
+    const summary = await readFile(env["GITHUB_STEP_SUMMARY"]!, "utf8");
+    expect(summary).toMatch(/^#/m);
+    expect(summary).toContain("jane.doe@example.com");
+    const calls = await readFile(repo.calls, "utf8");
+    expect(calls).toContain("gh pr comment 17 --body-file usersync-plan/plan.md");
+    const saved = JSON.parse(await readFile(join(repo.dir, "usersync-plan", "plan.json"), "utf8")) as object;
+    expect(saved).toBeTypeOf("object");
+    expect(JSON.stringify(saved)).not.toContain(TOKEN);
+
+    const apply = await runSteps(runnerSteps(workflow.jobs["apply"]!.steps), repo, env);
+    expect(apply.code, apply.output).toBe(0);
+    expect(await readFile(env["GITHUB_OUTPUT"]!, "utf8")).toContain("run-id=4242");
+    expect(emulator.state().mappings.map((m) => m.email)).toEqual(
+      expect.arrayContaining(["jane.doe@example.com", "john.roe@example.com"]),
+    );
+    expect(await readFile(join(repo.dir, "usersync-plan", "apply.md"), "utf8")).toMatch(/^#/m);
+  }, 120_000);
+
+  it("refuses the steps of a plan gone stale on merge (exit 3), and reports them", async () => {
+    await renameJane(repo.dir, "Jane Smith");
+    const plan = await runSteps(runnerSteps(workflow.jobs["plan"]!.steps), repo, env);
+    expect(plan.code, plan.output).toBe(0);
+    await changeJaneByHand();
+    const steps = runnerSteps(workflow.jobs["apply"]!.steps);
+    const apply = await runSteps(steps.slice(0, -1), repo, env);
+    expect(apply.code, apply.output).toBe(3);
+    expect(apply.output).toMatch(/stale/i);
+    // The report step runs whatever the apply's outcome (if: always()).
+    expect(workflow.jobs["apply"]!.steps.at(-1)).toMatchObject({ if: "always()" });
+    expect((await runSteps(steps.slice(-1), repo, env)).code).toBe(0);
+    // The stale step was not carried out: the hand-made change stands.
+    expect(emulator.state().mappings.find((m) => m.email === "jane.doe@example.com")?.lastname).toBe(
+      "Changed-By-Hand",
+    );
+  }, 120_000);
+});
+
+describe("the GitLab CI file", () => {
+  let jobs: Record<string, GitlabJob> & { variables: Record<string, string> };
+  let repo: Awaited<ReturnType<typeof repository>>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    jobs = parse(await readFile(join(CI, "gitlab-ci.yml"), "utf8")) as typeof jobs;
+    repo = await repository("gitlab");
+    env = {
+      ...jobs.variables,
+      CI_API_V4_URL: "https://gitlab.example.com/api/v4",
+      CI_PROJECT_ID: "42",
+      CI_MERGE_REQUEST_IID: "7",
+      CI_COMMIT_SHA: "fedcba9876543210fedcba9876543210fedcba98",
+      GITLAB_API_TOKEN: "glpat-test",
+    };
+  });
+
+  /** The plan job's artifact, as GitLab keeps it; the apply job starts from a clean checkout. */
+  async function keepArtifact(): Promise<void> {
+    await rm(join(repo.dir, ".artifacts"), { recursive: true, force: true });
+    await mkdir(join(repo.dir, ".artifacts"));
+    await cp(join(repo.dir, "usersync-plan"), join(repo.dir, ".artifacts", "usersync-plan"), {
+      recursive: true,
+    });
+    await rm(join(repo.dir, "usersync-plan"), { recursive: true, force: true });
+  }
+
+  it("plans a merge request (log, note, artifact), applies that plan on merge; a stale plan is refused (exit 3)", async () => {
+    await renameJane(repo.dir, "Jane Brown");
+    const plan = await runSteps(jobs["usersync-plan"]!.script, repo, env);
+    expect(plan.code, plan.output).toBe(0);
+    expect(plan.output).toContain("jane.doe@example.com");
+    expect(await readFile(repo.calls, "utf8")).toMatch(
+      /curl .*body@usersync-plan\/plan\.md .*merge_requests\/7\/notes/,
+    );
+    await keepArtifact();
+    const apply = await runSteps(jobs["usersync-apply"]!.script, repo, env);
+    expect(apply.code, apply.output).toBe(0);
+    expect(emulator.state().mappings.find((m) => m.email === "jane.doe@example.com")?.lastname).toBe("Brown");
+
+    await renameJane(repo.dir, "Jane Green");
+    expect((await runSteps(jobs["usersync-plan"]!.script, repo, env)).code).toBe(0);
+    await keepArtifact();
+    await changeJaneByHand();
+    const stale = await runSteps(jobs["usersync-apply"]!.script, repo, env);
+    expect(stale.code, stale.output).toBe(3);
+    expect(stale.output).toMatch(/stale/i);
+  }, 180_000);
+
+  it("says what to do when the merged change has no saved plan (exit 4)", async () => {
+    await rm(join(repo.dir, "usersync-plan"), { recursive: true, force: true });
+    const r = await runSteps(["bash deploy/ci/usersync-ci.sh apply"], repo, env);
+    expect(r.code).toBe(4);
+    expect(r.output).toContain("no saved plan at usersync-plan/plan.json");
+  });
+});
