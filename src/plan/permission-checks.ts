@@ -9,6 +9,7 @@ import type { DesiredGroup, DesiredState, DesiredUser } from "../desired/types.j
 import type { Problem } from "../errors.js";
 import type { Workspace } from "../permissions.js";
 import type { PermissionListing } from "../service/permission-listing.js";
+import { listsEveryUsersGrants } from "./hand-made-grants.js";
 import type { Policy } from "./policy.js";
 import { workspaceMatcher } from "./safety.js";
 
@@ -121,9 +122,11 @@ export function permissionListing(
   if (!workspaces && !organization) return undefined;
   return {
     inScope: workspaceMatcher(policy.permissions.workspaces),
-    users: workspaces
-      ? desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id)
-      : [],
+    users: !workspaces
+      ? []
+      : listsEveryUsersGrants(desired, policy)
+        ? "all"
+        : desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id),
     organization,
     pageSize,
   };
