@@ -1,0 +1,307 @@
+/**
+ * The access review (DESIGN section 12, docs/audits.md): the model every renderer (CSV, JSON,
+ * Markdown, HTML) reads. Plain data, JSON as it is (no Map, no Date, no undefined inside lists),
+ * so the JSON format is this object and a saved review can be read back for `--since`.
+ *
+ * Stability: fields are only ever added. `formatVersion` changes when one changes meaning.
+ */
+import type { Assignee, OrganizationPermission, WorkspacePermission } from "../../permissions.js";
+
+export const REVIEW_FORMAT_VERSION = 1;
+
+/** How a person signs in, as the listing shows it. */
+export type LoginStatus =
+  /** A mapping linked to a built-in identity-provider user: can sign in with a password. */
+  | "active"
+  /** A mapping whose built-in login was deleted (or never linked): nobody can sign in as it. */
+  | "revoked"
+  /** A mapping whose authenticationId belongs to an external OIDC provider (SSO). */
+  | "external"
+  /** A built-in login that no mapping of this organization points at: no organization user. */
+  | "loginOnly";
+
+/**
+ * The one word a reviewer sorts by: `protected` and `outOfScope` win over the login status,
+ * because they say usersync will not touch the person whatever the login is.
+ */
+export type PersonStatus = LoginStatus | "outOfScope" | "protected";
+
+/**
+ * Whether the desired state agrees with what the person holds (from the planner run against it):
+ * `inLine` managed and the plan changes nothing of theirs; `drifted` managed and the plan would
+ * change something (see `drift`); `unmanaged` outside the desired state or outside policy.scope;
+ * `notCompared` the review ran with no desired state.
+ */
+export type Agreement = "inLine" | "drifted" | "unmanaged" | "notCompared";
+
+/** Why a person holds a permission on a workspace. */
+export interface AccessReason {
+  /**
+   * `direct`: the person's own grant on this workspace; `group`: a grant of a group they are in
+   * (directly or through parent groups) on this workspace; `hierarchy`: a grant (the person's or a
+   * group's) on a workspace above this one, with `hierarchy` permissions.
+   */
+  kind: "direct" | "group" | "hierarchy";
+  /** Who holds the grant: the person or a group. */
+  holder: Assignee;
+  /**
+   * For a group grant: the groups from one the person is a direct member of up to the holder,
+   * e.g. `["emea-sales", "sales"]` (emea-sales's parent sales holds the grant). Empty for the
+   * person's own grant.
+   */
+  groupChain: string[];
+  /** The workspace the grant is on: this one, or for `hierarchy` the ancestor. */
+  grantedOn: string;
+  /** For `hierarchy`: the workspaces from `grantedOn` down to this one, both included. */
+  workspaceChain: string[];
+  /** What this grant gives on this workspace (its permissions, or its hierarchy permissions below). */
+  permissions: WorkspacePermission[];
+  /**
+   * Whether the desired state gives this grant (holder, workspace, permissions) so usersync keeps
+   * it: false for a grant made by hand; absent when no desired state was compared.
+   */
+  managed?: boolean;
+  /** One line for a person: `group emea-sales -> sales, hierarchy from root`. */
+  text: string;
+}
+
+/** One data filter that narrows what the person sees on a workspace. */
+export interface EffectiveFilter {
+  /** The filter's id in the service. */
+  id: string;
+  title?: string;
+  /** `own`: set on the person; `group`: on a group they are in; the filter's workspace may be a parent (`fromParent`). */
+  via: "own" | "group";
+  holder: Assignee;
+  /** As in AccessReason: the person's direct group up to the holder; empty for `own`. */
+  groupChain: string[];
+  /** The workspace the filter is on: this one, or a workspace above it (`fromParent`). */
+  workspace: string;
+  /** The filter is on a parent workspace and narrows this one too. */
+  fromParent: boolean;
+  maql: string;
+  /** Made by usersync (tagged and with a usersync id); false: made by hand or another tool. */
+  managed: boolean;
+  /** Whether the desired state gives this filter; absent when no desired state was compared. */
+  desired?: boolean;
+}
+
+/** What one person reaches on one workspace: one CSV row. */
+export interface WorkspaceAccess {
+  workspace: string;
+  workspaceName?: string;
+  /** Effective permissions: the union of every reason's. Sorted. */
+  permissions: WorkspacePermission[];
+  /** MANAGE on this workspace (through any reason). */
+  manage: boolean;
+  /** Every reason, direct first, then groups, then hierarchy; each sorted by holder. */
+  reasons: AccessReason[];
+  /** Every filter that applies (the service combines them: the person sees rows all of them allow). */
+  filters: EffectiveFilter[];
+  /**
+   * No filter applies to the person here while the workspace (or one above it) has filters for
+   * others: they may see every row others are kept from.
+   */
+  unfiltered: boolean;
+  /** Whether the desired state gives the person this access; absent when not compared. */
+  desired?: {
+    /** The permissions the desired state gives here (direct and through desired groups). */
+    permissions: WorkspacePermission[];
+    /** The MAQL of the filters the desired state gives here. */
+    filters: string[];
+  };
+}
+
+/** Why a person holds an organization permission. */
+export interface OrganizationReason {
+  kind: "direct" | "group";
+  holder: Assignee;
+  groupChain: string[];
+  permissions: OrganizationPermission[];
+  managed?: boolean;
+  text: string;
+}
+
+export interface ReviewPerson {
+  /** Stable key: `user/<id>` for a mapping, `login/<email lower-case>` for a login with no mapping. */
+  key: string;
+  /** The organization user id (mapping id); absent for `loginOnly`. */
+  id?: string;
+  email?: string;
+  displayName?: string;
+  authenticationId?: string;
+  login: LoginStatus;
+  status: PersonStatus;
+  inScope: boolean;
+  /** Why usersync never changes this person (policy.protect, the caller, admin), when it is so. */
+  protected?: string;
+  agreement: Agreement;
+  /** What the plan would change for this person (one line each); empty unless `drifted`. */
+  drift: string[];
+  /** Whether the desired state lists the person and how: present, absent (to be revoked/removed). */
+  desiredState?: "present" | "absent";
+  /** Groups the person is a direct member of, sorted. */
+  groups: string[];
+  /** Every group they are in through parents too (the closure), sorted. */
+  allGroups: string[];
+  organizationPermissions: OrganizationPermission[];
+  organizationReasons: OrganizationReason[];
+  /** Organization MANAGE, or MANAGE on any workspace. */
+  privileged: boolean;
+  access: WorkspaceAccess[];
+  /** When something about this person last changed, when usersync knows (state file), ISO 8601. */
+  lastChange?: string;
+}
+
+export interface ReviewWorkspace {
+  id: string;
+  name?: string;
+  parent?: string;
+  /** From the root down to this workspace. */
+  path: string[];
+  /** Filters defined on this workspace (any holder). */
+  filterCount: number;
+  /** People who reach it. */
+  peopleWithAccess: number;
+}
+
+export interface ReviewGroup {
+  id: string;
+  name?: string;
+  parents: string[];
+  /** Direct members (mappings) listed. */
+  members: number;
+}
+
+/** One row of the organization-permissions CSV: a holder of an organization permission. */
+export interface OrganizationPermissionRow {
+  assignee: Assignee;
+  /** For a user: their email when known. */
+  email?: string;
+  permissions: OrganizationPermission[];
+  privileged: boolean;
+  /** For a group: how many people hold it through the group (parents included). */
+  people?: number;
+  managed?: boolean;
+}
+
+export type FindingKind =
+  /** A person whose login is revoked, or whom the desired state marks absent, still holds access. */
+  | "revokedWithAccess"
+  /** A direct grant (person, not group) made by hand to a person usersync manages. */
+  | "handMadeDirectGrant"
+  /** Organization MANAGE or workspace MANAGE the desired state does not give. */
+  | "privilegedOutsideDesired"
+  /** The desired state gives the person a filter on a workspace they reach, and it is not there. */
+  | "missingDesiredFilter"
+  /** Access through no group: only direct grants (the person's own or a hierarchy grant of theirs). */
+  | "accessNoGroupExplains";
+
+export interface Finding {
+  kind: FindingKind;
+  severity: "high" | "medium";
+  /** The person's key (ReviewPerson.key). */
+  person: string;
+  email?: string;
+  workspace?: string;
+  /** One sentence a reviewer can act on. */
+  detail: string;
+}
+
+export type ChangeKind =
+  | "personCame"
+  | "personWent"
+  | "accessGained"
+  | "accessLost"
+  | "permissionsRaised"
+  | "permissionsLowered"
+  /** A filter that applied is gone (or its MAQL changed so it may allow more). */
+  | "filtersWidened"
+  /** A filter applies that did not. */
+  | "filtersNarrowed"
+  | "organizationPermissionsRaised"
+  | "organizationPermissionsLowered"
+  | "statusChanged";
+
+export interface ReviewChange {
+  kind: ChangeKind;
+  person: string;
+  email?: string;
+  workspace?: string;
+  /** Permissions, filters (MAQL) or status before and after, as the kind needs. */
+  before?: string[];
+  after?: string[];
+}
+
+export interface ReviewChanges {
+  /** The previous review's snapshot. */
+  since: ReviewSnapshot;
+  changes: ReviewChange[];
+  counts: Partial<Record<ChangeKind, number>>;
+}
+
+export interface ReviewSnapshot {
+  /** When the listing was taken, ISO 8601 UTC. */
+  generatedAt: string;
+  /** The target's name with `targets:`, else the service's host. */
+  organization: string;
+  baseUrl: string;
+  usersyncVersion: string;
+  /**
+   * `sha256:<hex>` of the review's content (workspaces, groups, people, organization permissions,
+   * findings) in canonical JSON: the same organization state gives the same digest.
+   */
+  digest: string;
+}
+
+export interface ReviewSummary {
+  people: number;
+  byStatus: Partial<Record<PersonStatus, number>>;
+  byAgreement: Partial<Record<Agreement, number>>;
+  workspaces: number;
+  groups: number;
+  /** Person x workspace rows. */
+  accessRows: number;
+  /** People holding organization MANAGE or any workspace MANAGE. */
+  privilegedPeople: number;
+  /** Access rows marked `unfiltered`. */
+  unfilteredRows: number;
+  filters: number;
+  findings: number;
+  findingsByKind: Partial<Record<FindingKind, number>>;
+  /** Present with `--since`. */
+  changes?: number;
+}
+
+/** What the review was made from: the listing, like a plan's evidence. */
+export interface ReviewEvidence {
+  /** HTTP requests the listing used (every attempt). */
+  requests: number;
+  /** How workspace grants were read. */
+  permissionsVia?: "byWorkspace" | "byAssignee";
+  /** Whether a desired state was compared (agreement, managed flags, desired-state findings). */
+  desiredCompared: boolean;
+  /** The desired-state source, when compared. */
+  desiredSource?: string;
+  /** policy.mode of the comparison. */
+  mode?: "incremental" | "full";
+  /** Anything that limits what the review can tell (e.g. a legacy profile has no permissions). */
+  notes: string[];
+}
+
+export interface Review {
+  formatVersion: typeof REVIEW_FORMAT_VERSION;
+  kind: "usersync-access-review";
+  snapshot: ReviewSnapshot;
+  summary: ReviewSummary;
+  evidence: ReviewEvidence;
+  /** Findings first: the section a reviewer reads before anything else. Sorted by severity, kind, person. */
+  findings: Finding[];
+  workspaces: ReviewWorkspace[];
+  groups: ReviewGroup[];
+  /** Sorted by key. */
+  people: ReviewPerson[];
+  organizationPermissions: OrganizationPermissionRow[];
+  /** With `--since`. */
+  changes?: ReviewChanges;
+}
