@@ -146,6 +146,8 @@ export interface ReviewPerson {
   allGroups: string[];
   organizationPermissions: OrganizationPermission[];
   organizationReasons: OrganizationReason[];
+  /** The organization permissions the desired state gives (managed people, when compared). */
+  desiredOrganization?: OrganizationPermission[];
   /** Organization MANAGE, or MANAGE on any workspace. */
   privileged: boolean;
   access: WorkspaceAccess[];
