@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { renderReviewHtml } from "../../src/report/review/html.js";
 import { openFile, startChromium, type Browser } from "../helpers/chromium.js";
@@ -33,7 +34,9 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const rows = async (page: import("playwright-core").Page, table: string): Promise<number> =>
+  const waitRows = (page: Page, table: string, n: number) =>
+    page.waitForFunction(`document.querySelector("#${table}-table")?.getAttribute("data-rows") === "${n}"`);
+  const rows = async (page: Page, table: string): Promise<number> =>
     Number(await page.getAttribute(`#${table}-table`, "data-rows"));
 
   test("loads from a file with no console error, asks for nothing, and every table is filled", async () => {
@@ -82,11 +85,9 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
     expect(html).not.toContain("<img src=x");
     const { page, errors } = await openFile(browser, write("hostile.html", html));
     expect(errors).toEqual([]);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate("window.__pwned")).toBeUndefined();
     await page.fill("#people-q", "evil@example.com");
-    await page.waitForFunction(
-      () => document.querySelector("#people-table")?.getAttribute("data-rows") === "1",
-    );
+    await waitRows(page, "people", 1);
     expect(await page.textContent("#people-table tbody .name")).toBe(HOSTILE_NAME);
     expect(await page.$$eval("#filters-table code.maql", (c) => c.map((x) => x.textContent))).toContain(
       HOSTILE_MAQL,
@@ -97,14 +98,10 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
   test("filters: typing, a select and a check box each narrow the rows as expected", async () => {
     const { page } = await openFile(browser, write("filters.html", renderReviewHtml(aReview())));
     await page.fill("#access-q", "sales-emea");
-    await page.waitForFunction(
-      () => document.querySelector("#access-table")?.getAttribute("data-rows") === "2",
-    );
+    await waitRows(page, "access", 2);
     expect(await page.textContent("#access-count")).toBe("2 of 5 rows match");
     await page.fill("#access-q", "");
-    await page.waitForFunction(
-      () => document.querySelector("#access-table")?.getAttribute("data-rows") === "5",
-    );
+    await waitRows(page, "access", 5);
     await page.selectOption("#access-status", "revoked");
     expect(await rows(page, "access")).toBe(1);
     expect(await page.textContent("#access-table tbody .name")).toBe("Lee Vaver");
@@ -121,9 +118,7 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
     await page.selectOption("#findings-kind", "handMadeDirectGrant");
     expect(await rows(page, "findings")).toBe(1);
     await page.fill("#findings-q", "no such person");
-    await page.waitForFunction(
-      () => document.querySelector("#findings-table")?.getAttribute("data-rows") === "0",
-    );
+    await waitRows(page, "findings", 0);
     expect(await page.textContent("#findings-table tbody")).toBe("No row matches the filters.");
     await page.close();
   });
@@ -151,9 +146,7 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
   test("a row unfolds to its reason chain: groups with parents, the hierarchy, the filters' MAQL", async () => {
     const { page } = await openFile(browser, write("expand.html", renderReviewHtml(aReview())));
     await page.fill("#access-q", "jane sales-emea");
-    await page.waitForFunction(
-      () => document.querySelector("#access-table")?.getAttribute("data-rows") === "1",
-    );
+    await waitRows(page, "access", 1);
     const button = "#access-table tbody tr:first-child button.expand";
     expect(await page.getAttribute(button, "aria-expanded")).toBe("false");
     await page.focus(button);
