@@ -34,8 +34,16 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The page's own globals, for functions that run in it (the tests are typed without the DOM). */
+  type InPage = { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } };
+  // A function, not a string: the page's CSP forbids eval, which string predicates need.
   const waitRows = (page: Page, table: string, n: number) =>
-    page.waitForFunction(`document.querySelector("#${table}-table")?.getAttribute("data-rows") === "${n}"`);
+    page.waitForFunction(
+      ([t, want]) =>
+        (globalThis as unknown as InPage).document.querySelector(`#${t}-table`)?.getAttribute("data-rows") ===
+        want,
+      [table, String(n)] as const,
+    );
   const rows = async (page: Page, table: string): Promise<number> =>
     Number(await page.getAttribute(`#${table}-table`, "data-rows"));
 

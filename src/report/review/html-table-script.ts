@@ -22,6 +22,8 @@ function el(tag, attrs, children) {
   });
   return node;
 }
+// One collator for every sort: localeCompare with options builds one per call.
+var COLLATOR = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
 function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
 function badge(text, kind) { return el("span", { className: "badge b-" + kind, text: text }); }
 
@@ -95,7 +97,7 @@ function makeTable(host, o) {
     order.sort(function (a, b) {
       var x = keys[a], y = keys[b];
       var d = typeof x === "number" && typeof y === "number" ? x - y
-        : String(x).localeCompare(String(y), "en", { numeric: true, sensitivity: "base" });
+        : COLLATOR.compare(String(x), String(y));
       return d !== 0 ? d * state.sortDir : a - b;
     });
     ths.forEach(function (th, i) {

@@ -24,7 +24,11 @@ function label(map, v) { return map[v] || v; }
 function options(map, present) {
   return Object.keys(map).filter(function (k) { return present.indexOf(k) >= 0; }).map(function (k) { return [k, map[k]]; });
 }
-function distinct(list) { return list.filter(function (v, i) { return list.indexOf(v) === i; }); }
+function distinct(list) {
+  var seen = {}, out = [];
+  list.forEach(function (v) { if (!seen[v]) { seen[v] = 1; out.push(v); } });
+  return out;
+}
 function who(p) { return p.displayName || p.email || p.id || p.key; }
 function personCell(p) {
   return el("span", { className: "person" }, [el("span", { className: "name", text: who(p) }),
