@@ -207,7 +207,7 @@ try {
     const k0 = performance.now();
     await page.fill("#access-q", "p0004");
     await page.waitForFunction(
-      (all) => document.querySelector("#access-table").getAttribute("data-rows") !== all,
+      (all) => globalThis.document.querySelector("#access-table").getAttribute("data-rows") !== all,
       String(data.summary.accessRows),
       { timeout: 60_000 },
     );
