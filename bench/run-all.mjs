@@ -2,7 +2,8 @@
 // figure and no two benchmarks share the CPU). `--only N` runs figure N (1-7, 8 for the
 // emulator's own throughput, 9 reading from LDAP, 10 bulk membership under a rate limit: about
 // 18 minutes at its full size, 11 listing and planning permissions, 12 many organizations, 13 reading
-// from Entra ID, 14 reading Okta under its shared rate limit, 15 data filters, 16 the access review). Each script prints its table
+// from Entra ID, 14 reading Okta under its shared rate limit, 15 data filters, 16 the access review, 17 the access review's HTML
+// page in Chromium). Each script prints its table
 // and writes bench/results/<name>.json.
 import { spawn } from "node:child_process";
 import { cpus } from "node:os";
@@ -26,12 +27,15 @@ const FIGURES = [
   [14, "read-okta.mjs"],
   [15, "data-filters.mjs"],
   [16, "review.mjs"],
+  [17, "review-html.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");
 const only = at >= 0 ? Number(process.argv[at + 1]) : undefined;
 if (only !== undefined && !FIGURES.some(([n]) => n === only)) {
-  console.error(`--only takes a figure number, 1 to ${FIGURES.length}; got ${process.argv[at + 1]}`);
+  console.error(
+    `--only takes a figure number (${FIGURES.map(([n]) => n).join(", ")}); got ${process.argv[at + 1]}`,
+  );
   process.exit(2);
 }
 

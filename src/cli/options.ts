@@ -265,6 +265,10 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "S",
         help: "service|ldap (default service); ldap writes what the directory of\nsource.ldap says, as YAML (see docs/ldap.md)",
       },
+      "hand-made-filters": {
+        type: "boolean",
+        help: "also list the data filters made outside usersync, every workspace's, as a\ncomment at the end of the YAML, marked as not usersync's (docs/data-filters.md)",
+      },
     },
     globals: ["config", "base-url", ...ALWAYS],
     footer: TOKEN_NOTE,

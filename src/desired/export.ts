@@ -3,11 +3,12 @@
  * step of adopting the tool. Ids are always written (never left to derivation), the order is
  * sorted by id, and CSV cells are neutralised against spreadsheet formulas.
  */
-import { stringify } from "yaml";
+import { Document, stringify } from "yaml";
 import type { ActualState, ApiProfile, IdpUser } from "../service/types.js";
 import { csvLine } from "./csv-cell.js";
 import { accessByAssignee, csvWorkspaces, yamlWorkspaces, type ExportedAccess } from "./export-access.js";
-import { csvFilters, filtersByAssignee, yamlFilters } from "./export-filters.js";
+import { csvFilters, filtersByAssignee, handMadeFilterComment, yamlFilters } from "./export-filters.js";
+import { loginOf, revokedWarning, type SignInKind } from "./export-logins.js";
 import type { DesiredFormat } from "./types.js";
 
 export interface ExportOptions {
@@ -15,6 +16,15 @@ export interface ExportOptions {
   profile: ApiProfile;
   /** Organization MANAGE is exported only when the config may manage it (export-access.ts). */
   allowOrganizationManage?: boolean;
+  /**
+   * How the organization signs people in, when the service said: tells a revoked built-in login
+   * from an external SSO user when a mapping's authenticationId matches no built-in login.
+   */
+  signIn?: SignInKind | undefined;
+  /** The workspaces whose usersync filters are written (`dataFilters.workspaces`); all listed when unset. */
+  filterScope?: (workspace: string) => boolean;
+  /** List the hand-made filters too, as a comment at the end of the YAML (never as desired state). */
+  handMadeFilters?: boolean;
 }
 
 export interface ExportResult {
@@ -34,6 +44,8 @@ interface ExportUser extends ExportedAccess {
   groups: string[];
   identity: "builtin" | "external";
   authenticationId?: string;
+  /** `absent`: a person whose built-in login was revoked (export-logins.ts). */
+  state?: "absent";
 }
 
 interface ExportGroup extends ExportedAccess {
@@ -54,13 +66,16 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
     allowOrganizationManage: options.allowOrganizationManage ?? false,
   });
   const warnings: string[] = [...access.warnings];
-  const { users: plain, linked } = exportUsers(actual, options.profile, warnings);
-  const filters = filtersByAssignee(actual.dataFilters);
-  const users = plain.map((u) => ({
-    ...u,
-    ...access.of({ type: "user", id: u.id }),
-    ...filters({ type: "user", id: u.id }),
-  }));
+  const { users: plain, linked } = exportUsers(actual, options, warnings);
+  const filters = filtersByAssignee(actual.dataFilters, options.filterScope);
+  // A revoked person is named only to say so: no groups, grants or filters (a row marked absent carries none).
+  const users = plain.map((u) =>
+    u.state === "absent"
+      ? u
+      : { ...u, ...access.of({ type: "user", id: u.id }), ...filters({ type: "user", id: u.id }) },
+  );
+  const revoked = users.filter((u) => u.state === "absent").length;
+  if (revoked > 0) warnings.push(revokedWarning(revoked));
   const unlinked = actual.idpUsers.length - linked;
   if (unlinked > 0)
     warnings.push(
@@ -80,21 +95,7 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
         : "the organization has no exportable users: a CSV file without rows is not a valid desired state (export as YAML, which can say allowEmpty: true)",
     );
 
-  if (options.format === "yaml") {
-    const yamlOf = <T extends ExportedAccess>({ workspaces, organization, dataFilters, ...rest }: T) => ({
-      ...rest,
-      ...(workspaces !== undefined ? { workspaces: yamlWorkspaces(workspaces) } : {}),
-      ...(organization !== undefined ? { organization } : {}),
-      ...(dataFilters !== undefined ? { dataFilters: yamlFilters(dataFilters) } : {}),
-    });
-    const doc = {
-      version: 1,
-      ...(users.length === 0 ? { allowEmpty: true } : {}),
-      groups: groups.map(yamlOf),
-      users: users.map(yamlOf),
-    };
-    return { users: stringify(doc, { lineWidth: 0 }), warnings };
-  }
+  if (options.format === "yaml") return { users: renderYaml(users, groups, actual, options), warnings };
   const skipped = { count: 0 };
   const csv = renderCsv(users, groups, options.profile, skipped);
   if (skipped.count > 0)
@@ -102,6 +103,35 @@ export function renderExport(actual: ActualState, options: ExportOptions): Expor
       `${skipped.count} data filter(s) in raw MAQL (or with ; + = in a value) cannot be written in a CSV cell and are not exported: export as YAML`,
     );
   return { ...csv, warnings };
+}
+
+function renderYaml(
+  users: readonly ExportUser[],
+  groups: readonly ExportGroup[],
+  actual: ActualState,
+  options: ExportOptions,
+): string {
+  const yamlOf = <T extends ExportedAccess>({ workspaces, organization, dataFilters, ...all }: T) => {
+    const { groups: memberOf, ...rest } = all as T & { groups?: string[]; state?: "absent" };
+    return {
+      ...rest,
+      ...(memberOf !== undefined && rest.state !== "absent" ? { groups: memberOf } : {}),
+      ...(workspaces !== undefined ? { workspaces: yamlWorkspaces(workspaces) } : {}),
+      ...(organization !== undefined ? { organization } : {}),
+      ...(dataFilters !== undefined ? { dataFilters: yamlFilters(dataFilters) } : {}),
+    };
+  };
+  const doc = {
+    version: 1,
+    ...(users.length === 0 ? { allowEmpty: true } : {}),
+    groups: groups.map(yamlOf),
+    users: users.map(yamlOf),
+  };
+  const comment = options.handMadeFilters ? handMadeFilterComment(actual.dataFilters) : undefined;
+  if (comment === undefined) return stringify(doc, { lineWidth: 0 });
+  const withComment = new Document(doc);
+  withComment.comment = comment;
+  return withComment.toString({ lineWidth: 0 });
 }
 
 /** Whether any of the records holds permissions: only then do the CSV files get those columns. */
@@ -125,6 +155,7 @@ function renderCsv(
   const groupAccess = anyAccess(groups);
   const userFilters = anyFilters(users);
   const groupFilters = anyFilters(groups);
+  const anyAbsent = users.some((u) => u.state === "absent");
   const columns = [
     "email",
     "id",
@@ -135,6 +166,7 @@ function renderCsv(
     "authenticationId",
     ...(userAccess ? ["workspaces", "organization"] : []),
     ...(userFilters ? ["dataFilters"] : []),
+    ...(anyAbsent ? ["state"] : []),
   ];
   const rows = users.map((u) => [
     u.email,
@@ -146,6 +178,7 @@ function renderCsv(
     u.authenticationId ?? "",
     ...(userAccess ? accessCells(u) : []),
     ...(userFilters ? [csvFilters(u.dataFilters, skipped)] : []),
+    ...(anyAbsent ? [u.state ?? ""] : []),
   ]);
   const groupRows = groups.map((g) => [
     g.id,
@@ -169,7 +202,7 @@ function renderCsv(
 
 function exportUsers(
   actual: ActualState,
-  profile: ApiProfile,
+  options: ExportOptions,
   warnings: string[],
 ): { users: ExportUser[]; linked: number } {
   const idpByAuth = new Map<string, IdpUser>(actual.idpUsers.map((u) => [u.authenticationId, u]));
@@ -177,12 +210,14 @@ function exportUsers(
   const users: ExportUser[] = [];
   for (const m of [...actual.mappings].sort(byId)) {
     const idp = m.authenticationId !== undefined ? idpByAuth.get(m.authenticationId) : undefined;
-    const names = profile === "v1" ? { firstname: m.firstname, lastname: m.lastname } : {};
+    const names = options.profile === "v1" ? { firstname: m.firstname, lastname: m.lastname } : {};
     const base = {
       ...(names.firstname !== undefined ? { firstname: names.firstname } : {}),
       ...(names.lastname !== undefined ? { lastname: names.lastname } : {}),
       groups: [...m.groups].sort(),
     };
+    const login = loginOf(m, idp, { builtinIdp: actual.builtinIdp !== false, signIn: options.signIn });
+    const email = m.email !== undefined && m.email !== "" ? m.email : undefined;
     if (idp && linkedAuth.has(idp.authenticationId)) {
       warnings.push(
         `user "${m.id}" shares its authenticationId with another user (a conflict: only one can sign in); it is not exported`,
@@ -190,18 +225,14 @@ function exportUsers(
     } else if (idp) {
       linkedAuth.add(idp.authenticationId);
       users.push({ email: idp.email, id: m.id, displayName: idp.displayName, ...base, identity: "builtin" });
-    } else if (m.authenticationId !== undefined && m.email !== undefined && m.email !== "") {
-      users.push({
-        email: m.email,
-        id: m.id,
-        ...base,
-        identity: "external",
-        authenticationId: m.authenticationId,
-      });
+    } else if (login === "external" && email !== undefined) {
+      users.push({ email, id: m.id, ...base, identity: "external", authenticationId: m.authenticationId! });
+    } else if (login === "revoked" && email !== undefined) {
+      users.push({ email, id: m.id, groups: [], identity: "builtin", state: "absent" });
     } else {
       warnings.push(
-        m.authenticationId === undefined
-          ? `user "${m.id}" has no authenticationId (nobody can sign in as it) and is not exported`
+        login === "revoked"
+          ? `user "${m.id}" has no built-in login (revoked, or never linked) and no email attribute; it is not exported`
           : `user "${m.id}" signs in with an external identity provider but has no email attribute; it is not exported`,
       );
     }

@@ -9,6 +9,7 @@ import type { DesiredGroup, DesiredState, DesiredUser } from "../desired/types.j
 import type { Problem } from "../errors.js";
 import type { Workspace } from "../permissions.js";
 import type { PermissionListing } from "../service/permission-listing.js";
+import { listsEveryUsersGrants } from "./hand-made-grants.js";
 import type { Policy } from "./policy.js";
 import { managesDataFilters } from "./access/data-filters.js";
 import { workspaceMatcher } from "./safety.js";
@@ -128,7 +129,7 @@ export function permissionListing(
     inScope: workspaceMatcher(policy.permissions.workspaces),
     users: !workspaces
       ? []
-      : filters
+      : filters || listsEveryUsersGrants(desired, policy)
         ? "all"
         : desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id),
     organization,

@@ -27,6 +27,7 @@ import type { PlanContext } from "./context.js";
 import { orgPermissionKey, permissionKey } from "./fingerprint.js";
 import { guardLimit } from "./guard.js";
 import { groupRefusal, mappingCreatedBy, userRefusal } from "./access/holders.js";
+import { withHandMadeGrants } from "./hand-made-grants.js";
 import { keptByMode } from "./kept-grants.js";
 import { workspaceMatcher } from "./safety.js";
 import { base, groupKey, mappingKey, notice, stepId } from "./steps.js";
@@ -73,7 +74,9 @@ function groupHolders(ctx: PlanContext): Holder[] {
 
 function userHolders(ctx: PlanContext): Holder[] {
   const out: Holder[] = [];
-  for (const u of ctx.desired.users) {
+  const read = withHandMadeGrants(ctx);
+  for (const d of ctx.desired.users) {
+    const u = read(d);
     if (u.state !== "present" || !hasAccess(u)) continue;
     const createdBy = mappingCreatedBy(ctx, u.id);
     const why = userRefusal(ctx, u, createdBy);

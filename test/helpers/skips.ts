@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { findKubectl } from "./kustomize.js";
 import { hasPromtool } from "./promtool.js";
+import { CHROMIUM } from "./chromium.js";
 import { findSlapd, SKIP_MESSAGE as SLAPD_MISSING } from "./slapd.js";
 
 export const WHY: Record<Need, string> = {
@@ -16,17 +17,20 @@ export const WHY: Record<Need, string> = {
   promtool:
     "promtool not found: install the Debian package prometheus (apt-get install --no-install-recommends prometheus; .ci/run does) to run the alert rule tests",
   slapd: SLAPD_MISSING,
+  chromium:
+    "/usr/bin/chromium not found: install the Debian package chromium (apt-get install --no-install-recommends chromium; .ci/run does) to run the HTML page tests",
   script: "script (util-linux) not found: install the Debian package bsdutils to run the terminal tests",
   devFull: "/dev/full is missing here (not Linux?): the full-disk tests need it",
   notRoot: "running as root, who may read any file: the unreadable-file test needs another user",
 };
 
-export type Need = "kubectl" | "promtool" | "slapd" | "script" | "devFull" | "notRoot";
+export type Need = "kubectl" | "promtool" | "slapd" | "chromium" | "script" | "devFull" | "notRoot";
 
 const HAVE: Record<Need, () => boolean> = {
   kubectl: () => findKubectl() !== undefined,
   promtool: () => hasPromtool,
   slapd: () => findSlapd() !== undefined,
+  chromium: () => existsSync(CHROMIUM),
   script: () => spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0,
   devFull: () => existsSync("/dev/full"),
   notRoot: () => process.getuid?.() !== 0,

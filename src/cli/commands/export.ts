@@ -1,5 +1,6 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
-import { listActualState } from "../../service/index.js";
+import { listActualState, type ActualState, type ServiceClient } from "../../service/index.js";
+import type { SignInKind } from "../../desired/export-logins.js";
 import { configForTarget, sortedTargetNames, toPolicy, unknownTarget } from "../../config/index.js";
 import { exportFilterListing, exportListing } from "../../plan/index.js";
 import { groupsPathFor, renderDesiredYaml, renderExport } from "../../desired/index.js";
@@ -23,6 +24,43 @@ async function exportRuntime(runtime: Runtime, target: string | undefined): Prom
   return { ...runtime, config, logger: runtime.logger.child({ organization: target }) };
 }
 
+/**
+ * How the organization signs people in, asked only when a mapping's authenticationId matches no
+ * built-in login (revoked, or an SSO user: export-logins.ts); two GETs, on v1.
+ */
+async function signInKind(client: ServiceClient, actual: ActualState): Promise<SignInKind | undefined> {
+  if (actual.builtinIdp === false || client.signIn === undefined) return undefined;
+  const known = new Set(actual.idpUsers.map((u) => u.authenticationId));
+  const unlinked = actual.mappings.some(
+    (m) => m.authenticationId !== undefined && !known.has(m.authenticationId),
+  );
+  return unlinked ? (await client.signIn())?.kind : undefined;
+}
+
+/** Lists the organization and renders it. */
+async function exportService(
+  runtime: Runtime,
+  client: ServiceClient,
+  o: { format: "yaml" | "csv"; handMade: boolean },
+): Promise<{ actual: ActualState; exported: ReturnType<typeof renderExport> }> {
+  const policy = toPolicy(runtime.config);
+  const v1 = client.profile === "v1";
+  const permissions = v1 ? exportListing(policy, runtime.config.execution.pageSize) : undefined;
+  const kept = v1 ? exportFilterListing(policy) : undefined;
+  // Hand-made filters are listed on every workspace; usersync's are written only where it keeps them.
+  const dataFilters = v1 && o.handMade ? { inScope: () => true } : kept;
+  const actual = await listActualState(client, { permissions, dataFilters });
+  const exported = renderExport(actual, {
+    format: o.format,
+    profile: client.profile,
+    allowOrganizationManage: policy.permissions.allowOrganizationManage,
+    signIn: await signInKind(client, actual),
+    filterScope: kept?.inScope ?? (() => false),
+    handMadeFilters: o.handMade,
+  });
+  return { actual, exported };
+}
+
 export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
   const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
   const out = stringOption(values, "out");
@@ -30,6 +68,12 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   await prepareOutputPaths({ "--out": out });
   const { logger } = runtime;
   const from = choiceOption(values, "source", ["service", "ldap"] as const) ?? "service";
+  const handMade = values["hand-made-filters"] === true;
+  if (handMade && (format !== "yaml" || from === "ldap"))
+    throw new ConfigError({
+      message:
+        "export --hand-made-filters lists them in a YAML comment: use --format yaml and the service as source.",
+    });
   if (from === "ldap") {
     if (format !== "yaml")
       throw new ConfigError({ message: "export --source ldap writes YAML only: drop --format csv." });
@@ -51,18 +95,7 @@ export async function runExport({ values }: ParsedCommand, io: Io): Promise<numb
   }
   const connection = await connect({ config: runtime.config, logger });
   try {
-    const policy = toPolicy(runtime.config);
-    const permissions =
-      connection.client.profile === "v1"
-        ? exportListing(policy, runtime.config.execution.pageSize)
-        : undefined;
-    const dataFilters = connection.client.profile === "v1" ? exportFilterListing(policy) : undefined;
-    const actual = await listActualState(connection.client, { permissions, dataFilters });
-    const exported = renderExport(actual, {
-      format,
-      profile: connection.client.profile,
-      allowOrganizationManage: policy.permissions.allowOrganizationManage,
-    });
+    const { actual, exported } = await exportService(runtime, connection.client, { format, handMade });
     for (const w of exported.warnings) logger.warn(w);
     if (out === undefined) {
       io.stdout.write(exported.users);
