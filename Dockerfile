@@ -21,6 +21,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY fixtures/demo ./fixtures/demo
 COPY config.example.yaml README.md ./
