@@ -5,14 +5,16 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const dist = join(root, "dist");
+// `--out DIR` builds elsewhere (test/deploy/build.test.ts); dist/ by default.
+const outAt = process.argv.indexOf("--out");
+const dist = outAt > 0 ? resolve(process.argv[outAt + 1] ?? "dist") : join(root, "dist");
 // Beside dist/, at the same depth: the source maps' relative paths to src/ stay right.
-const next = join(root, `dist.next-${process.pid}`);
-const old = join(root, `dist.old-${process.pid}`);
+const next = `${dist}.next-${process.pid}`;
+const old = `${dist}.old-${process.pid}`;
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 
 rmSync(next, { recursive: true, force: true });
