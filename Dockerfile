@@ -2,7 +2,8 @@
 # a second stage, and ship a runtime stage with node and tini but no npm.
 # Runs as a non-root user and works with a read-only root filesystem (it writes only to the
 # paths you give it: mount a writable volume for reports and journals).
-# scripts/check-package.sh does in CI what this image does (pack, production install, run).
+# CI builds this Dockerfile and runs the image (scripts/check-image.sh, with podman, on a base
+# assembled from Debian's packages and the same Node release, passed as NODE_IMAGE).
 #
 # The base is Node 24, the active LTS (Node 20 reached its end of life on 2026-04-30), pinned by
 # digest so a rebuild gets the same bytes. The digest was not pulled here (no registry access
@@ -21,6 +22,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY fixtures/demo ./fixtures/demo
 COPY config.example.yaml README.md ./

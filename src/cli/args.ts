@@ -13,6 +13,7 @@ import {
   type CommandName,
   type OptionSpec,
 } from "./options.js";
+import { usersyncCommand } from "./invocation.js";
 
 export { COMMANDS, type CommandName } from "./options.js";
 
@@ -51,7 +52,7 @@ export function parseCommandLine(argv: string[]): ParseResult {
   // No command is a usage error, not success: a script or Job that lost its arguments must fail.
   if (first === undefined)
     throw new ConfigError({
-      message: `no command given. Usage: usersync <command> [options]; commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+      message: `no command given. Usage: usersync <command> [options]; commands: ${COMMANDS.join(", ")}. See ${usersyncCommand()} --help.`,
     });
   if (first === "--help" || first === "-h" || first === "help") {
     const topic = first === "help" ? rest[0] : undefined;
@@ -62,7 +63,7 @@ export function parseCommandLine(argv: string[]): ParseResult {
     const near = closest(first, COMMANDS);
     const hint = near ? ` Did you mean "${near}"?` : "";
     throw new ConfigError({
-      message: `unknown command "${first}".${hint} Commands: ${COMMANDS.join(", ")}. See usersync --help.`,
+      message: `unknown command "${first}".${hint} Commands: ${COMMANDS.join(", ")}. See ${usersyncCommand()} --help.`,
     });
   }
   let parsed;

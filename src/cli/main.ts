@@ -33,6 +33,7 @@ import { runReviewTargets } from "./commands/review.js";
 import { version } from "./version.js";
 
 export { version } from "./version.js";
+import { usersyncCommand } from "./invocation.js";
 
 const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<number>> = {
   // Plan and apply run once, or once per target of a config with targets: (run-targets.ts).
@@ -140,8 +141,8 @@ export function describeError(err: unknown): string {
     const hint =
       err instanceof InputError
         ? err instanceof DirectoryError
-          ? "Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md; source.okta, docs/okta.md) and run again (usersync validate).\n"
-          : "Nothing was changed in the service. Fix the file(s) and run again (usersync validate FILE).\n"
+          ? `Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md; source.okta, docs/okta.md) and run again (${usersyncCommand()} validate).\n`
+          : `Nothing was changed in the service. Fix the file(s) and run again (${usersyncCommand()} validate FILE).\n`
         : "";
     return withProblems(err, hint);
   }

@@ -201,10 +201,29 @@ async function findConfigFile(options: LoadConfigOptions): Promise<string | unde
   const fromEnv = options.env["USERSYNC_CONFIG"]?.trim();
   if (fromEnv) return resolve(options.cwd, fromEnv);
   const candidate = resolve(options.cwd, DEFAULT_CONFIG_FILE);
+  if (await isFile(candidate)) return candidate;
+  // A usersync.yml beside it was meant as the config: run without it, usersync would plan in
+  // the wrong mode (no safety settings, the wrong source) and say nothing. Refused, exit 4.
+  const misnamed = resolve(options.cwd, MISNAMED_CONFIG_FILE);
+  if (await isFile(misnamed))
+    throw configError([
+      {
+        file: misnamed,
+        rule: "config-file-name",
+        message: `usersync reads ${DEFAULT_CONFIG_FILE} from the current folder, not ${MISNAMED_CONFIG_FILE}: rename the file to ${DEFAULT_CONFIG_FILE}, or name it with --config ${MISNAMED_CONFIG_FILE}`,
+      },
+    ]);
+  return undefined;
+}
+
+/** The name people also give a YAML file; never read by default, refused when it is there alone. */
+const MISNAMED_CONFIG_FILE = "usersync.yml";
+
+async function isFile(path: string): Promise<boolean> {
   try {
-    return (await stat(candidate)).isFile() ? candidate : undefined;
+    return (await stat(path)).isFile();
   } catch {
-    return undefined;
+    return false;
   }
 }
 

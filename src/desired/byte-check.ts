@@ -21,6 +21,8 @@ export class ByteChecker {
   private need = 0;
   private lower = 0x80;
   private upper = 0xbf;
+  /** The first byte of the sequence being read: the one to name when it is cut short. */
+  private lead = 0;
   private first = true;
   /** Where the current line starts in the chunk being checked (0 when it began before it). */
   private lineStart = 0;
@@ -37,7 +39,11 @@ export class ByteChecker {
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]!;
       if (this.need > 0) {
-        if (b < this.lower || b > this.upper) return this.notUtf8(`byte 0x${hex(b)} is not valid UTF-8`);
+        // Name the byte that began the sequence (a Latin-1 "é" is 0xE9), not the one after it.
+        if (b < this.lower || b > this.upper)
+          return this.notUtf8(
+            `byte 0x${hex(this.lead)} is not valid UTF-8 (0x${hex(b)} after it does not continue a UTF-8 character)`,
+          );
         this.lower = 0x80;
         this.upper = 0xbf;
         this.need--;
@@ -46,17 +52,19 @@ export class ByteChecker {
       if (b === LF) {
         this.line++;
         this.lineStart = i + 1;
-      } else if (b < 0x20 && b !== 0x09 && b !== 0x0d) return this.binary(b);
-      else if (b === 0x7f) return this.binary(b);
-      else if (b < 0x80) continue;
-      else if (b >= 0xc2 && b <= 0xdf) this.need = 1;
+        continue;
+      }
+      if ((b < 0x20 && b !== 0x09 && b !== 0x0d) || b === 0x7f) return this.binary(b);
+      if (b < 0x80) continue;
+      this.lead = b;
+      if (b < 0xc2 || b > 0xf4) return this.notUtf8(`byte 0x${hex(b)} is not valid UTF-8`);
+      if (b <= 0xdf) this.need = 1;
       else if (b === 0xe0) this.start(2, 0xa0, 0xbf);
       else if (b === 0xed) this.start(2, 0x80, 0x9f);
       else if (b >= 0xe1 && b <= 0xef) this.need = 2;
       else if (b === 0xf0) this.start(3, 0x90, 0xbf);
       else if (b === 0xf4) this.start(3, 0x80, 0x8f);
       else if (b >= 0xf1 && b <= 0xf3) this.need = 3;
-      else return this.notUtf8(`byte 0x${hex(b)} is not valid UTF-8`);
     }
     return undefined;
   }

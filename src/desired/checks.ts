@@ -2,6 +2,7 @@
  * Rules across records: duplicate emails, ids and groups, unknown parents, group cycles and
  * groups that users reference but no file declares.
  */
+import { closest } from "../suggest.js";
 import { visible } from "./characters.js";
 import type { DesiredGroup, DesiredUser, SourceRef } from "./types.js";
 import type { ProblemList } from "./problems.js";
@@ -67,15 +68,28 @@ export function checkGroups(
     }
   reportCycles(declared, problems);
 
-  const referenced = new Map<string, DesiredUser>();
+  const referenced = new Map<string, { first: DesiredUser; count: number }>();
   for (const u of users)
-    for (const g of u.groups ?? []) if (!declared.has(g) && !referenced.has(g)) referenced.set(g, u);
-  for (const [g, u] of [...referenced].sort(([a], [b]) => a.localeCompare(b)))
+    for (const g of u.groups ?? []) {
+      if (declared.has(g)) continue;
+      const seen = referenced.get(g);
+      if (seen) seen.count++;
+      else referenced.set(g, { first: u, count: 1 });
+    }
+  for (const [g, { first, count }] of [...referenced].sort(([a], [b]) => a.localeCompare(b))) {
+    // A near name that is declared, or referenced by more people, is what this one was meant to
+    // be: say so. No createReferenced hint here: only plan, which sees the organization's groups,
+    // can tell a new group from a typo of one that exists, and createReferenced would create it.
+    const likelier = [...referenced].filter(([, r]) => r.count > count).map(([id]) => id);
+    const near = closest(g, [...declared.keys(), ...likelier]);
     problems.warn(
-      whereOf(u, "groups"),
+      whereOf(first, "groups"),
       "undeclared-group",
-      `group "${visible(g)}" is not declared in the desired state: it must exist in the service (or set policy.groups.createReferenced: true)`,
+      near !== undefined
+        ? `group "${visible(g)}" is not declared in the desired state; did you mean "${visible(near)}"? Correct the name, or declare "${visible(g)}" if it is a group of its own`
+        : `group "${visible(g)}" is not declared in the desired state: it must exist in the service (plan checks that, and says what to do if it does not)`,
     );
+  }
 }
 
 /** Depth-first search; each cycle is reported once, at its group with the smallest id. */

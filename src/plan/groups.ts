@@ -3,6 +3,7 @@
  * any user, prune undeclared empty ones after all users are planned.
  */
 import type { Problem } from "../errors.js";
+import { closest } from "../suggest.js";
 import type { DesiredState } from "../desired/types.js";
 import type { ActualState, UserGroup } from "../service/types.js";
 import { sameList, sortedUnique, type PlanContext } from "./context.js";
@@ -34,12 +35,17 @@ export function checkGroupReferences(desired: DesiredState, actual: ActualState,
   const problems: Problem[] = [];
   const check = (id: string, at: { file: string; line: number }, field: string): void => {
     if (known.has(id)) return;
+    // A near name is a typo: createReferenced would create the misspelt group, so it is not offered.
+    const near = closest(id, [...known]);
     problems.push({
       file: at.file,
       line: at.line,
       field,
       rule: "unknown-group",
-      message: `group '${id}' is neither declared nor in the organization; declare it in the groups file or set policy.groups.createReferenced: true`,
+      message:
+        near !== undefined
+          ? `group '${id}' is neither declared nor in the organization; did you mean '${near}'? Correct the name, or declare '${id}' in the groups file if it is a group of its own`
+          : `group '${id}' is neither declared nor in the organization; declare it in the groups file or set policy.groups.createReferenced: true`,
     });
   };
   for (const u of desired.users)

@@ -36,6 +36,11 @@ export interface ObjectView {
   /** What happens to the object as a whole (a group is never revoked). */
   change: PersonChange;
   steps: StepView[];
+  /**
+   * Permissions: the net change of each assignee that more than one step changes (a grant, then
+   * a revoke through a middle state), from its state before the first to after the last.
+   */
+  net?: FieldChange[];
 }
 
 /** Shown in lists before "… and N more". */
@@ -203,6 +208,10 @@ export function groupByObject(plan: Plan): ObjectView[] {
     obj.steps.push(viewStep(s));
     into.set(title, obj);
   }
+  for (const obj of access.values()) {
+    const net = netChanges(obj.steps);
+    if (net.length > 0) obj.net = net;
+  }
   for (const g of groups.values()) {
     const kind = g.steps[0]?.step.kind;
     g.change = kind === "createGroup" ? "add" : kind === "deleteGroup" ? "remove" : "change";
@@ -216,6 +225,22 @@ export function groupByObject(plan: Plan): ObjectView[] {
   const byTitle = (a: ObjectView, b: ObjectView): number =>
     a.title < b.title ? -1 : a.title > b.title ? 1 : 0;
   return [...groups.values(), ...members.values(), ...[...users.values()].sort(byTitle), ...access.values()];
+}
+
+/** Per assignee changed by two or more steps that will run: before the first → after the last. */
+function netChanges(steps: readonly StepView[]): FieldChange[] {
+  const byAssignee = new Map<string, FieldChange[]>();
+  for (const v of steps) {
+    if (v.noun !== "permissions" || v.step.status === "heldBack") continue;
+    for (const f of v.fields) byAssignee.set(f.field, [...(byAssignee.get(f.field) ?? []), f]);
+  }
+  return [...byAssignee.values()]
+    .filter((changes) => changes.length > 1)
+    .map((changes) => ({
+      field: changes[0]!.field,
+      before: changes[0]!.before ?? "(none)",
+      after: changes[changes.length - 1]!.after ?? "(none)",
+    }));
 }
 
 export interface NoticeSection {

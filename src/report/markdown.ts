@@ -55,7 +55,7 @@ class Budget {
 
 function changeRows(plan: Plan): string[] {
   const rows: string[] = [];
-  for (const obj of withoutHeldBack(groupByObject(plan)))
+  for (const obj of withoutHeldBack(groupByObject(plan))) {
     for (const v of obj.steps) {
       const changes = v.fields.map((f) =>
         f.before === undefined ? `${f.field}: ${f.after}` : `${f.field}: ${f.before} → ${f.after}`,
@@ -64,6 +64,13 @@ function changeRows(plan: Plan): string[] {
         `| ${v.symbol} | ${cell(obj.title)} | ${v.noun} | ${cell(changes.join("; "))} | ${cell(inWords(v.note ?? v.step.reason))} |`,
       );
     }
+    if (obj.net?.length) {
+      const net = obj.net.map((f) => `${f.field}: ${f.before} → ${f.after}`);
+      rows.push(
+        `| = | ${cell(obj.title)} | net change | ${cell(net.join("; "))} | from before the first step to after the last |`,
+      );
+    }
+  }
   return rows;
 }
 

@@ -65,7 +65,15 @@ function objectLines(obj: ObjectView, paint: Paint): string[] {
       );
     return lines;
   };
-  return [`  ${paint("bold", `# ${obj.title}`)}`, ...obj.steps.flatMap(stepLines), ""];
+  // A grant then a revoke on one workspace passes through a middle state: the net change says
+  // where each such assignee ends.
+  const net = obj.net?.length
+    ? [
+        `    = net change  ${paint("dim", "(from before the first step to after the last)")}`,
+        ...obj.net.map((f) => `        ${f.field}: ${f.before} → ${f.after}`),
+      ]
+    : [];
+  return [`  ${paint("bold", `# ${obj.title}`)}`, ...obj.steps.flatMap(stepLines), ...net, ""];
 }
 
 /** "12 people", "3 groups", "members of 3 groups" (with " more" after the number when asked). */

@@ -215,7 +215,7 @@ const MISTAKES: Mistake[] = [
     code: 4,
     what: /problem.* in the desired state/,
     where: /users\.csv:3: email/,
-    todo: /Fix the file\(s\) and run again \(usersync validate FILE\)/,
+    todo: /Fix the file\(s\) and run again \(npx usersync validate FILE\)/,
     nothingSent: true,
   },
   {
@@ -453,7 +453,7 @@ const MISTAKES: Mistake[] = [
     code: 4,
     what: /no command given/,
     where: /Usage: usersync <command> \[options\]/,
-    todo: /See usersync --help/,
+    todo: /See npx usersync --help/,
   },
   {
     name: "an option without its value",

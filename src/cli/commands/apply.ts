@@ -24,6 +24,7 @@ import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
 import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
 import { detailOption, PLAN_FORMATS } from "./plan.js";
+import { usersyncCommand } from "../invocation.js";
 
 interface Prepared {
   plan: Plan;
@@ -79,8 +80,7 @@ async function preparePlan(
       values["mode"] !== undefined
     ) {
       throw new ConfigError({
-        message:
-          "--allow-deletes, --allow-permission-removals, --allow-filter-widenings and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (usersync plan --out FILE ...).",
+        message: `--allow-deletes, --allow-permission-removals, --allow-filter-widenings and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (${usersyncCommand()} plan --out FILE ...).`,
       });
     }
     return prepareSavedPlan(runtime, savedPlan);
@@ -169,8 +169,7 @@ async function confirmApply(io: Io, yes: boolean, plan: Plan, label: string): Pr
   if (yes) return;
   if (!canPrompt(io)) {
     throw new SafetyRefusal({
-      message:
-        "refusing to apply without confirmation: there is no terminal to ask on. Review the plan (usersync plan) and re-run with --yes.",
+      message: `refusing to apply without confirmation: there is no terminal to ask on. Review the plan (${usersyncCommand()} plan) and re-run with --yes.`,
     });
   }
   const ok = await confirm(io, confirmQuestion(plan, label));

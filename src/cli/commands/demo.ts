@@ -17,6 +17,7 @@ import { useColor, type Io } from "../io.js";
 import { loadDesired, loadRuntime, planAgainstService } from "../pipeline.js";
 import { connect } from "../target.js";
 import { executePlan, preparePasswords } from "../execute.js";
+import { usersyncCommand } from "../invocation.js";
 
 /** The folder holding package.json, from this file in src/ or dist/. */
 export function packageRoot(): string {
@@ -72,7 +73,7 @@ export async function runDemo({ values }: ParsedCommand, io: Io): Promise<number
     io.stdout.write(renderPlan(second.plan, { format: "text", dryRun: true, color }));
     if (exitCode === 0 && isEmptyPlan(second.plan)) {
       io.stdout.write(
-        "\nThe demo organization converged. Next: usersync emulator, then usersync plan --base-url <its URL> (see README).\n",
+        `\nThe demo organization converged. Next: ${usersyncCommand()} emulator, then ${usersyncCommand()} plan --base-url <its URL> (see README).\n`,
       );
     }
     return exitCode !== 0 ? exitCode : isEmptyPlan(second.plan) ? 0 : 1;

@@ -8,6 +8,7 @@ import { sourceUnreadable } from "../../desired/sources/index.js";
 import { desiredReadOptions, toPolicy } from "../../config/index.js";
 import { checkDataFilterPolicy, checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
+import { usersyncCommand } from "../invocation.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(values, io);
@@ -19,8 +20,7 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   if (fromLdap) checkOneSource(config);
   if (options === undefined && !fromLdap) {
     throw new ConfigError({
-      message:
-        "nothing to validate: usersync validate FILE (or --desired FILE, or source.desired in the config).",
+      message: `nothing to validate: ${usersyncCommand()} validate FILE (or --desired FILE, or source.desired in the config).`,
     });
   }
   const { state, problems } = fromLdap ? await readFromSource(runtime) : await readDesiredState(options!);
