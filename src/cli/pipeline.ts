@@ -230,11 +230,9 @@ export async function planAgainstService(
     ...optional("allowFilterWidenings", intOption(options.values, "allow-filter-widenings")),
   });
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
-  // What the config allows (permissions: scope, MANAGE; data filters: scope), before any request.
-  reportProblems(
-    [...checkPermissionPolicy(options.desired, policy), ...checkDataFilterPolicy(options.desired, policy)],
-    logger,
-  );
+  // What the config allows: its errors stop the run before any request, its warnings come later.
+  const byConfig = [checkPermissionPolicy, checkDataFilterPolicy].flatMap((f) => f(options.desired, policy));
+  reportProblems(byConfig.filter(isError), logger);
   const grace = await loadGrace(runtime, policy);
   const connection =
     options.connection ??
@@ -248,8 +246,11 @@ export async function planAgainstService(
       defaultIdentity: config.identity.default,
       logger,
     });
-    // What the profile allows, before any listing.
-    reportProblems(validateForProfile(options.desired, profile), logger);
+    // What the profile allows, before any listing; and the config's warnings.
+    reportProblems(
+      [...validateForProfile(options.desired, profile), ...byConfig.filter((p) => !isError(p))],
+      logger,
+    );
     const listed = await listChecked(runtime, {
       connection,
       desired: options.desired,

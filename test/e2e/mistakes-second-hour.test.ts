@@ -27,7 +27,11 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const env = { USERSYNC_TOKEN: TOKEN, USERSYNC_PERMISSIONS_WORKSPACES: "all" };
+const env = {
+  USERSYNC_TOKEN: TOKEN,
+  USERSYNC_PERMISSIONS_WORKSPACES: "all",
+  USERSYNC_DATA_FILTERS_WORKSPACES: "all",
+};
 const ONE_PERSON =
   "version: 1\nusers:\n  - email: ada.lovelace@demo.example\n    id: ada.lovelace\n    displayName: Ada Lovelace\n";
 

@@ -432,7 +432,7 @@ const MISTAKES: Mistake[] = [
   {
     name: "the README's demo file against the empty embedded emulator",
     args: () => ["plan", "--base-url", "embedded", "--desired", DESIRED],
-    env: { USERSYNC_PERMISSIONS_WORKSPACES: "all" },
+    env: { USERSYNC_PERMISSIONS_WORKSPACES: "all", USERSYNC_DATA_FILTERS_WORKSPACES: "all" },
     code: 4,
     what: /workspace "analytics" does not exist in the organization/,
     where: /the embedded emulator starts empty/,

@@ -278,6 +278,7 @@ describe("permissions over the built CLI", () => {
         const scoped = {
           ...env,
           USERSYNC_PERMISSIONS_WORKSPACES: "all",
+          USERSYNC_DATA_FILTERS_WORKSPACES: "all",
           USERSYNC_IDENTITY_PASSWORDS: "none",
         };
         const applied = await runCli(

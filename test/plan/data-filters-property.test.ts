@@ -398,6 +398,90 @@ describe("data filters: table cases", () => {
     expect(filterSteps.map((s) => s.id)).toEqual(["createDataFilter:w2/userGroup/g1"]);
   });
 
+  /** `x`, mapped in g1 (VIEW on w1 through it) with a filter of its own on w1. */
+  const withMover = (input = base()) => {
+    input.actual.idpUsers.push(anIdpUser({ email: "x@a.com", authenticationId: "auth-x" }));
+    input.actual.mappings.push({ id: "x", email: "x@a.com", authenticationId: "auth-x", groups: ["g1"] });
+    input.actual.dataFilters!.filters.push({
+      id: managedFilterId("w1", { type: "user", id: "x" }),
+      workspace: "w1",
+      assignee: { type: "user", id: "x" },
+      maql: renderMaql("r", ["A"]),
+      tags: [MANAGED_TAG],
+      managed: true,
+    });
+    input.policy.mode = "full";
+    input.policy.dataFilters = { workspaces: ["*"], maxWidenings: { count: 0 } };
+    return input;
+  };
+
+  test("a mover to a team without access: the filter goes after the move, and it is no widening (issue 37)", () => {
+    const input = withMover();
+    input.desired.users = [aUser({ email: "x@a.com", id: "x", groups: [], dataFilters: [] })];
+    const p = plan({ ...input, profile: "v1" });
+    const del = p.steps.find((s) => s.id === "deleteDataFilter:w1/user/x");
+    expect(del).toMatchObject({ widening: false, status: "planned" });
+    const move = p.steps.find((s) => s.kind === "removeMembers" || s.id === "updateMapping:x");
+    expect(move).toBeDefined();
+    expect(del?.dependsOn).toContain(move!.id);
+    expect(p.dataFilterGuard?.wanted).toBe(0);
+    // Staying in g1, the same removal is a widening, held back at maxWidenings 0.
+    input.desired.users = [aUser({ email: "x@a.com", id: "x", groups: ["g1"], dataFilters: [] })];
+    expect(plan({ ...input, profile: "v1" }).steps.find((s) => s.id === del!.id)).toMatchObject({
+      widening: true,
+      status: "heldBack",
+    });
+  });
+
+  test("a filter on a parent workspace guards the workspaces below it (issue 37)", () => {
+    const input = base();
+    input.actual.permissions!.workspaces = [{ id: "w1" }, { id: "w2", parent: "w1" }];
+    input.actual.permissions!.assignments = [
+      { workspace: "w2", assignee: { type: "userGroup", id: "g1" }, permissions: ["VIEW"], hierarchy: [] },
+    ];
+    input.policy.mode = "full";
+    input.policy.dataFilters = { workspaces: ["*"], maxWidenings: { count: 0 } };
+    input.desired.groups = [aDesiredGroup({ id: "g1", dataFilters: [] })];
+    const p = plan({ ...input, profile: "v1" });
+    expect(p.steps.find((s) => s.id === "deleteDataFilter:w1/userGroup/g1")).toMatchObject({
+      widening: true,
+      status: "heldBack",
+    });
+    // With the access below taken away in the same plan, it is none, and it waits for the revoke.
+    input.desired.groups = [aDesiredGroup({ id: "g1", workspaces: [], dataFilters: [] })];
+    const q = plan({ ...input, profile: "v1" });
+    expect(q.steps.find((s) => s.id === "deleteDataFilter:w1/userGroup/g1")).toMatchObject({
+      widening: false,
+      status: "planned",
+      dependsOn: ["revokeWorkspacePermissions:w2"],
+    });
+  });
+
+  test("a person outside policy.scope by their mapping, or protected by their login's email, gains and loses no filter", () => {
+    const input = withMover();
+    input.policy.scope = { groups: ["g2"] };
+    input.desired.users = [aUser({ email: "x@a.com", id: "x", groups: ["g2"], dataFilters: [] })];
+    const out = plan({ ...input, profile: "v1" });
+    expect(out.steps.filter((s) => s.kind.endsWith("DataFilter"))).toEqual([]);
+    expect(out.notices).toContainEqual({
+      kind: "refused",
+      target: "mapping:x",
+      message: "outside policy.scope; its data filters are not planned",
+    });
+    input.policy.scope = {};
+    input.policy.protect = ["x@a.com"];
+    // Protected only through the login the mapping links to: the mapping has no email of its own.
+    delete input.actual.mappings.find((m) => m.id === "x")!.email;
+    input.desired.users = [aUser({ email: "new-x@a.com", id: "x", groups: ["g1"], dataFilters: [] })];
+    const prot = plan({ ...input, profile: "v1" });
+    expect(prot.steps.filter((s) => s.kind.endsWith("DataFilter"))).toEqual([]);
+    expect(prot.notices).toContainEqual({
+      kind: "protected",
+      target: "mapping:x",
+      message: "protected by policy; its data filters are not planned",
+    });
+  });
+
   test("without a dataFilters scope nothing is planned or listed", () => {
     const input = withGroup({ w1: ["A"], w2: undefined });
     delete input.policy.dataFilters;
