@@ -6,6 +6,8 @@
  */
 
 export const COMMANDS = ["plan", "apply", "review", "validate", "export", "emulator", "demo"] as const;
+import { DIRECTORY_STAND_IN_OPTIONS } from "./stand-in-options.js";
+
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface OptionSpec {
@@ -308,6 +310,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "FILE",
         help: "inject faults as FILE says (YAML or JSON: error500, error503,\nthrottle429, dropConnection, loseAnswer, rateLimit, seed, ...;\nsee docs/emulator.md and fixtures/emulator/); checked before it starts",
       },
+      ...DIRECTORY_STAND_IN_OPTIONS,
     },
     globals: ALWAYS,
   },

@@ -1,6 +1,7 @@
 /** `usersync emulator`: the local service emulator, until SIGINT or SIGTERM. */
 import type { Logger } from "pino";
 import { loadSeedFile, startEmulator, type EmulatorFaults } from "../../emulator/index.js";
+import { startStandIn, STAND_INS, type RunningStandIn } from "../../emulator/stand-ins.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, intOption, stringOption, type ParsedCommand, type ParsedValues } from "../args.js";
 import { describeFaults, loadFaultsFile } from "../emulator-faults.js";
@@ -31,6 +32,13 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     // A bad seed or data file, or a port in use: the person can fix it.
     throw new ConfigError({ message: startFailure(err, port) });
   }
+  let directory: RunningStandIn | undefined;
+  try {
+    directory = await directoryStandIn(values, io);
+  } catch (err) {
+    await emulator.close();
+    throw new ConfigError({ message: `cannot start the directory stand-in: ${(err as Error).message}` });
+  }
   // Listening for the stop before saying where it listens: a SIGTERM sent the moment the URL is
   // read must close the emulator cleanly, not find Node's default handler and kill it.
   let release = (): void => {};
@@ -40,6 +48,10 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
   });
   try {
     io.stdout.write(`${emulator.url}\n`);
+    if (directory)
+      io.stdout.write(
+        `${directory.notes.map((n) => `# ${n}`).join("\n")}\n# paste into your config, beside target.baseUrl: ${emulator.url}\n${directory.source}\n`,
+      );
     logger.info(
       { url: emulator.url, profile, tokens: tokens.length },
       `usersync emulator (profile ${profile}) listening on ${emulator.url}; ${tokens.length} token(s) accepted. Ctrl-C stops it.`,
@@ -48,6 +60,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     await stopped;
   } finally {
     release();
+    await directory?.close();
     await emulator.close();
   }
   return ExitCode.ok;
@@ -84,4 +97,15 @@ async function faultsOf(values: ParsedValues): Promise<EmulatorFaults | undefine
   const latency = intOption(values, "latency");
   if (file === undefined && latency === undefined) return undefined;
   return { ...(file !== undefined ? await loadFaultsFile(file) : {}), ...optional("latencyMs", latency) };
+}
+
+/** `--directory KIND` (graph, okta): a directory stand-in beside the service, from `--directory-seed`. */
+async function directoryStandIn(values: ParsedValues, io: Io): Promise<RunningStandIn | undefined> {
+  const kind = choiceOption(values, "directory", Object.keys(STAND_INS) as [string, ...string[]]);
+  if (kind === undefined) return undefined;
+  return startStandIn(kind, {
+    seed: stringOption(values, "directory-seed"),
+    port: intOption(values, "directory-port") ?? 0,
+    dir: stringOption(values, "directory-files") ?? `${io.cwd}/.usersync/stand-in`,
+  });
 }

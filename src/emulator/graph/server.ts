@@ -37,6 +37,8 @@ export interface GraphStandInOptions {
   faults?: GraphFault[];
   /** Stops by itself after this long without a request (default 10 minutes). */
   idleMs?: number;
+  /** The port on 127.0.0.1 (default 0: a free one). */
+  port?: number;
 }
 
 export interface GraphStandIn {
@@ -89,7 +91,7 @@ export async function startGraphStandIn(options: GraphStandInOptions): Promise<G
   const server: Server = options.tls
     ? createHttps({ ...options.tls, noDelay: true }, listener)
     : createHttp({ noDelay: true }, listener);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   routes.base = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
   const close = (): Promise<void> =>
