@@ -49,6 +49,8 @@ export interface Runtime {
   allowEmptyGroups?: boolean;
   /** A target's slice of the shared source (run-targets.ts), read once for all targets; else the config's source. */
   desired?: () => Promise<DesiredState>;
+  /** Set by `plan` when its plan has steps, so `--all-targets`'s summary can say "changes planned". */
+  outcome?: { changesPlanned?: boolean };
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -100,11 +102,13 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
 }
 
 /**
- * A target's slice of the shared source (docs/multi-org.md): the shared read is checked against
+ * A target's slice of the shared source (docs/multi-org.md), held to `minUsers`; the shared read is checked against
  * no state file (each target has its own), so each target checks the picked groups' sizes
  * against its own state file's record, and records them after its own successful apply.
  */
 async function checkedSlice(runtime: Runtime, state: DesiredState): Promise<DesiredState> {
+  // source.minUsers (or the target's own) counts the people this organization receives.
+  checkMinUsersCount(state, runtime.config, true);
   if (state.evidence !== undefined)
     checkGroupSizes({
       evidence: state.evidence,

@@ -49,6 +49,7 @@ export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Prom
         await writePlanFile(out, plan);
         runtime.logger.info({ file: out }, "plan saved");
       }
+      if (runtime.outcome !== undefined) runtime.outcome.changesPlanned = !isEmptyPlan(plan);
       const detailed = values["detailed-exitcode"] === true;
       return await metrics.finish(detailed && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok);
     } finally {
