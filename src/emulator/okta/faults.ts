@@ -38,6 +38,9 @@ export function answerWithFault(o: {
     case "empty":
       o.send(res, { status: 200, body: [] }, headers);
       return 200;
+    case "expire-token": // answered by the token check before any fault
+      o.send(res, reply, headers);
+      return reply.status;
     case 429: // answered by the quota before any fault
     default:
       o.send(res, oktaError(o.kind, "E0000009", "Internal Server Error"), headers);

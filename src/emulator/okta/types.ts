@@ -52,6 +52,8 @@ export type FaultKind =
   | "reset"
   /** An empty array and no next link (a group that suddenly reads empty). */
   | "empty"
+  /** The caller's bearer token ends there (expired or revoked mid-read): 401 E0000011. */
+  | "expire-token"
   | 500
   | 503
   /** The window spent by the organization's other integrations: 429 E0000047, Remaining 0. */
