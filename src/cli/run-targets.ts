@@ -12,6 +12,9 @@ import { configForTarget } from "../config/index.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../errors.js";
 import { sliceDesired, type DesiredState } from "../desired/index.js";
 import { unknownSelectNames } from "../desired/select-check.js";
+import { checkGroupSizes } from "../desired/sources/index.js";
+import { checkMinUsersCount } from "./min-users.js";
+import { lastGroupSizes } from "./run-state.js";
 import type { ParsedCommand } from "./args.js";
 import type { Io } from "./io.js";
 import { EXIT_CODE_HELP } from "./options.js";
@@ -80,7 +83,28 @@ async function targetRuntime(
   // A target with its own desired file reads it like a config without targets.
   const flags = { allowEmptyGroups: base.allowEmptyGroups ?? false };
   if (slice === undefined) return { config, logger, io: base.io, ...flags };
-  return { config, logger, io: base.io, ...flags, desired: async () => slice };
+  return { config, logger, io: base.io, ...flags, desired: () => checkedSlice(config, slice, flags) };
+}
+
+/**
+ * A target's slice, checked for that organization: `minUsers` (the target's own, else the shared
+ * one) counts the people it receives; and as the shared read is checked against no state file
+ * (each target has its own), each target checks the picked groups' sizes against its own state
+ * file's record, and records them after its own successful apply.
+ */
+async function checkedSlice(
+  config: Runtime["config"],
+  slice: DesiredState,
+  o: { allowEmptyGroups: boolean },
+): Promise<DesiredState> {
+  checkMinUsersCount(slice, config, true);
+  if (slice.evidence !== undefined)
+    checkGroupSizes({
+      evidence: slice.evidence,
+      lastGood: await lastGroupSizes(config),
+      allowEmpty: o.allowEmptyGroups,
+    });
+  return slice;
 }
 
 export async function runForTargets(

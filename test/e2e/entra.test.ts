@@ -110,6 +110,11 @@ describe("an Entra-fed sync through the built CLI", () => {
         ["JSON cut short every time", { kind: "truncated", path: users, times: Infinity }, /does not parse/],
         ["a nextLink loop", { kind: "loop", path: users }, /already followed \(a paging loop\)/],
         ["a count that does not add up", { kind: "miscount", path: users }, /announced 6 and 5 were read/],
+        [
+          "a picked group deleted before its members are read",
+          { kind: "status", status: 404, path: users },
+          /was deleted after it was picked/,
+        ],
       ];
       for (const [name, fault, why] of cases) {
         graph.faults.length = 0;
@@ -137,7 +142,7 @@ describe("an Entra-fed sync through the built CLI", () => {
       }
       expect(emulator.state().mappings.filter((m) => m.id !== "admin")).toHaveLength(3);
     });
-  }, 120_000);
+  }, 180_000);
 
   it("stops at the claim sub with the fix, and prints no secret or token at trace level", async () => {
     const sub = await startEmulator({

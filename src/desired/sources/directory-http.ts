@@ -49,11 +49,7 @@ export interface DirectoryHttpOptions {
   origin: string;
   /** The Authorization header's value, asked for before each request (a token provider caches). */
   authorize?: () => Promise<string>;
-  /**
-   * Told that the directory refused `refused` (401) mid-read: mints a fresh token, which the next
-   * `authorize()` gives. Concurrent calls for one refused header share one renewal. Unset: the
-   * credential cannot mint one (an API token), and a 401 is the credentials' to fix.
-   */
+  /** Mints a fresh token for the next `authorize()` after a 401 to `refused` mid-read (once for all). */
   renew?: (refused: string) => Promise<void>;
   headers?: Record<string, string>;
   concurrency?: number;
@@ -196,33 +192,38 @@ export class DirectoryHttp {
         await sleep(backoffDelay({ retry: failures, random }));
         continue;
       }
-      if (answer.status >= 200 && answer.status < 300) {
-        this.accepted = true;
-        return answer;
-      }
-      if (answer.status === 401 && this.accepted && authorization !== undefined && this.o.renew) {
-        if (renewed)
-          throw new SourceIncompleteError({
-            read: what,
-            reason: `${this.o.directory} refused a fresh token too (401 to ${redactLink(url.href)}), after accepting this run's token before: the read is not whole; a later run may succeed`,
-          });
-        renewed = true;
-        this.renewals += 1;
-        this.o.logger?.info(
-          { directory: this.o.directory, status: 401 },
-          `${this.o.directory} refused the token mid-read (expired or revoked): asking for a fresh one, then this request once more`,
-        );
-        await this.o.renew(authorization);
-        continue;
-      }
-      throw new DirectoryHttpError({
-        directory: this.o.directory,
-        method: "GET",
-        path: redactLink(url.href),
-        status: answer.status,
-        body: answer.body,
-      });
+      const settled = await this.settle(answer, { authorization, url, what, renewed });
+      if (settled !== "renewed") return settled;
+      renewed = true;
     }
+  }
+
+  /** A 2xx; a 401 mid-read renewed once (see the top); else a DirectoryHttpError for the reader's fix. */
+  private async settle<B>(
+    answer: DirectoryAnswer<B>,
+    o: { authorization: string | undefined; url: URL; what: string; renewed: boolean },
+  ): Promise<DirectoryAnswer<B> | "renewed"> {
+    if (answer.status >= 200 && answer.status < 300) {
+      this.accepted = true;
+      return answer;
+    }
+    const path = redactLink(o.url.href);
+    if (answer.status === 401 && this.accepted && o.authorization !== undefined && this.o.renew) {
+      if (o.renewed)
+        throw new SourceIncompleteError({
+          read: o.what,
+          reason: `${this.o.directory} refused a fresh token too (401 to ${path}), after accepting this run's token before: the read is not whole; a later run may succeed`,
+        });
+      this.renewals += 1;
+      this.o.logger?.info(
+        { directory: this.o.directory, status: 401 },
+        `${this.o.directory} refused the token mid-read (expired or revoked): asking for a fresh one, then this request once more`,
+      );
+      await this.o.renew(o.authorization);
+      return "renewed";
+    }
+    const { status, body } = answer;
+    throw new DirectoryHttpError({ directory: this.o.directory, method: "GET", path, status, body });
   }
 
   /** Every caller waits: the longer of what the server said and the backoff; the run's budget bounds it. */
