@@ -70,8 +70,11 @@ export class InputError extends ProblemsError {
   readonly code = "INPUT_INVALID" as const;
 }
 
-/** The directory source (`source.type: ldap`) could not be read: its settings, not a file, need fixing. */
-export class DirectoryError extends InputError {}
+/** A directory source (`source.type: ldap`, `entra`, `okta`) could not be read: its settings, not a file, need fixing. */
+export class DirectoryError extends InputError {
+  /** The source whose settings to fix (`ldap`, `entra`, `okta`): its docs are docs/<source>.md. Set where it is read. */
+  source?: string;
+}
 
 /**
  * The source of the desired state could not be read now: the directory is down, unreachable or

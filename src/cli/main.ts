@@ -135,13 +135,20 @@ function withProblems(err: Error & { problems: readonly Problem[] }, hint: strin
 const SOURCE_HINT =
   "Nothing was changed in the service. The source could not be read now (exit 5): check that the directory is up and reachable, or that the file and its share are mounted; a later run may succeed.\n";
 
+/** Where a directory's setup error is fixed: its own settings and docs. */
+function directorySettings(err: DirectoryError): string {
+  return err.source === undefined
+    ? "source.ldap, docs/ldap.md; source.entra, docs/entra.md; source.okta, docs/okta.md"
+    : `source.${err.source}, docs/${err.source}.md`;
+}
+
 export function describeError(err: unknown): string {
   if (err instanceof SourceUnavailableError) return withProblems(err, SOURCE_HINT);
   if (err instanceof InputError || err instanceof ConfigError) {
     const hint =
       err instanceof InputError
         ? err instanceof DirectoryError
-          ? `Nothing was changed in the service. Fix the directory settings (source.ldap, docs/ldap.md; source.okta, docs/okta.md) and run again (${usersyncCommand()} validate).\n`
+          ? `Nothing was changed in the service. Fix the directory settings (${directorySettings(err)}) and run again (${usersyncCommand()} validate).\n`
           : `Nothing was changed in the service. Fix the file(s) and run again (${usersyncCommand()} validate FILE).\n`
         : "";
     return withProblems(err, hint);

@@ -6,7 +6,6 @@ import type { Logger } from "pino";
 import { InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
 import {
-  checkGroupSizes,
   checkOneSource,
   evidenceLine,
   readSource,
@@ -47,8 +46,10 @@ export interface Runtime {
   io: Io;
   /** `--allow-empty-groups`: believe a picked directory group that emptied since the last successful run. */
   allowEmptyGroups?: boolean;
-  /** A target's slice of the shared source (run-targets.ts), read once for all targets; else the config's source. */
+  /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
+  /** Set by `plan` when its plan has steps, so `--all-targets`'s summary can say "changes planned". */
+  outcome?: { changesPlanned?: boolean };
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -90,27 +91,13 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
  * once as an InputError (exit 4); a source that cannot be read, or not wholly, is exit 5.
  */
 export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
-  if (runtime.desired !== undefined) return checkedSlice(runtime, await runtime.desired());
+  // A target's slice, checked as run-targets.ts cuts it.
+  if (runtime.desired !== undefined) return runtime.desired();
   checkOneSource(runtime.config);
   const { state, problems } = await readFromSource(runtime);
   reportProblems(problems, runtime.logger);
   // A count needs nothing from the service: checked before the first request.
   checkMinUsersCount(state, runtime.config);
-  return state;
-}
-
-/**
- * A target's slice of the shared source (docs/multi-org.md): the shared read is checked against
- * no state file (each target has its own), so each target checks the picked groups' sizes
- * against its own state file's record, and records them after its own successful apply.
- */
-async function checkedSlice(runtime: Runtime, state: DesiredState): Promise<DesiredState> {
-  if (state.evidence !== undefined)
-    checkGroupSizes({
-      evidence: state.evidence,
-      lastGood: await lastGroupSizes(runtime.config),
-      allowEmpty: runtime.allowEmptyGroups ?? false,
-    });
   return state;
 }
 

@@ -2,14 +2,19 @@
  * Running plan or apply for the targets of a config with `targets:` (docs/multi-org.md). Each
  * target runs with its own config (URL, token, policy, output and state paths), a logger that
  * labels every line with `organization`, and its slice of the source. The shared source is read
- * once and sliced for each target that selects from it. With `--all-targets` the targets run one
+ * once, before any organization is asked anything, and sliced for each target that selects from
+ * it; every select is checked against what was read first. With `--all-targets` the targets run one
  * after another in this process and one target's failure, whatever its exit code, is that
  * target's only: the next one starts as if nothing happened; the summary and the exit code say
  * which did what.
  */
-import { configForTarget, type TargetEntry } from "../config/index.js";
+import { configForTarget } from "../config/index.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../errors.js";
 import { sliceDesired, type DesiredState } from "../desired/index.js";
+import { unknownSelectNames } from "../desired/select-check.js";
+import { checkGroupSizes } from "../desired/sources/index.js";
+import { checkMinUsersCount } from "./min-users.js";
+import { lastGroupSizes } from "./run-state.js";
 import type { ParsedCommand } from "./args.js";
 import type { Io } from "./io.js";
 import { EXIT_CODE_HELP } from "./options.js";
@@ -21,32 +26,85 @@ export type CommandBody = (runtime: Runtime, command: ParsedCommand) => Promise<
 /** How a fatal error is written (main.ts's `fatalOutput`, without the arguments). */
 export type FatalWriter = (err: unknown, exitCode: number) => string;
 
-/** The shared source, read at most once whatever the number of targets that slice it. */
-function sharedSource(runtime: Runtime): () => Promise<DesiredState> {
-  let read: Promise<DesiredState> | undefined;
-  return () => (read ??= loadDesired(runtime));
+/**
+ * The slices of the targets this run is for, cut from the shared source read once, and checked
+ * before any request to any organization: a name a select does not find in what was read, or a
+ * slice of nobody (unless the target says `allowEmptySlice`), is a mistake in the config (exit 4),
+ * never an organization emptied. Targets with their own desired file are not here.
+ */
+async function checkedSlices(base: Runtime, names: readonly string[]): Promise<Map<string, DesiredState>> {
+  const slices = new Map<string, DesiredState>();
+  const running = base.config.targets.filter((t) => names.includes(t.name) && t.select !== undefined);
+  if (running.length === 0) return slices;
+  // source.minUsers counts each target's slice (pipeline.ts's checkedSlice); the shared read
+  // needs only a directory's one person.
+  const source = { ...base.config.source, minUsers: undefined };
+  const shared = await loadDesired({ ...base, config: { ...base.config, source } });
+  const problems: string[] = [];
+  for (const entry of running) {
+    const select = entry.select!;
+    const field = `targets[${base.config.targets.indexOf(entry)}] (${entry.name}).select`;
+    const unknown = unknownSelectNames(shared, select, field);
+    problems.push(...unknown);
+    if (unknown.length > 0) continue;
+    const others = base.config.targets.filter((t) => t !== entry).flatMap((t) => t.select?.groups ?? []);
+    const slice = sliceDesired(shared, select, others);
+    if (slice.users.length === 0 && !entry.allowEmptySlice)
+      problems.push(
+        `${field}: gives nobody of the ${shared.users.length} people the source read, so this organization's people would all be leavers; fix the select, or set allowEmptySlice: true on target ${entry.name} if it is meant to be empty`,
+      );
+    slices.set(entry.name, slice);
+  }
+  if (problems.length > 0)
+    throw new ConfigError({
+      message: `targets: ${problems.length} select${problems.length === 1 ? "" : "s"} that the source does not answer (nothing was sent to any organization):\n${problems.map((p) => `  ${p}`).join("\n")}`,
+      problems: problems.map((message) => ({
+        file: configFile(base),
+        field: "targets",
+        rule: "select",
+        message,
+      })),
+    });
+  return slices;
+}
+
+function configFile(runtime: Runtime): string {
+  return (runtime.config as { configFile?: string }).configFile ?? "(config)";
 }
 
 async function targetRuntime(
   base: Runtime,
   name: string,
-  shared: () => Promise<DesiredState>,
+  slices: ReadonlyMap<string, DesiredState>,
 ): Promise<Runtime> {
   const logger = base.logger.child({ organization: name });
   const config = await configForTarget(base.config, name, base.io.env);
-  const entry = base.config.targets.find((t) => t.name === name) as TargetEntry;
-  const select = entry.select;
-  const others = base.config.targets.filter((t) => t.name !== name).flatMap((t) => t.select?.groups ?? []);
+  const slice = slices.get(name);
   // A target with its own desired file reads it like a config without targets.
   const flags = { allowEmptyGroups: base.allowEmptyGroups ?? false };
-  if (select === undefined) return { config, logger, io: base.io, ...flags };
-  return {
-    config,
-    logger,
-    io: base.io,
-    ...flags,
-    desired: async () => sliceDesired(await shared(), select, others),
-  };
+  if (slice === undefined) return { config, logger, io: base.io, ...flags };
+  return { config, logger, io: base.io, ...flags, desired: () => checkedSlice(config, slice, flags) };
+}
+
+/**
+ * A target's slice, checked for that organization: `minUsers` (the target's own, else the shared
+ * one) counts the people it receives; and as the shared read is checked against no state file
+ * (each target has its own), each target checks the picked groups' sizes against its own state
+ * file's record, and records them after its own successful apply.
+ */
+async function checkedSlice(
+  config: Runtime["config"],
+  slice: DesiredState,
+  o: { allowEmptyGroups: boolean },
+): Promise<DesiredState> {
+  checkMinUsersCount(slice, config, true);
+  if (slice.evidence !== undefined)
+    checkGroupSizes({
+      evidence: slice.evidence,
+      lastGood: await lastGroupSizes(config),
+      allowEmpty: o.allowEmptyGroups,
+    });
+  return slice;
 }
 
 export async function runForTargets(
@@ -58,11 +116,14 @@ export async function runForTargets(
   const base = await loadRuntime(command.values, io);
   const selection = selectTargets(command.values, base.config);
   if (selection === undefined) return body(base, command);
-  const shared = sharedSource(base);
+  const slices = await checkedSlices(base, selection.all ? selection.names : selection.names.slice(0, 1));
+  const outcomes = new Map<string, NonNullable<Runtime["outcome"]>>();
   /** One target's run to its exit code; its fatal error written here, naming it. */
   const runOne = async (name: string): Promise<number> => {
+    const outcome = {};
+    outcomes.set(name, outcome);
     try {
-      return await body(await targetRuntime(base, name, shared), command);
+      return await body({ ...(await targetRuntime(base, name, slices)), outcome }, command);
     } catch (err) {
       const code = exitCodeFor(err);
       io.stderr.write(withOrganization(fatal(err, code), name));
@@ -86,7 +147,7 @@ export async function runForTargets(
     codes.set(name, code);
     base.logger.info({ organization: name, exitCode: code }, `target ${name} finished: exit ${code}`);
   }
-  return summarize(base, selection.names, codes);
+  return summarize(base, selection.names, codes, outcomes);
 }
 
 /** The fatal error of one target, saying which: a JSON line gets `organization`, text a prefix. */
@@ -98,14 +159,23 @@ function withOrganization(text: string, name: string): string {
   return text.replace(/^usersync: /, `usersync: [target ${name}] `);
 }
 
-function summarize(runtime: Runtime, names: readonly string[], codes: ReadonlyMap<string, number>): number {
+function summarize(
+  runtime: Runtime,
+  names: readonly string[],
+  codes: ReadonlyMap<string, number>,
+  outcomes: ReadonlyMap<string, NonNullable<Runtime["outcome"]>>,
+): number {
   const exitCode = combinedExitCode([...codes.values()]);
   const meaning = new Map(EXIT_CODE_HELP);
+  // A plan with changes exits 0 without --detailed-exitcode: "no changes" would be untrue.
+  const said = (n: string, code: number): string =>
+    code === ExitCode.ok && outcomes.get(n)?.changesPlanned === true
+      ? "changes planned"
+      : (meaning.get(code) ?? "");
   const width = Math.max(...names.map((n) => n.length));
   const lines = names.map((n) => {
     const code = codes.get(n);
-    const what =
-      code === undefined ? "not started (interrupted)" : `exit ${code}  ${meaning.get(code) ?? ""}`;
+    const what = code === undefined ? "not started (interrupted)" : `exit ${code}  ${said(n, code)}`;
     return `  ${n.padEnd(width)}  ${what}`;
   });
   runtime.io.stdout.write(

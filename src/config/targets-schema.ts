@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { USER_FIELDS } from "../desired/records.js";
+import { countOrPercent } from "./values.js";
 
 /** A DNS label: it names Secrets, files, metrics labels and the Indexed Job's order. */
 export const TARGET_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
@@ -47,6 +48,14 @@ export const targetEntry = z.strictObject({
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).optional(),
   select: select.optional(),
+  /** A select that gives nobody is refused (exit 4) unless this organization may be empty. */
+  allowEmptySlice: z.boolean().default(false),
+  /** This organization's slice (or own file) must give at least this many people: overrides source.minUsers. */
+  minUsers: countOrPercent({
+    minCount: 1,
+    help: 'must be a count (e.g. 40) or a percentage of the organization\'s managed users (e.g. "90%")',
+    key: "targets[].minUsers",
+  }).optional(),
   /** Merged over the shared sections, key by key, and checked as they are (targets.ts). */
   policy: z.record(z.string(), z.unknown()).optional(),
   permissions: z.record(z.string(), z.unknown()).optional(),

@@ -168,9 +168,10 @@ export async function configForTarget<C extends Config & { configFile?: string }
     },
     source:
       e.desired === undefined
-        ? config.source
+        ? { ...config.source, minUsers: e.minUsers ?? config.source.minUsers }
         : {
             ...config.source,
+            minUsers: e.minUsers ?? config.source.minUsers,
             type: "file",
             desired: at(e.desired),
             groups: e.groups === undefined ? undefined : at(e.groups),

@@ -110,6 +110,11 @@ describe("an Entra-fed sync through the built CLI", () => {
         ["JSON cut short every time", { kind: "truncated", path: users, times: Infinity }, /does not parse/],
         ["a nextLink loop", { kind: "loop", path: users }, /already followed \(a paging loop\)/],
         ["a count that does not add up", { kind: "miscount", path: users }, /announced 6 and 5 were read/],
+        [
+          "a picked group deleted before its members are read",
+          { kind: "status", status: 404, path: users },
+          /was deleted after it was picked/,
+        ],
       ];
       for (const [name, fault, why] of cases) {
         graph.faults.length = 0;
@@ -137,7 +142,7 @@ describe("an Entra-fed sync through the built CLI", () => {
       }
       expect(emulator.state().mappings.filter((m) => m.id !== "admin")).toHaveLength(3);
     });
-  }, 120_000);
+  }, 180_000);
 
   it("stops at the claim sub with the fix, and prints no secret or token at trace level", async () => {
     const sub = await startEmulator({
@@ -164,5 +169,58 @@ describe("an Entra-fed sync through the built CLI", () => {
     } finally {
       await sub.close();
     }
+  }, 60_000);
+
+  it("a token refused mid-read gets one fresh token; refused again is exit 5; refused at once, exit 4", async () => {
+    await withTempDir(async (dir) => {
+      const config = await writeConfig(dir);
+      const users = `/groups/${G.analytics}/transitiveMembers/microsoft.graph.user`;
+      const tokens = () => graph.requests.filter((r) => r.path.endsWith("/oauth2/v2.0/token")).length;
+      const reads = () => graph.requests.filter((r) => r.path === `/v1.0${users}`).length;
+
+      // Expired once, after the groups were read: a fresh token from the real @azure/identity, the page again.
+      graph.faults.length = 0;
+      graph.faults.push({ kind: "expire", path: users });
+      const [tokensBefore, readsBefore] = [tokens(), reads()];
+      const renewed = await runCli(["plan", "--config", config], { env });
+      expect(renewed.code, renewed.stderr).toBe(0);
+      expect(logMessages(renewed.stderr)).toMatch(/refused the token mid-read.*fresh one/);
+      expect(tokens() - tokensBefore).toBe(2);
+      expect(reads() - readsBefore).toBe(2);
+
+      // The fresh token is refused too: the read is not whole, exit 5, nothing sent to the service.
+      graph.faults.length = 0;
+      graph.faults.push({ kind: "expire", path: users, times: 2 });
+      const before = emulator.requestLog().length;
+      const twice = await runCli(["apply", "--config", config, "--yes"], { env });
+      expect(twice.code, twice.stderr).toBe(5);
+      expect(logMessages(twice.stderr)).toMatch(/refused a fresh token too \(401/);
+      expect(emulator.requestLog().length).toBe(before);
+
+      // Refused on the very first read: the credentials' to fix (exit 4), no token renewed.
+      graph.faults.length = 0;
+      graph.faults.push({ kind: "expire", path: "/groups", times: Infinity });
+      const first = await runCli(["apply", "--config", config, "--yes"], { env });
+      expect(first.code, first.stderr).toBe(4);
+      expect(logMessages(first.stderr)).toMatch(/401 InvalidAuthenticationToken.*graphUrl and authorityHost/);
+      expect(logMessages(first.stderr)).toMatch(/docs\/entra\.md/);
+      expect(logMessages(first.stderr)).not.toMatch(/ldap|okta/i);
+      expect(emulator.requestLog().length).toBe(before);
+      graph.faults.length = 0;
+    });
+  }, 120_000);
+
+  it("an identity platform that cannot be reached is exit 5; a tenant it does not know, exit 4", async () => {
+    await withTempDir(async (dir) => {
+      // A port nothing listens on: MSAL's endpoints_resolution_error, told apart by asking discovery.
+      const down = await writeConfig(dir, { entra: { authorityHost: "https://127.0.0.1:1" } });
+      const r = await runCli(["plan", "--config", down], { env });
+      expect(r.code, r.stderr).toBe(5);
+      expect(logMessages(r.stderr)).toMatch(/the identity platform could not be reached/);
+      const typo = await writeConfig(dir, { entra: { tenant: "contoso-typo.onmicrosoft.com" } });
+      const t = await runCli(["plan", "--config", typo], { env });
+      expect(t.code, t.stderr).toBe(4);
+      expect(logMessages(t.stderr)).toMatch(/does not know tenant 'contoso-typo.onmicrosoft.com'/);
+    });
   }, 60_000);
 });

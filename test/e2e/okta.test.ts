@@ -147,6 +147,45 @@ describe("Okta through the built CLI (stand-in + emulator)", () => {
   );
 });
 
+describe("a token refused mid-read, a group deleted mid-read", () => {
+  it("one fresh token (a new assertion) and the page again; refused twice is exit 5, nothing sent", async () => {
+    await withTempDir(async (dir) => {
+      const config = await writeConfig(dir, await serviceAppSource(f, dir, teams));
+      const members = new RegExp(`/groups/${oktaGroupId(3)}/users`);
+      const page = () => f.okta.requests.filter((r) => members.test(r.url)).length;
+      f.okta.clearFaults();
+      f.okta.addFault({ match: members, kind: "expire-token", times: 1 });
+      const [issued, reads] = [f.okta.tokens.issued, page()];
+      const renewed = await runCli(["plan", "--config", config], { env });
+      expect(renewed.code, renewed.stderr).toBe(0);
+      expect(f.okta.tokens.issued - issued).toBe(2);
+      expect(page() - reads).toBe(2);
+      expect(logMessages(renewed.stderr)).toMatch(/Okta refused the token mid-read/);
+
+      f.okta.addFault({ match: members, kind: "expire-token", times: 2 });
+      emulator.resetLog();
+      const twice = await runCli(["apply", "--config", config, "--yes"], { env });
+      f.okta.clearFaults();
+      expect(twice.code, twice.stderr).toBe(5);
+      expect(logMessages(twice.stderr)).toMatch(/Okta refused a fresh token too \(401/);
+      expect(emulator.requestLog()).toEqual([]);
+    });
+  }, 60_000);
+
+  it("a picked group deleted before its members are read: exit 5, nothing sent", async () => {
+    await withTempDir(async (dir) => {
+      const config = await writeConfig(dir, await serviceAppSource(f, dir, teams));
+      f.okta.addFault({ match: new RegExp(`/groups/${oktaGroupId(3)}/users`), kind: 404, times: 1 });
+      emulator.resetLog();
+      const run = await runCli(["apply", "--config", config, "--yes"], { env });
+      f.okta.clearFaults();
+      expect(run.code, run.stderr).toBe(5);
+      expect(logMessages(run.stderr)).toMatch(/was deleted after it was picked/);
+      expect(emulator.requestLog()).toEqual([]);
+    });
+  }, 30_000);
+});
+
 describe("Okta setup mistakes name the fix (exit 4, nothing sent)", () => {
   it.each([
     [

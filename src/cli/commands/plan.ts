@@ -50,6 +50,7 @@ export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Prom
         await writePlanFile(out, plan);
         runtime.logger.info({ file: out }, "plan saved");
       }
+      if (runtime.outcome !== undefined) runtime.outcome.changesPlanned = !isEmptyPlan(plan);
       const detailed = values["detailed-exitcode"] === true;
       const code = detailed && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok;
       return await metrics.finish(conflictExit(runtime.logger, plan, code));

@@ -10,6 +10,9 @@
  *   and jitter, `retries` times a request; then SourceUnavailableError, exit 5.
  * - Any other status is a DirectoryHttpError for the reader to turn into a setup error naming the
  *   fix (a wrong tenant, a missing permission: exit 4).
+ * - A 401 after the directory accepted this run's token (it expired or was revoked mid-read) gets
+ *   one fresh token (`renew`) and one retry of that request; a second 401 is a read not whole
+ *   (exit 5). A 401 before any answer was accepted is the credentials' (DirectoryHttpError, exit 4).
  * - A link to another origin is refused: a next link is followed verbatim, but the token is
  *   only ever sent to the directory it was issued for.
  * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent.
@@ -46,6 +49,8 @@ export interface DirectoryHttpOptions {
   origin: string;
   /** The Authorization header's value, asked for before each request (a token provider caches). */
   authorize?: () => Promise<string>;
+  /** Mints a fresh token for the next `authorize()` after a 401 to `refused` mid-read (once for all). */
+  renew?: (refused: string) => Promise<void>;
   headers?: Record<string, string>;
   concurrency?: number;
   /** Per attempt, from sending to the body's last byte. */
@@ -88,6 +93,10 @@ export class DirectoryHttp {
   /** Requests sent and throttled answers, for the evidence and benchmarks. */
   requests = 0;
   throttled = 0;
+  /** Fresh tokens asked for after a 401 mid-read. */
+  renewals = 0;
+  /** The directory answered a request with 2xx: its token was good once in this run. */
+  private accepted = false;
 
   constructor(options: DirectoryHttpOptions) {
     this.o = { ...DEFAULTS, ...options };
@@ -146,13 +155,17 @@ export class DirectoryHttp {
     const random = this.o.random ?? Math.random;
     let failures = 0;
     let throttles = 0;
+    let renewed = false;
     for (;;) {
       const wait = this.pausedUntil - this.now();
       if (wait > 0) await sleep(wait);
       await this.o.pacer?.beforeRequest();
       let answer: DirectoryAnswer<B>;
+      let authorization: string | undefined;
       try {
-        answer = await this.once<B>(url, headers);
+        // Before the request's own try: a refused token (a setup mistake, exit 4) is not a network failure.
+        authorization = this.o.authorize ? await this.o.authorize() : undefined;
+        answer = await this.once<B>(url, headers, authorization);
       } catch (err) {
         this.o.pacer?.settled?.();
         if (!(err instanceof Transient)) throw err;
@@ -179,15 +192,38 @@ export class DirectoryHttp {
         await sleep(backoffDelay({ retry: failures, random }));
         continue;
       }
-      if (answer.status >= 200 && answer.status < 300) return answer;
-      throw new DirectoryHttpError({
-        directory: this.o.directory,
-        method: "GET",
-        path: redactLink(url.href),
-        status: answer.status,
-        body: answer.body,
-      });
+      const settled = await this.settle(answer, { authorization, url, what, renewed });
+      if (settled !== "renewed") return settled;
+      renewed = true;
     }
+  }
+
+  /** A 2xx; a 401 mid-read renewed once (see the top); else a DirectoryHttpError for the reader's fix. */
+  private async settle<B>(
+    answer: DirectoryAnswer<B>,
+    o: { authorization: string | undefined; url: URL; what: string; renewed: boolean },
+  ): Promise<DirectoryAnswer<B> | "renewed"> {
+    if (answer.status >= 200 && answer.status < 300) {
+      this.accepted = true;
+      return answer;
+    }
+    const path = redactLink(o.url.href);
+    if (answer.status === 401 && this.accepted && o.authorization !== undefined && this.o.renew) {
+      if (o.renewed)
+        throw new SourceIncompleteError({
+          read: o.what,
+          reason: `${this.o.directory} refused a fresh token too (401 to ${path}), after accepting this run's token before: the read is not whole; a later run may succeed`,
+        });
+      this.renewals += 1;
+      this.o.logger?.info(
+        { directory: this.o.directory, status: 401 },
+        `${this.o.directory} refused the token mid-read (expired or revoked): asking for a fresh one, then this request once more`,
+      );
+      await this.o.renew(o.authorization);
+      return "renewed";
+    }
+    const { status, body } = answer;
+    throw new DirectoryHttpError({ directory: this.o.directory, method: "GET", path, status, body });
   }
 
   /** Every caller waits: the longer of what the server said and the backoff; the run's budget bounds it. */
@@ -213,9 +249,11 @@ export class DirectoryHttp {
       });
   }
 
-  private async once<B>(url: URL, extra: Record<string, string>): Promise<DirectoryAnswer<B>> {
-    // Before the request's own try: a refused token (a setup mistake, exit 4) is not a network failure.
-    const authorization = this.o.authorize ? await this.o.authorize() : undefined;
+  private async once<B>(
+    url: URL,
+    extra: Record<string, string>,
+    authorization: string | undefined,
+  ): Promise<DirectoryAnswer<B>> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.o.timeoutMs);
     this.requests += 1;

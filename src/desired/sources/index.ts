@@ -4,7 +4,7 @@
  * source registers itself here (docs/sources.md); the pipeline and the planner never name one.
  */
 import type { Config } from "../../config/schema.js";
-import { ConfigError } from "../../errors.js";
+import { ConfigError, DirectoryError } from "../../errors.js";
 import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
 import { openFileSource } from "./file/source.js";
 import { checkGroupSizes } from "./group-sizes.js";
@@ -60,7 +60,15 @@ export interface ReadSourceOptions {
 
 /** The configured source read and proved whole; its evidence rides on the state (`state.evidence`). */
 export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
-  const result = await SOURCES[o.config.source.type](o.config, o.ctx).read();
+  const type = o.config.source.type;
+  let result: SourceResult;
+  try {
+    result = await SOURCES[type](o.config, o.ctx).read();
+  } catch (err) {
+    // The setup error names this source's settings and docs (main.ts), not another's.
+    if (err instanceof DirectoryError) err.source ??= type;
+    throw err;
+  }
   checkGroupSizes({
     evidence: result.evidence,
     lastGood: o.lastGroupSizes,

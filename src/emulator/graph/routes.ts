@@ -9,7 +9,8 @@ import type { Directory, DirectoryObject } from "./directory.js";
 import { issueToken, openIdConfiguration, type IssuedToken, type LoginReply } from "./login.js";
 import { groupFilter, parseListQuery, project, skipToken } from "./query.js";
 
-export type GraphFaultKind = "status" | "html" | "truncated" | "loop" | "miscount" | "reset";
+/** `expire`: the caller's token ends there (401 InvalidAuthenticationToken), as one expired or revoked mid-read. */
+export type GraphFaultKind = "status" | "html" | "truncated" | "loop" | "miscount" | "reset" | "expire";
 
 /** One injected fault: on requests whose path contains `path` (and, for listings, at page `page`). */
 export interface GraphFault {
@@ -85,6 +86,8 @@ interface Listing {
 export class GraphRoutes {
   readonly tokens = new Map<string, IssuedToken>();
   base = "";
+  /** The token of the request being answered (answers are built synchronously). */
+  private bearer = "";
   constructor(
     readonly directory: Directory,
     readonly faults: GraphFault[],
@@ -117,6 +120,7 @@ export class GraphRoutes {
         auth ? "Access token validation failure. Invalid audience." : "Access token is empty.",
       );
     const eventual = String(req.headers["consistencylevel"] ?? "").toLowerCase() === "eventual";
+    this.bearer = auth![1]!;
     return this.graph(url, caller, eventual);
   }
 
@@ -131,12 +135,19 @@ export class GraphRoutes {
     return f;
   }
 
+  /** A fault's answer; `expire` ends the caller's token first. */
+  private broken(f: GraphFault): Answer {
+    if (f.kind !== "expire") return broken(f);
+    this.tokens.delete(this.bearer);
+    return graphError(401, "InvalidAuthenticationToken", "Lifetime validation failed, the token is expired.");
+  }
+
   /** One listing page: `value`, `@odata.count` when asked, an opaque `@odata.nextLink` while more remain. */
   private page(url: URL, o: Listing): Answer {
     const q = parseListQuery(url.searchParams, o);
     const all = o.items();
     const f = this.fault(url.pathname, Math.floor(q.skip / q.top));
-    if (f && f.kind !== "loop" && f.kind !== "miscount") return broken(f);
+    if (f && f.kind !== "loop" && f.kind !== "miscount") return this.broken(f);
     const body: Record<string, unknown> = { "@odata.context": `${this.base}/v1.0/$metadata#${o.context}` };
     if (q.count) body["@odata.count"] = all.length + (f?.kind === "miscount" ? 1 : 0);
     body["value"] = all.slice(q.skip, q.skip + q.top);
@@ -172,7 +183,7 @@ export class GraphRoutes {
       });
     }
     const f = parts.length === 2 ? this.fault(url.pathname, undefined) : undefined;
-    if (f) return broken(f);
+    if (f) return this.broken(f);
     const group = this.directory.group(parts[1]!);
     if (group === undefined) return notFound(parts[1]!);
     if (parts.length === 2) return { status: 200, body: project(group as never, select) };

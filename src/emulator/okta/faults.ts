@@ -1,6 +1,6 @@
 /** The broken answers the stand-in gives on demand (`Fault` in types.ts), instead of the real one. */
 import type { ServerResponse } from "node:http";
-import { oktaError, type RouteReply } from "./routes.js";
+import { notFound, oktaError, type RouteReply } from "./routes.js";
 import type { FaultKind } from "./types.js";
 
 export type Send = (res: ServerResponse, reply: RouteReply, headers?: Record<string, string>) => void;
@@ -38,6 +38,12 @@ export function answerWithFault(o: {
     case "empty":
       o.send(res, { status: 200, body: [] }, headers);
       return 200;
+    case 404:
+      o.send(res, notFound("(UserGroup)"), headers);
+      return 404;
+    case "expire-token": // answered by the token check before any fault
+      o.send(res, reply, headers);
+      return reply.status;
     case 429: // answered by the quota before any fault
     default:
       o.send(res, oktaError(o.kind, "E0000009", "Internal Server Error"), headers);

@@ -149,8 +149,10 @@ export class OktaStandIn {
   }
 
   private async api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<number> {
-    const denied = this.authorize(req);
     const self = url.pathname + url.search;
+    if (this.takeFault(self, (k) => k === "expire-token"))
+      this.tokens.tokens.delete((req.headers.authorization ?? "").replace(/^Bearer /, ""));
+    const denied = this.authorize(req);
     // A 429 fault: the organization's other integrations have just spent the window.
     if (this.takeFault(self, (k) => k === 429)) this.quota.spend(Infinity);
     const rate = this.quota.take();
@@ -169,7 +171,7 @@ export class OktaStandIn {
       return denied.status;
     }
     const reply = this.route(url.pathname, url.searchParams);
-    const kind = this.takeFault(self, (k) => k !== 429);
+    const kind = this.takeFault(self, (k) => k !== 429 && k !== "expire-token");
     return answerWithFault({ res, reply, kind, send: this.send, headers: rate.headers, self });
   }
 

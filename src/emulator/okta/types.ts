@@ -52,6 +52,10 @@ export type FaultKind =
   | "reset"
   /** An empty array and no next link (a group that suddenly reads empty). */
   | "empty"
+  /** The caller's bearer token ends there (expired or revoked mid-read): 401 E0000011. */
+  | "expire-token"
+  /** 404 E0000007: the group was deleted a moment ago (after it was listed). */
+  | 404
   | 500
   | 503
   /** The window spent by the organization's other integrations: 429 E0000047, Remaining 0. */

@@ -174,4 +174,77 @@ describe("DirectoryHttp", () => {
     expect(exitCodeFor(err)).toBe(5);
     await http.close();
   });
+
+  describe("a token refused mid-read", () => {
+    /** A token provider minting `token-1`, `token-2`, …; `renew` mints once per refused token. */
+    function tokens() {
+      let n = 1;
+      const renewed: string[] = [];
+      return {
+        renewed,
+        authorize: async () => `Bearer token-${n}`,
+        renew: async (refused: string) => {
+          renewed.push(refused);
+          if (refused === `Bearer token-${n}`) n += 1;
+        },
+      };
+    }
+    /** Accepts any token but `refuse`; `/first` always answers 200. */
+    const serve =
+      (refuse: (auth: string | undefined, url: string) => boolean): Handler =>
+      (req, res) =>
+        refuse(req.headers.authorization, req.url ?? "")
+          ? json(res, 401, { errorCode: "E0000011", errorSummary: "Invalid token provided" })
+          : json(res, 200, {});
+
+    it("gets one fresh token and asks the page once more", async () => {
+      const t = tokens();
+      handler = serve((auth, url) => url === "/page" && auth === "Bearer token-1");
+      const { http } = client({ authorize: t.authorize, renew: t.renew });
+      await http.get(`${origin}/first`, "first");
+      await http.get(`${origin}/page`, "page");
+      expect(seen.map((r) => `${r.url} ${r.authorization}`)).toEqual([
+        "/first Bearer token-1",
+        "/page Bearer token-1",
+        "/page Bearer token-2",
+      ]);
+      expect(t.renewed).toEqual(["Bearer token-1"]);
+      expect(http.renewals).toBe(1);
+      await http.close();
+    });
+
+    it("a fresh token refused too is a read not whole (exit 5); one renewal only", async () => {
+      const t = tokens();
+      handler = serve((_auth, url) => url === "/page");
+      const { http } = client({ authorize: t.authorize, renew: t.renew });
+      await http.get(`${origin}/first`, "first");
+      const err = await http.get(`${origin}/page`, "page").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SourceIncompleteError);
+      expect(exitCodeFor(err)).toBe(5);
+      expect((err as Error).message).toMatch(/refused a fresh token too \(401/);
+      expect(seen).toHaveLength(3);
+      expect(t.renewed).toEqual(["Bearer token-1"]);
+      await http.close();
+    });
+
+    it("a 401 before any answer was accepted is the credentials' (DirectoryHttpError), no renewal", async () => {
+      const t = tokens();
+      handler = serve(() => true);
+      const { http } = client({ authorize: t.authorize, renew: t.renew });
+      const err = await http.get(`${origin}/first`, "first").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DirectoryHttpError);
+      expect(seen).toHaveLength(1);
+      expect(t.renewed).toEqual([]);
+      await http.close();
+    });
+
+    it("without a renew hook (an API token) a 401 mid-read stays the credentials'", async () => {
+      handler = serve((_auth, url) => url === "/page");
+      const { http } = client();
+      await http.get(`${origin}/first`, "first");
+      await expect(http.get(`${origin}/page`, "page")).rejects.toBeInstanceOf(DirectoryHttpError);
+      expect(seen).toHaveLength(2);
+      await http.close();
+    });
+  });
 });

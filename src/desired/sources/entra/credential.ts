@@ -14,6 +14,7 @@ import {
   WorkloadIdentityCredential,
   type TokenCredential,
 } from "@azure/identity";
+import { Agent, request } from "undici";
 import type { EntraConfig } from "../../../config/entra-schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
 
@@ -122,9 +123,36 @@ function fixFor(code: string | undefined, message: string, config: EntraConfig):
     case "50027":
       return `the certificate in ${config.certificateFile ?? "certificateFile"} is not registered on ${app}: upload its public part under Certificates & secrets`;
     default:
-      if (/endpoints_resolution_error|openid-configuration/i.test(message))
-        return `the identity platform does not know tenant '${config.tenant}' at ${config.authorityHost}: check source.entra.tenant and authorityHost`;
       return undefined;
+  }
+}
+
+const unknownTenant = (config: EntraConfig): string =>
+  `the identity platform does not know tenant '${config.tenant}' at ${config.authorityHost}: check source.entra.tenant and authorityHost (docs/entra.md)`;
+
+/**
+ * MSAL says `endpoints_resolution_error` both when the tenant does not exist and when the identity
+ * platform cannot be reached. Asking its discovery document once tells them apart: an answer of
+ * 4xx is the tenant (exit 4); no answer, or a 5xx, is an outage (exit 5).
+ */
+async function discovery(
+  config: EntraConfig,
+  ca: string[] | undefined,
+): Promise<"unknown-tenant" | "unreachable" | { other: string }> {
+  const url = `${config.authorityHost.replace(/\/$/, "")}/${encodeURIComponent(config.tenant)}/v2.0/.well-known/openid-configuration`;
+  const agent = new Agent({ connect: ca !== undefined ? { ca } : {} });
+  try {
+    const res = await request(url, { dispatcher: agent, signal: AbortSignal.timeout(15_000) });
+    await res.body.text();
+    if (res.statusCode >= 400 && res.statusCode < 500) return "unknown-tenant";
+    if (res.statusCode >= 500 || res.statusCode === 429) return "unreachable";
+    return { other: `its discovery document answers ${res.statusCode}` };
+  } catch (err) {
+    if (isOutage(err) || (err as Error).name === "TimeoutError") return "unreachable";
+    const code = (err as { code?: string }).code ?? (err as Error).message;
+    return { other: `its discovery document cannot be read (${code})` };
+  } finally {
+    await agent.close();
   }
 }
 
@@ -135,14 +163,18 @@ function isOutage(err: unknown): boolean {
   return (
     (typeof code === "string" && RETRYABLE_NETWORK_CODES.has(code)) ||
     (typeof cause === "string" && RETRYABLE_NETWORK_CODES.has(cause)) ||
-    /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN|socket hang up|status code 5\d\d|temporarily_unavailable/.test(
+    /ECONNREFUSED|ETIMEDOUT|ECONNRESET|EAI_AGAIN|socket hang up|status code 5\d\d|temporarily_unavailable|network_error/.test(
       message,
     )
   );
 }
 
 /** A token for Graph, or an error a person can act on: exit 4 for setup, exit 5 for an outage. */
-export async function graphToken(credential: TokenCredential, config: EntraConfig): Promise<string> {
+export async function graphToken(
+  credential: TokenCredential,
+  config: EntraConfig,
+  ca: string[] | undefined,
+): Promise<string> {
   try {
     const token = await credential.getToken(GRAPH_SCOPE);
     if (token === null) throw new Error("the identity platform gave no token");
@@ -154,10 +186,19 @@ export async function graphToken(credential: TokenCredential, config: EntraConfi
     const where = `getting a Graph token for ${config.clientId} from ${config.authorityHost}/${config.tenant}`;
     if (fix !== undefined)
       throw new DirectoryError({ message: `${where} failed${code ? ` (AADSTS${code})` : ""}: ${fix}` });
-    if (isOutage(err))
-      throw new SourceUnavailableError({
-        message: `${where} failed: the identity platform cannot be reached now (${message.split("\n")[0]}); nothing was sent, a later run may succeed`,
+    const unreachable = new SourceUnavailableError({
+      message: `${where} failed: the identity platform could not be reached (${message.split("\n")[0]}); nothing was sent, a later run may succeed`,
+    });
+    if (/endpoints_resolution_error|openid-configuration/i.test(message)) {
+      const found = await discovery(config, ca);
+      if (found === "unreachable") throw unreachable;
+      if (found === "unknown-tenant")
+        throw new DirectoryError({ message: `${where} failed: ${unknownTenant(config)}` });
+      throw new DirectoryError({
+        message: `${where} failed: ${found.other}; check source.entra.authorityHost (docs/entra.md)`,
       });
-    throw new DirectoryError({ message: `${where} failed: ${message.split("\n")[0]}` });
+    }
+    if (isOutage(err)) throw unreachable;
+    throw new DirectoryError({ message: `${where} failed: ${message.split("\n")[0]} (docs/entra.md)` });
   }
 }

@@ -40,6 +40,7 @@ export function graphHttp(o: {
   config: EntraConfig;
   ca: string[] | undefined;
   authorize: () => Promise<string>;
+  renew?: (refused: string) => Promise<void>;
   logger: Logger;
 }): DirectoryHttp {
   const { config } = o;
@@ -47,6 +48,7 @@ export function graphHttp(o: {
     directory: GRAPH,
     origin: config.graphUrl,
     authorize: o.authorize,
+    ...(o.renew ? { renew: o.renew } : {}),
     // The advanced query parameters: an index that may lag, but one that counts (aad-advanced-queries).
     headers: { ConsistencyLevel: "eventual" },
     concurrency: config.concurrency,

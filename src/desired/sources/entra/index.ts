@@ -58,12 +58,16 @@ async function readAllMembers(run: () => Promise<GroupMembers>[]): Promise<Group
 async function readEntra(config: EntraConfig, ctx: SourceContext): Promise<SourceResult> {
   const ca = await readCa(config);
   const credential = await entraCredential(config, ctx.env, ca);
-  const token = tokenProvider(() => graphToken(credential, config));
+  // A fresh token after a 401 mid-read: a new credential, so MSAL's cache cannot give the refused one back.
+  const token = tokenProvider(async (fresh) =>
+    graphToken(fresh ? await entraCredential(config, ctx.env, ca) : credential, config, ca),
+  );
   await token();
   const http = graphHttp({
     config,
     ca,
     authorize: async () => `Bearer ${await token()}`,
+    renew: (refused) => token.renew(refused.replace(/^Bearer /, "")),
     logger: ctx.logger,
   });
   const reads: ReadTally[] = [];

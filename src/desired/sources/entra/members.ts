@@ -9,7 +9,7 @@ import type { EntraConfig } from "../../../config/entra-schema.js";
 import { DirectoryError } from "../../../errors.js";
 import type { ReadTally } from "../contract.js";
 import type { DirectoryHttp } from "../directory-http.js";
-import { SourceIncompleteError } from "../errors.js";
+import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
 import { graphUrl, listAll, PAGE_SIZE, setupError } from "./graph.js";
 import { groupProperties, ruleScope, type GraphGroupItem, type PickedGroup } from "./groups.js";
 import { userProperties, type GraphUserItem } from "./users.js";
@@ -138,6 +138,13 @@ export async function readMembers(
       others,
     };
   } catch (err) {
+    // Picked a moment ago, gone now: the directory changed under the read (exit 5), not a setting.
+    if (err instanceof DirectoryHttpError && err.status === 404)
+      throw new SourceIncompleteError({
+        read: `members of ${label}`,
+        reason:
+          "the group was deleted after it was picked (Graph answered 404 to its members): the read is not whole; the next run picks the groups afresh",
+      });
     throw setupError(err, { config, what: `the members of ${label}` });
   }
 }

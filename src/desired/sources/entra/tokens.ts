@@ -11,20 +11,45 @@ import type { GroupMembers } from "./members.js";
 /** Tokens live an hour; one is renewed when fewer than five minutes remain. */
 const RENEW_MS = 50 * 60_000;
 
+export interface TokenProvider {
+  /** The current token, minted when there is none or it is near its end. */
+  (): Promise<string>;
+  /**
+   * Graph refused `refused` mid-read (expired or revoked early): the next call gets a fresh
+   * token, minted by `get(true)`. Every caller refused the same token shares one renewal.
+   */
+  renew(refused: string): Promise<void>;
+}
+
+/** `get(fresh)`: a token; `fresh`, one that is not the cached one (a new credential, its own cache). */
 export function tokenProvider(
-  get: () => Promise<string>,
+  get: (fresh: boolean) => Promise<string>,
   now: () => number = Date.now,
-): () => Promise<string> {
+): TokenProvider {
   let current: { token: Promise<string>; at: number } | undefined;
-  return () => {
-    if (current === undefined || now() - current.at > RENEW_MS) {
-      const token = get();
-      current = { token, at: now() };
-      // A failed request is not kept: the next caller asks again (and fails with its own error).
-      token.catch(() => (current = undefined));
-    }
-    return current.token;
+  const renewed = new Set<string>();
+  const mint = (fresh: boolean): Promise<string> => {
+    const token = get(fresh);
+    const minted = { token, at: now() };
+    current = minted;
+    // A failed request is not kept: the next caller asks again (and fails with its own error).
+    token.catch(() => {
+      if (current === minted) current = undefined;
+    });
+    return token;
   };
+  const provider = (() => {
+    if (current === undefined || now() - current.at > RENEW_MS) return mint(false);
+    return current.token;
+  }) as TokenProvider;
+  provider.renew = async (refused) => {
+    if (!renewed.has(refused)) {
+      renewed.add(refused);
+      void mint(true);
+    }
+    await provider();
+  };
+  return provider;
 }
 
 /** A user listed with no userPrincipalName is Graph's "limited information": the permission is missing. */

@@ -20,6 +20,8 @@ export interface OktaAuthorizer {
   kind: "service app" | "API token";
   /** The Authorization header's value. */
   authorization(): Promise<string>;
+  /** Okta refused `refused` mid-read: mint a fresh token (a service app only; an API token cannot). */
+  renew?(refused: string): Promise<void>;
   /** A warning to log once (SSWS). */
   warning?: string;
 }
@@ -134,12 +136,18 @@ function serviceApp(o: {
     };
     return cached.value;
   };
+  const authorization = (): Promise<string> => {
+    if (cached && cached.until > Date.now()) return Promise.resolve(cached.value);
+    pending ??= mint().finally(() => (pending = undefined));
+    return pending;
+  };
   return {
     kind: "service app",
-    authorization: () => {
-      if (cached && cached.until > Date.now()) return Promise.resolve(cached.value);
-      pending ??= mint().finally(() => (pending = undefined));
-      return pending;
+    authorization,
+    renew: async (refused) => {
+      // Callers refused the same token share one new one; a token minted since is already fresh.
+      if (cached?.value === refused) cached = undefined;
+      await authorization();
     },
   };
 }

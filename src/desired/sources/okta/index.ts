@@ -20,7 +20,12 @@ import { OktaPacer } from "./pacer.js";
 import { readMembers, toDesiredUser } from "./people.js";
 import { oktaSignIn } from "./subject.js";
 
-export function oktaHttp(config: OktaConfig, ctx: SourceContext, authorize: () => Promise<string>) {
+export function oktaHttp(
+  config: OktaConfig,
+  ctx: SourceContext,
+  authorize: () => Promise<string>,
+  renew?: (refused: string) => Promise<void>,
+) {
   const maxWaitMs = config.maxWaitSeconds * 1000;
   const pacer = new OktaPacer({
     headroom: Number(config.headroom.slice(0, -1)) / 100,
@@ -39,6 +44,7 @@ export function oktaHttp(config: OktaConfig, ctx: SourceContext, authorize: () =
     directory: "Okta",
     origin: config.orgUrl,
     authorize,
+    ...(renew ? { renew } : {}),
     concurrency: config.concurrency,
     timeoutMs: config.timeoutMs,
     maxThrottleWaitMs: maxWaitMs,
@@ -51,7 +57,8 @@ export function oktaHttp(config: OktaConfig, ctx: SourceContext, authorize: () =
 export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): Promise<SourceResult> {
   const auth = await oktaAuthorizer({ config, env: ctx.env, timeoutMs: config.timeoutMs });
   if (auth.warning) ctx.logger.warn(auth.warning);
-  const { http, pacer } = oktaHttp(config, ctx, () => auth.authorization());
+  const renew = auth.renew?.bind(auth);
+  const { http, pacer } = oktaHttp(config, ctx, () => auth.authorization(), renew);
   try {
     const { picked, reads: groupReads } = await pickGroups({ http, config });
     const problems = new ProblemList();

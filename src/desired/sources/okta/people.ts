@@ -9,6 +9,7 @@ import type { OktaConfig } from "../../../config/okta-schema.js";
 import { visible } from "../../characters.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
 import type { DirectoryHttp } from "../directory-http.js";
+import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
 import { readAll, Tally } from "../pages.js";
 import type { ReadTally } from "../../types.js";
 import { evaluate, type Values } from "../template.js";
@@ -66,11 +67,13 @@ export async function readMembers(o: {
         sizes.set(id, items.length);
         return tally;
       } catch (err) {
-        throw setupError(err, {
-          what,
-          orgUrl: o.orgUrl,
-          unknown: `the group ${id} is gone from Okta: run again`,
-        });
+        // Picked a moment ago, gone now: the directory changed under the read (exit 5), not a setting.
+        if (err instanceof DirectoryHttpError && err.status === 404)
+          throw new SourceIncompleteError({
+            read: what,
+            reason: `the group ${id} was deleted after it was picked (Okta answered 404 to its members): the read is not whole; the next run picks the groups afresh`,
+          });
+        throw setupError(err, { what, orgUrl: o.orgUrl });
       }
     }),
   );
