@@ -11,6 +11,7 @@ import { checkGroupSizes } from "./group-sizes.js";
 import { openLdapSource } from "./ldap/source.js";
 import { openEntraSource } from "./entra/index.js";
 import { openOktaSource } from "./okta/source.js";
+import { openGoogleSource } from "./google/source.js";
 
 export type {
   Count,
@@ -43,6 +44,7 @@ const SOURCES: Record<SourceType, Opener> = {
   ldap: openLdapSource,
   entra: openEntraSource,
   okta: openOktaSource,
+  google: openGoogleSource,
 };
 
 export interface ReadSourceOptions {
