@@ -162,7 +162,7 @@ export function setupError(
     fix = `Google has no such group: check ${o.about} (the group's email or id, from the Admin console)`;
   else if (err.status === 400 && /domain/i.test(message))
     fix = `the domain ${o.config.domain ?? ""} is not one of this Workspace's: check source.google.domain`;
-  else if (err.status === 400 && o.about !== undefined && o.about.endsWith(".query"))
+  else if (err.status === 400 && o.about !== undefined && o.about.endsWith(".query") && /invalid input/i.test(message))
     fix = `Google rejected the group search: correct ${o.about} (e.g. email:analytics-*, name:'Sales Team'; developers.google.com/admin-sdk/directory/v1/guides/search-groups)`;
   else if (err.status === 400)
     fix = `check source.google.customer (${o.config.customer ?? "my_customer"}: my_customer, or the customer id C0… from Admin console > Account settings) or source.google.domain`;

@@ -136,6 +136,10 @@ export async function googleAuthorizer(o: {
       } as Parameters<typeof ExternalAccountClient.fromJSON>[0]);
       if (client === null)
         throw new DirectoryError({ message: `the external_account config ${file} is of no kind google-auth-library knows (docs/google.md)` });
+      // google-auth-library 10 builds the STS exchange's client with a transport of its own (not
+      // the options'): give it ours, so the STS endpoint gets the same CA and no silent retries.
+      const sts = (client as unknown as { stsCredential?: { transporter?: unknown } }).stsCredential;
+      if (sts !== undefined) sts.transporter = client.transporter;
       return client;
     };
   } else {
