@@ -25,6 +25,7 @@ const FIGURES = [
   [13, "read-entra.mjs"],
   [14, "read-okta.mjs"],
   [15, "data-filters.mjs"],
+  [16, "read-google.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");

@@ -17,7 +17,10 @@ const httpsUrl = (example: string) =>
       const url = new URL(value);
       const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
       if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback))
-        ctx.addIssue({ code: "custom", message: "must start with https:// (plain http only for a local stand-in on 127.0.0.1)" });
+        ctx.addIssue({
+          code: "custom",
+          message: "must start with https:// (plain http only for a local stand-in on 127.0.0.1)",
+        });
     })
     .transform((v) => v.replace(/\/$/, ""));
 

@@ -12,7 +12,16 @@ import { stringify } from "yaml";
 import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import type { GoogleFault, GoogleStandIn } from "../../src/emulator/google/server.js";
-import { DOMAIN, G, googleSettings, PRIVATE_KEY, smallCustomer, startGoogle, U, writeKey } from "../helpers/google.js";
+import {
+  DOMAIN,
+  G,
+  googleSettings,
+  PRIVATE_KEY,
+  smallCustomer,
+  startGoogle,
+  U,
+  writeKey,
+} from "../helpers/google.js";
 import { logMessages, runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "google-e2e-service-token-5d2";
@@ -34,7 +43,12 @@ beforeAll(async () => {
     users: [...base.users, ...extra],
     groups: [
       ...base.groups,
-      { id: BIG, email: `big@${DOMAIN}`, name: "Big", members: extra.map((u) => ({ id: u.id, type: "USER" as const })) },
+      {
+        id: BIG,
+        email: `big@${DOMAIN}`,
+        name: "Big",
+        members: extra.map((u) => ({ id: u.id, type: "USER" as const })),
+      },
     ],
   });
   emulator = await startEmulator({
@@ -48,7 +62,10 @@ afterAll(async () => {
   await google.close();
 });
 
-async function writeConfig(dir: string, o: { baseUrl?: string; google?: Record<string, unknown>; minUsers?: number } = {}) {
+async function writeConfig(
+  dir: string,
+  o: { baseUrl?: string; google?: Record<string, unknown>; minUsers?: number } = {},
+) {
   const config = join(dir, "usersync.yaml");
   const key = await writeKey(dir, google.url);
   await writeFile(
@@ -60,11 +77,7 @@ async function writeConfig(dir: string, o: { baseUrl?: string; google?: Record<s
         ...(o.minUsers !== undefined ? { minUsers: o.minUsers } : {}),
         google: googleSettings(google.url, key, {
           maxWaitSeconds: 2,
-          groups: [
-            { email: `all-staff@${DOMAIN}` },
-            { query: "email:analytics-*" },
-            { groupId: BIG },
-          ],
+          groups: [{ email: `all-staff@${DOMAIN}` }, { query: "email:analytics-*" }, { groupId: BIG }],
           ...o.google,
         }),
       },
@@ -92,9 +105,14 @@ describe("a Google-fed sync through the built CLI", () => {
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/Source google customer my_customer at .*: 455 people/);
       const ada = others().find((m) => m.email === "ada@example.com");
-      expect([ada?.authenticationId, [...(ada?.groups ?? [])].sort()]).toEqual([U.ada, ["all-staff", "analytics-team"]]);
+      expect([ada?.authenticationId, [...(ada?.groups ?? [])].sort()]).toEqual([
+        U.ada,
+        ["all-staff", "analytics-team"],
+      ]);
       expect(others()).toHaveLength(453); // 455 people, the suspended and the archived absent
-      const state = JSON.parse(await readFile(join(dir, "state.json"), "utf8")) as { groupSizes?: Record<string, number> };
+      const state = JSON.parse(await readFile(join(dir, "state.json"), "utf8")) as {
+        groupSizes?: Record<string, number>;
+      };
       expect(state.groupSizes?.[`google:${BIG}`]).toBe(450);
       expect(state.groupSizes?.[`google:${G.analytics}`]).toBe(5);
 
@@ -104,12 +122,24 @@ describe("a Google-fed sync through the built CLI", () => {
       const big = new RegExp(`/groups/${BIG}/members`);
       const later = new RegExp(`/groups/${BIG}/members.*pageToken`);
       const cases: [string, GoogleFault, RegExp][] = [
-        ["quota past the budget on the first page", { match: big, kind: "quota" }, /kept throttling \(403\).*budget/],
-        ["429 past the budget on a later page", { match: later, kind: "rate" }, /kept throttling \(429\).*budget/],
+        [
+          "quota past the budget on the first page",
+          { match: big, kind: "quota" },
+          /kept throttling \(403\).*budget/,
+        ],
+        [
+          "429 past the budget on a later page",
+          { match: later, kind: "rate" },
+          /kept throttling \(429\).*budget/,
+        ],
         ["a page cut short every time", { match: later, kind: "truncated" }, /does not parse/],
         ["an HTML page every time", { match: /\/users\?/, kind: "html" }, /usably after 5 tries .*not JSON/],
         ["a 500 every time on the users page", { match: /\/users\?/, kind: 500 }, /answered 500/],
-        ["a repeated page token", { match: later, kind: "repeat-token", times: 1 }, /already followed \(a paging loop\)/],
+        [
+          "a repeated page token",
+          { match: later, kind: "repeat-token", times: 1 },
+          /already followed \(a paging loop\)/,
+        ],
         ["a token refused twice", { match: big, kind: "expired", times: 2 }, /401 twice/],
         ["a connection reset every time", { match: later, kind: "reset" }, /usably after 5 tries/],
       ];
@@ -138,7 +168,9 @@ describe("a Google-fed sync through the built CLI", () => {
         group.members = members;
       }
       // minUsers unmet: a read short of it is not whole.
-      const short = await runCli(["apply", "--config", await writeConfig(dir, { minUsers: 1000 }), "--yes"], { env });
+      const short = await runCli(["apply", "--config", await writeConfig(dir, { minUsers: 1000 }), "--yes"], {
+        env,
+      });
       expect(short.code).toBe(5);
       expect(logMessages(short.stderr)).toMatch(/fewer than source.minUsers/);
       expect(others()).toHaveLength(453);
@@ -158,14 +190,26 @@ describe("a Google-fed sync through the built CLI", () => {
     });
     try {
       await withTempDir(async (dir) => {
-        const ok = await runCli(["apply", "--config", await writeConfig(dir, { baseUrl: byEmail.url }), "--yes", "--log-level", "trace"], { env });
+        const ok = await runCli(
+          [
+            "apply",
+            "--config",
+            await writeConfig(dir, { baseUrl: byEmail.url }),
+            "--yes",
+            "--log-level",
+            "trace",
+          ],
+          { env },
+        );
         expect(ok.code, ok.stderr).toBe(0);
         const ada = byEmail.state().mappings.find((m) => m.email === "ada@example.com");
         expect(ada?.authenticationId).toBe("ada@example.com");
         const out = ok.stdout + ok.stderr;
         expect(out).not.toContain(PRIVATE_KEY.split("\n")[1]!);
         expect(out).not.toMatch(/ya29\.[A-Za-z0-9_-]{10,}/);
-        const oid = await runCli(["plan", "--config", await writeConfig(dir, { baseUrl: byOid.url })], { env });
+        const oid = await runCli(["plan", "--config", await writeConfig(dir, { baseUrl: byOid.url })], {
+          env,
+        });
         expect(oid.code).toBe(4);
         expect(logMessages(oid.stderr)).toMatch(/claim "oid".*Set oauthSubjectIdClaim to sub/);
       });

@@ -25,7 +25,8 @@ export const DELEGATED_SA = "usersync@usersync-test.iam.gserviceaccount.com";
 export const ADMIN_ROLE_SA = "usersync-reader@usersync-test.iam.gserviceaccount.com";
 export const NO_RIGHTS_SA = "nobody@usersync-test.iam.gserviceaccount.com";
 export const DELEGATED_CLIENT_ID = "103000000000000000001";
-export const WIF_AUDIENCE = "//iam.googleapis.com/projects/123456/locations/global/workloadIdentityPools/k8s/providers/cluster";
+export const WIF_AUDIENCE =
+  "//iam.googleapis.com/projects/123456/locations/global/workloadIdentityPools/k8s/providers/cluster";
 export const WIF_SUBJECT = "system:serviceaccount:usersync:usersync";
 
 const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -40,7 +41,12 @@ export const U = {
   arch: "100000000000000000005",
   admin: "100000000000000000009",
 };
-export const G = { analytics: "03abc000analytics", platform: "03abc000platform", staff: "03abc000staff", empty: "03abc000empty" };
+export const G = {
+  analytics: "03abc000analytics",
+  platform: "03abc000platform",
+  staff: "03abc000staff",
+  empty: "03abc000empty",
+};
 
 export function smallCustomer(): Pick<GoogleStandInOptions, "customerId" | "domain" | "users" | "groups"> {
   const user = (id: string, given: string, extra: Partial<GoogleUser> = {}): GoogleUser => ({
@@ -83,7 +89,12 @@ export function smallCustomer(): Pick<GoogleStandInOptions, "customerId" | "doma
           { id: U.arch, type: "USER" },
         ],
       },
-      { id: G.staff, email: `all-staff@${DOMAIN}`, name: "All Staff", members: [{ id: G.analytics, type: "GROUP" }] },
+      {
+        id: G.staff,
+        email: `all-staff@${DOMAIN}`,
+        name: "All Staff",
+        members: [{ id: G.analytics, type: "GROUP" }],
+      },
       { id: G.empty, email: `empty@${DOMAIN}`, name: "Empty", members: [] },
     ],
   };
@@ -129,11 +140,19 @@ export async function writeKey(dir: string, url: string, clientEmail = DELEGATED
 export function kubeToken(subject = WIF_SUBJECT): string {
   const part = (x: object) => Buffer.from(JSON.stringify(x)).toString("base64url");
   const exp = Math.floor(Date.now() / 1000) + 3600;
-  return [part({ alg: "RS256", kid: "k" }), part({ iss: "https://oidc.cluster.example", sub: subject, aud: [WIF_AUDIENCE], exp }), "c2ln"].join(".");
+  return [
+    part({ alg: "RS256", kid: "k" }),
+    part({ iss: "https://oidc.cluster.example", sub: subject, aud: [WIF_AUDIENCE], exp }),
+    "c2ln",
+  ].join(".");
 }
 
 /** What `gcloud iam workload-identity-pools create-cred-config` writes, the URLs the stand-in's. */
-export async function writeFederation(dir: string, url: string, o: { subject?: string; impersonate?: string | null } = {}): Promise<string> {
+export async function writeFederation(
+  dir: string,
+  url: string,
+  o: { subject?: string; impersonate?: string | null } = {},
+): Promise<string> {
   const tokenFile = join(dir, "kube-token");
   await writeFile(tokenFile, kubeToken(o.subject));
   const file = join(dir, "wif.json");
@@ -148,7 +167,9 @@ export async function writeFederation(dir: string, url: string, o: { subject?: s
       token_url: `${url}/v1/token`,
       credential_source: { file: tokenFile, format: { type: "text" } },
       ...(impersonate !== null
-        ? { service_account_impersonation_url: `${url}/v1/projects/-/serviceAccounts/${impersonate}:generateAccessToken` }
+        ? {
+            service_account_impersonation_url: `${url}/v1/projects/-/serviceAccounts/${impersonate}:generateAccessToken`,
+          }
         : {}),
     }),
   );

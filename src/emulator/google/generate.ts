@@ -16,9 +16,18 @@ export function generateCustomer(o: {
   }));
   for (let i = 0; i < o.people; i++) {
     const id = String(110000000000000000000n + BigInt(i));
-    users.push({ id, primaryEmail: `person${i}@${domain}`, name: { givenName: `Person`, familyName: `No ${i}`, fullName: `Person No ${i}` } });
+    users.push({
+      id,
+      primaryEmail: `person${i}@${domain}`,
+      name: { givenName: `Person`, familyName: `No ${i}`, fullName: `Person No ${i}` },
+    });
     groups[i % o.groups]!.members.push({ id, type: "USER" });
   }
-  users.push({ id: "119999999999999999999", primaryEmail: `admin@${domain}`, name: { givenName: "Admin", familyName: "Bench" }, isAdmin: true });
+  users.push({
+    id: "119999999999999999999",
+    primaryEmail: `admin@${domain}`,
+    name: { givenName: "Admin", familyName: "Bench" },
+    isAdmin: true,
+  });
   return { customerId: "C0bench", domain, users, groups };
 }

@@ -40,11 +40,14 @@ const oauthError = (status: number, error: string, description: string): TokenRe
   body: { error, error_description: description },
 });
 
-function decodeJwt(jwt: string): { header: Record<string, unknown>; claims: Record<string, unknown> } | undefined {
+function decodeJwt(
+  jwt: string,
+): { header: Record<string, unknown>; claims: Record<string, unknown> } | undefined {
   const parts = jwt.split(".");
   if (parts.length !== 3) return undefined;
   try {
-    const json = (p: string) => JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as Record<string, unknown>;
+    const json = (p: string) =>
+      JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as Record<string, unknown>;
     return { header: json(parts[0]!), claims: json(parts[1]!) };
   } catch {
     return undefined;
@@ -84,7 +87,11 @@ export class GoogleTokens {
   jwtBearer(form: URLSearchParams): TokenReply {
     this.grants.push(form.get("grant_type") ?? "");
     if (form.get("grant_type") !== JWT_BEARER)
-      return oauthError(400, "unsupported_grant_type", "Invalid grant_type: " + (form.get("grant_type") ?? ""));
+      return oauthError(
+        400,
+        "unsupported_grant_type",
+        "Invalid grant_type: " + (form.get("grant_type") ?? ""),
+      );
     const assertion = form.get("assertion") ?? "";
     const jwt = decodeJwt(assertion);
     if (!jwt) return oauthError(400, "invalid_grant", "Invalid JWT: not a JWT");
@@ -100,12 +107,23 @@ export class GoogleTokens {
     );
     if (!signed) return oauthError(400, "invalid_grant", "Invalid JWT Signature.");
     if (claims.aud !== GOOGLE_TOKEN_URL)
-      return oauthError(400, "invalid_grant", `Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.`);
+      return oauthError(
+        400,
+        "invalid_grant",
+        `Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.`,
+      );
     const now = Date.now() / 1000;
     if (typeof claims.exp !== "number" || claims.exp < now - 60)
-      return oauthError(400, "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.");
-    const scopes = String(claims.scope ?? "").split(/\s+/).filter(Boolean);
-    if (scopes.length === 0) return oauthError(400, "invalid_scope", "Invalid OAuth scope or ID token audience provided.");
+      return oauthError(
+        400,
+        "invalid_grant",
+        "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.",
+      );
+    const scopes = String(claims.scope ?? "")
+      .split(/\s+/)
+      .filter(Boolean);
+    if (scopes.length === 0)
+      return oauthError(400, "invalid_scope", "Invalid OAuth scope or ID token audience provided.");
     const sub = typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : undefined;
     if (sub !== undefined) {
       const granted = new Set(account.delegatedScopes ?? []);
@@ -116,7 +134,11 @@ export class GoogleTokens {
           "Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.",
         );
     }
-    const t = this.issue({ principal: sub ?? account.clientEmail, serviceAccount: account.clientEmail, scopes: new Set(scopes) });
+    const t = this.issue({
+      principal: sub ?? account.clientEmail,
+      serviceAccount: account.clientEmail,
+      scopes: new Set(scopes),
+    });
     return { status: 200, body: { access_token: t.token, expires_in: t.expiresIn, token_type: "Bearer" } };
   }
 
@@ -127,16 +149,27 @@ export class GoogleTokens {
     if (form.get("grant_type") !== TOKEN_EXCHANGE)
       return oauthError(400, "unsupported_grant_type", "Unsupported grant_type.");
     if (!f || form.get("audience") !== f.audience)
-      return oauthError(400, "invalid_target", "The target service indicated by the \"audience\" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn't exist.");
+      return oauthError(
+        400,
+        "invalid_target",
+        'The target service indicated by the "audience" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn\'t exist.',
+      );
     const jwt = decodeJwt(form.get("subject_token") ?? "");
-    if (!jwt) return oauthError(400, "invalid_request", "Invalid value for \"subject_token\".");
+    if (!jwt) return oauthError(400, "invalid_request", 'Invalid value for "subject_token".');
     const sub = String(jwt.claims.sub ?? "");
     if (typeof jwt.claims.exp === "number" && jwt.claims.exp < Date.now() / 1000)
       return oauthError(400, "invalid_grant", "The access token has expired.");
     if (!f.subjects.includes(sub))
-      return oauthError(400, "invalid_grant", `The given credential is rejected by the attribute condition (subject ${sub}).`);
+      return oauthError(
+        400,
+        "invalid_grant",
+        `The given credential is rejected by the attribute condition (subject ${sub}).`,
+      );
     const scopes = (form.get("scope") ?? "").split(/\s+/).filter(Boolean);
-    const t = this.issue({ principal: `principal://${f.audience.slice(2)}/subject/${sub}`, scopes: new Set(scopes) });
+    const t = this.issue({
+      principal: `principal://${f.audience.slice(2)}/subject/${sub}`,
+      scopes: new Set(scopes),
+    });
     return {
       status: 200,
       body: {
@@ -152,10 +185,20 @@ export class GoogleTokens {
   impersonate(email: string, authorization: string | undefined, body: { scope?: unknown }): TokenReply {
     this.grants.push("generateAccessToken");
     const caller = this.check(authorization);
-    if (!caller) return apiError(401, "Request had invalid authentication credentials.", "authError", "UNAUTHENTICATED");
+    if (!caller)
+      return apiError(401, "Request had invalid authentication credentials.", "authError", "UNAUTHENTICATED");
     const account = this.accounts.find((a) => a.clientEmail === email);
-    if (!account || !this.federation?.impersonate.includes(email) || !caller.principal.startsWith("principal://"))
-      return apiError(403, "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).", "forbidden", "PERMISSION_DENIED");
+    if (
+      !account ||
+      !this.federation?.impersonate.includes(email) ||
+      !caller.principal.startsWith("principal://")
+    )
+      return apiError(
+        403,
+        "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).",
+        "forbidden",
+        "PERMISSION_DENIED",
+      );
     const scopes = Array.isArray(body.scope) ? body.scope.map(String) : [];
     const t = this.issue({ principal: email, serviceAccount: email, scopes: new Set(scopes) });
     return {

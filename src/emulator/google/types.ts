@@ -91,4 +91,6 @@ export interface GoogleStandInOptions {
   quota?: { limit: number; windowMs: number };
   /** Stops by itself after this long without a request (default 10 minutes). */
   idleMs?: number;
+  /** Default 0: a free port. */
+  port?: number;
 }

@@ -52,8 +52,12 @@ const QUOTA_REASONS = new Set(["userRateLimitExceeded", "rateLimitExceeded", "qu
 
 /** Google's `{error: {code, message, errors: [{reason}], status}}`, read defensively. */
 export function googleError(body: unknown): { message: string; reason: string; status: string } {
-  const e = (body as { error?: { message?: unknown; status?: unknown; errors?: { reason?: unknown }[] } } | undefined)?.error;
-  const reason = Array.isArray(e?.errors) ? e.errors.map((x) => String(x?.reason ?? "")).find(Boolean) : undefined;
+  const e = (
+    body as { error?: { message?: unknown; status?: unknown; errors?: { reason?: unknown }[] } } | undefined
+  )?.error;
+  const reason = Array.isArray(e?.errors)
+    ? e.errors.map((x) => String(x?.reason ?? "")).find(Boolean)
+    : undefined;
   return {
     message: typeof e?.message === "string" ? e.message : typeof body === "string" ? body.slice(0, 120) : "",
     reason: reason ?? "",
@@ -76,7 +80,9 @@ export function directoryUrl(config: GoogleConfig, path: string, query: Record<s
 
 /** The customer or domain a listing names: `customer=my_customer` unless configured. */
 export function scopeQuery(config: GoogleConfig): Record<string, string> {
-  return config.domain !== undefined ? { domain: config.domain } : { customer: config.customer ?? "my_customer" };
+  return config.domain !== undefined
+    ? { domain: config.domain }
+    : { customer: config.customer ?? "my_customer" };
 }
 
 /**
@@ -111,7 +117,8 @@ function listRule(first: string, field: string, what: string): PageRule<Record<s
     items(body) {
       const items = body[field];
       if (items === undefined) return [];
-      if (!Array.isArray(items)) throw new SourceIncompleteError({ read: what, reason: `a page's ${field} is not a list` });
+      if (!Array.isArray(items))
+        throw new SourceIncompleteError({ read: what, reason: `a page's ${field} is not a list` });
       return items as unknown[];
     },
     next: (body) =>
@@ -126,7 +133,12 @@ function listRule(first: string, field: string, what: string): PageRule<Record<s
 }
 
 /** Every item of a listing, proved whole (pages.ts): every token followed, none twice, no id twice. */
-export async function listAll(get: GoogleGet, first: string, field: string, what: string): Promise<{ items: unknown[]; tally: ReadTally }> {
+export async function listAll(
+  get: GoogleGet,
+  first: string,
+  field: string,
+  what: string,
+): Promise<{ items: unknown[]; tally: ReadTally }> {
   return readAll({
     first,
     rule: listRule(first, field, what),
@@ -153,16 +165,22 @@ export function setupError(
   if (err.status === 403 && /insufficient authentication scopes/i.test(message))
     fix = `the token lacks a scope: authorise ${GOOGLE_SCOPES.join(", ")} (domain-wide delegation's scope list, or the credentials' scopes)`;
   else if (err.status === 403 && /Not Authorized to access this resource/i.test(message))
-    fix = o.config.subject !== undefined
-      ? `source.google.subject (${o.config.subject}) is not a Workspace admin who may read users and groups: name an admin, or give that user an admin role with the privileges Users > Read and Groups > Read`
-      : `the service account ${o.actor} holds no Workspace admin role: assign it a role with Users > Read and Groups > Read (Admin console > Account > Admin roles), or use domain-wide delegation with source.google.subject`;
+    fix =
+      o.config.subject !== undefined
+        ? `source.google.subject (${o.config.subject}) is not a Workspace admin who may read users and groups: name an admin, or give that user an admin role with the privileges Users > Read and Groups > Read`
+        : `the service account ${o.actor} holds no Workspace admin role: assign it a role with Users > Read and Groups > Read (Admin console > Account > Admin roles), or use domain-wide delegation with source.google.subject`;
   else if (err.status === 403 && /Admin SDK|has not been used|disabled/i.test(message))
     fix = "enable the Admin SDK API in the service account's Google Cloud project";
   else if (err.status === 404 && o.about !== undefined)
     fix = `Google has no such group: check ${o.about} (the group's email or id, from the Admin console)`;
   else if (err.status === 400 && /domain/i.test(message))
     fix = `the domain ${o.config.domain ?? ""} is not one of this Workspace's: check source.google.domain`;
-  else if (err.status === 400 && o.about !== undefined && o.about.endsWith(".query") && /invalid input/i.test(message))
+  else if (
+    err.status === 400 &&
+    o.about !== undefined &&
+    o.about.endsWith(".query") &&
+    /invalid input/i.test(message)
+  )
     fix = `Google rejected the group search: correct ${o.about} (e.g. email:analytics-*, name:'Sales Team'; developers.google.com/admin-sdk/directory/v1/guides/search-groups)`;
   else if (err.status === 400)
     fix = `check source.google.customer (${o.config.customer ?? "my_customer"}: my_customer, or the customer id C0… from Admin console > Account settings) or source.google.domain`;

@@ -10,7 +10,16 @@ import { visible } from "../../characters.js";
 import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
 import type { DesiredGroup, ReadTally } from "../../types.js";
 import { evaluate, type Values } from "../ldap/template.js";
-import { directoryUrl, FIELDS, listAll, PAGE, scopeQuery, setupError, type GoogleGet, type GoogleGroupJson } from "./api.js";
+import {
+  directoryUrl,
+  FIELDS,
+  listAll,
+  PAGE,
+  scopeQuery,
+  setupError,
+  type GoogleGet,
+  type GoogleGroupJson,
+} from "./api.js";
 
 export interface PickedGroup {
   group: GoogleGroupJson;
@@ -24,7 +33,13 @@ export function describeRule(rule: GoogleRule): string {
   return `query ${rule.query ?? ""}`;
 }
 
-async function pickByRule(o: { get: GoogleGet; config: GoogleConfig; rule: GoogleRule; index: number; actor: string }) {
+async function pickByRule(o: {
+  get: GoogleGet;
+  config: GoogleConfig;
+  rule: GoogleRule;
+  index: number;
+  actor: string;
+}) {
   const { get, config, rule } = o;
   const what = `Google groups of ${describeRule(rule)}`;
   const ruleKey = `source.google.groups[${o.index}]`;
@@ -32,7 +47,10 @@ async function pickByRule(o: { get: GoogleGet; config: GoogleConfig; rule: Googl
   try {
     const key = rule.email ?? rule.groupId;
     if (key !== undefined) {
-      const a = await get<GoogleGroupJson>(directoryUrl(config, `groups/${encodeURIComponent(key)}`, { fields: FIELDS.group }), what);
+      const a = await get<GoogleGroupJson>(
+        directoryUrl(config, `groups/${encodeURIComponent(key)}`, { fields: FIELDS.group }),
+        what,
+      );
       const read: ReadTally = { what, pages: 1, announced: "unknown", read: 1 };
       return { groups: [a.body], read };
     }
@@ -54,14 +72,21 @@ async function pickByRule(o: { get: GoogleGet; config: GoogleConfig; rule: Googl
 }
 
 /** Every picked group once, in rule order; with each listing's tally. */
-export async function pickGroups(o: { get: GoogleGet; config: GoogleConfig; actor: string }): Promise<{ picked: PickedGroup[]; reads: ReadTally[] }> {
+export async function pickGroups(o: {
+  get: GoogleGet;
+  config: GoogleConfig;
+  actor: string;
+}): Promise<{ picked: PickedGroup[]; reads: ReadTally[] }> {
   const answers = await Promise.all(
-    o.config.groups.map((rule, index) => pickByRule({ get: o.get, config: o.config, rule, index, actor: o.actor })),
+    o.config.groups.map((rule, index) =>
+      pickByRule({ get: o.get, config: o.config, rule, index, actor: o.actor }),
+    ),
   );
   const picked = new Map<string, PickedGroup>();
   answers.forEach((a, i) => {
     for (const group of a.groups)
-      if (typeof group.id === "string" && !picked.has(group.id)) picked.set(group.id, { group, rule: o.config.groups[i]! });
+      if (typeof group.id === "string" && !picked.has(group.id))
+        picked.set(group.id, { group, rule: o.config.groups[i]! });
   });
   return { picked: [...picked.values()], reads: answers.map((a) => a.read) };
 }
@@ -102,7 +127,12 @@ export function toDesiredGroup(p: PickedGroup, ctx: RecordContext): DesiredGroup
     },
     where: (field) => ({
       file: `google group ${visible(group.email ?? group.id)} (${group.id})`,
-      field: field === "id" ? rule.id : field === "name" ? (rule.name ?? "{name}") : `source.google.groups[].${field}`,
+      field:
+        field === "id"
+          ? rule.id
+          : field === "name"
+            ? (rule.name ?? "{name}")
+            : `source.google.groups[].${field}`,
     }),
   };
   return normaliseGroup(raw, ctx);

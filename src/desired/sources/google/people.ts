@@ -53,15 +53,22 @@ export async function readMembers(o: {
         const people: string[] = [];
         for (const m of items as GoogleMemberJson[]) {
           const mid = m.id ?? m.email ?? "(no id)";
-          if (m.type !== "USER") o.skipped.skip(`members that are not people (type ${m.type ?? "unknown"})`, mid);
+          if (m.type !== "USER")
+            o.skipped.skip(`members that are not people (type ${m.type ?? "unknown"})`, mid);
           else if (m.id === undefined) o.skipped.skip("members without an id", mid);
-          else if (!PERSON_STATUS.has(m.status ?? "")) o.skipped.skip(`members of status ${m.status ?? "(none)"}`, mid);
+          else if (!PERSON_STATUS.has(m.status ?? ""))
+            o.skipped.skip(`members of status ${m.status ?? "(none)"}`, mid);
           else people.push(m.id);
         }
         members.set(id, { people });
         return tally;
       } catch (err) {
-        throw setupError(err, { config: o.config, what, actor: o.actor, about: `the group ${id} (gone from Google? run again)` });
+        throw setupError(err, {
+          config: o.config,
+          what,
+          actor: o.actor,
+          about: `the group ${id} (gone from Google? run again)`,
+        });
       }
     }),
   );
@@ -69,9 +76,17 @@ export async function readMembers(o: {
 }
 
 /** The customer's (or domain's) users, by id. */
-export async function readUsers(o: { get: GoogleGet; config: GoogleConfig; actor: string }): Promise<{ users: Map<string, GoogleUserJson>; read: ReadTally }> {
+export async function readUsers(o: {
+  get: GoogleGet;
+  config: GoogleConfig;
+  actor: string;
+}): Promise<{ users: Map<string, GoogleUserJson>; read: ReadTally }> {
   const what = `users of Google ${o.config.domain !== undefined ? `domain ${o.config.domain}` : `customer ${o.config.customer ?? "my_customer"}`}`;
-  const first = directoryUrl(o.config, "users", { ...scopeQuery(o.config), maxResults: String(PAGE.users), fields: FIELDS.users });
+  const first = directoryUrl(o.config, "users", {
+    ...scopeQuery(o.config),
+    maxResults: String(PAGE.users),
+    fields: FIELDS.users,
+  });
   try {
     const { items, tally } = await listAll(o.get, first, "users", what);
     return { users: new Map((items as GoogleUserJson[]).map((u) => [u.id, u])), read: tally };
@@ -94,7 +109,9 @@ export function toDesiredUser(o: {
   const leaver = user.suspended === true || user.archived === true;
   const email = textOf(user.primaryEmail);
   const text: Partial<Record<UserField, string>> = {
-    ...(email !== undefined ? { email: config.lowerCase.includes("email") ? email.toLowerCase() : email } : {}),
+    ...(email !== undefined
+      ? { email: config.lowerCase.includes("email") ? email.toLowerCase() : email }
+      : {}),
     ...(textOf(user.name?.givenName) ? { firstname: user.name!.givenName! } : {}),
     ...(textOf(user.name?.familyName) ? { lastname: user.name!.familyName! } : {}),
     ...(textOf(user.name?.fullName) ? { displayName: user.name!.fullName! } : {}),
@@ -103,13 +120,22 @@ export function toDesiredUser(o: {
   };
   // With Google signing people in, the ID token's `sub` is the Google user id (sign-in.ts may re-key it).
   if (config.identity === "external") text.authenticationId = user.id;
-  const where: Record<string, string> = { email: "primaryEmail", firstname: "name.givenName", lastname: "name.familyName", displayName: "name.fullName", authenticationId: "id" };
+  const where: Record<string, string> = {
+    email: "primaryEmail",
+    firstname: "name.givenName",
+    lastname: "name.familyName",
+    displayName: "name.fullName",
+    authenticationId: "id",
+  };
   const raw: RawRecord<UserField> = {
     line: o.line,
     text,
     // A leaver keeps the groups it has: it is revoked per policy.deletions, not moved.
     lists: leaver ? {} : { groups: o.groupIds },
-    where: (field) => ({ file: `google user ${visible(email ?? user.id)} (${user.id})`, field: where[field] ?? field }),
+    where: (field) => ({
+      file: `google user ${visible(email ?? user.id)} (${user.id})`,
+      field: where[field] ?? field,
+    }),
   };
   return normaliseUser(raw, o.ctx);
 }

@@ -8,7 +8,8 @@ export function openGoogleSource(config: Config, ctx: SourceContext): SourceRead
   const google = config.source.google;
   if (google === undefined)
     throw new ConfigError({
-      message: "source.type is google but source.google is not set: see docs/google.md and config.example.yaml.",
+      message:
+        "source.type is google but source.google is not set: see docs/google.md and config.example.yaml.",
     });
   return { read: () => readGoogleDesired(google, ctx) };
 }

@@ -38,7 +38,9 @@ beforeAll(async () => {
 afterAll(() => google.close());
 
 function config(credentialsFile: string, extra: Record<string, unknown> = {}, url = google.url): Config {
-  return configSchema.parse({ source: { type: "google", google: googleSettings(url, credentialsFile, extra) } });
+  return configSchema.parse({
+    source: { type: "google", google: googleSettings(url, credentialsFile, extra) },
+  });
 }
 const read = (c: Config) => openGoogleSource(c, { env: {}, logger, defaultIdentity: "builtin" }).read();
 
@@ -59,12 +61,26 @@ describe("a whole read", () => {
       google.requests.length = 0;
       const { state, problems, evidence } = await read(config(await writeKey(dir, google.url)));
       expect(problems.map((p) => p.message)).toEqual([]);
-      const people = state.users.map((u) => [u.email, u.state, u.authenticationId, u.firstname, u.lastname, [...u.groups].sort()]);
+      const people = state.users.map((u) => [
+        u.email,
+        u.state,
+        u.authenticationId,
+        u.firstname,
+        u.lastname,
+        [...(u.groups ?? [])].sort(),
+      ]);
       expect(people.sort()).toEqual([
         ["ada@example.com", "present", U.ada, "Ada", "Example", ["all-staff", "analytics-team"]],
         ["arch@example.com", "absent", U.arch, "Arch", "Example", []],
         ["grace@example.com", "present", U.grace, "Grace", "Example", ["all-staff", "analytics-team"]],
-        ["ken@example.com", "present", U.ken, "Ken", "Example", ["all-staff", "analytics-platform", "analytics-team"]],
+        [
+          "ken@example.com",
+          "present",
+          U.ken,
+          "Ken",
+          "Example",
+          ["all-staff", "analytics-platform", "analytics-team"],
+        ],
         ["linus@example.com", "absent", U.linus, "Linus", "Example", []],
       ]);
       expect(state.groups.map((g) => [g.id, g.name]).sort()).toEqual([
@@ -79,7 +95,11 @@ describe("a whole read", () => {
         ["members that are not people (type CUSTOMER)", 2],
         ["members that are not people (type GROUP)", 3],
       ]);
-      expect(evidence.groupSizes).toEqual({ [`google:${G.staff}`]: 5, [`google:${G.analytics}`]: 5, [`google:${G.platform}`]: 2 });
+      expect(evidence.groupSizes).toEqual({
+        [`google:${G.staff}`]: 5,
+        [`google:${G.analytics}`]: 5,
+        [`google:${G.platform}`]: 2,
+      });
       // The largest pages, only the fields used, derived membership; one users listing.
       const calls = apiCalls(google).map((r) => new URL(r.url, "https://x"));
       const members = calls.filter((u) => u.pathname.endsWith("/members"));
@@ -90,7 +110,9 @@ describe("a whole read", () => {
         expect(m.searchParams.get("fields")).toBe("nextPageToken,members(id,email,type,status)");
       }
       const users = calls.filter((u) => u.pathname.endsWith("/users"));
-      expect(users.map((u) => [u.searchParams.get("customer"), u.searchParams.get("maxResults")])).toEqual([["my_customer", "500"]]);
+      expect(users.map((u) => [u.searchParams.get("customer"), u.searchParams.get("maxResults")])).toEqual([
+        ["my_customer", "500"],
+      ]);
       expect(calls.find((u) => u.pathname.endsWith("/groups"))?.searchParams.get("maxResults")).toBe("200");
       expect(google.tokens.grants).toContain("urn:ietf:params:oauth:grant-type:jwt-bearer");
     });
@@ -100,14 +122,27 @@ describe("a whole read", () => {
     const big = await startGoogleStandIn({
       ...generateCustomer({ people: 1234, groups: 2 }),
       tls: TLS,
-      serviceAccounts: [{ clientEmail: ADMIN_ROLE_SA, publicKeyPem: (await import("node:crypto")).createPublicKey((await import("../../../helpers/google.js")).PRIVATE_KEY).export({ type: "spki", format: "pem" }).toString(), adminRole: true }],
+      serviceAccounts: [
+        {
+          clientEmail: ADMIN_ROLE_SA,
+          publicKeyPem: (await import("node:crypto"))
+            .createPublicKey((await import("../../../helpers/google.js")).PRIVATE_KEY)
+            .export({ type: "spki", format: "pem" })
+            .toString(),
+          adminRole: true,
+        },
+      ],
     });
     try {
       await withTempDir(async (dir) => {
-        const c = config(await writeKey(dir, big.url, ADMIN_ROLE_SA), {
-          subject: undefined,
-          groups: [{ query: "email:team-*" }],
-        }, big.url);
+        const c = config(
+          await writeKey(dir, big.url, ADMIN_ROLE_SA),
+          {
+            subject: undefined,
+            groups: [{ query: "email:team-*" }],
+          },
+          big.url,
+        );
         const { state, evidence } = await read(c);
         expect(state.users).toHaveLength(1234);
         const pages = Object.fromEntries(evidence.reads.map((r) => [r.what, r.pages]));
@@ -123,7 +158,9 @@ describe("a whole read", () => {
 describe("signing in", () => {
   it("a service account with an admin role reads without delegation", async () => {
     await withTempDir(async (dir) => {
-      const { state } = await read(config(await writeKey(dir, google.url, ADMIN_ROLE_SA), { subject: undefined }));
+      const { state } = await read(
+        config(await writeKey(dir, google.url, ADMIN_ROLE_SA), { subject: undefined }),
+      );
       expect(state.users).toHaveLength(5);
     });
   });
@@ -133,11 +170,26 @@ describe("signing in", () => {
       google.tokens.grants.length = 0;
       const { state } = await read(config(await writeFederation(dir, google.url), { subject: undefined }));
       expect(state.users).toHaveLength(5);
-      expect(google.tokens.grants).toEqual(["urn:ietf:params:oauth:grant-type:token-exchange", "generateAccessToken"]);
-      const wrong = await failure(read(config(await writeFederation(dir, google.url, { subject: "system:serviceaccount:other:x" }), { subject: undefined })));
+      expect(google.tokens.grants).toEqual([
+        "urn:ietf:params:oauth:grant-type:token-exchange",
+        "generateAccessToken",
+      ]);
+      const wrong = await failure(
+        read(
+          config(await writeFederation(dir, google.url, { subject: "system:serviceaccount:other:x" }), {
+            subject: undefined,
+          }),
+        ),
+      );
       expect(wrong.code).toBe(4);
       expect(wrong.message).toMatch(/pool refused the Kubernetes service-account token/);
-      const noImpersonation = await failure(read(config(await writeFederation(dir, google.url, { impersonate: NO_RIGHTS_SA }), { subject: undefined })));
+      const noImpersonation = await failure(
+        read(
+          config(await writeFederation(dir, google.url, { impersonate: NO_RIGHTS_SA }), {
+            subject: undefined,
+          }),
+        ),
+      );
       expect(noImpersonation.code).toBe(4);
       expect(noImpersonation.message).toMatch(/roles\/iam.workloadIdentityUser/);
       const withSubject = await failure(read(config(await writeFederation(dir, google.url))));
@@ -149,14 +201,28 @@ describe("signing in", () => {
     await withTempDir(async (dir) => {
       const key = await writeKey(dir, google.url);
       const cases: [Config, RegExp][] = [
-        [config(await writeKey(dir, google.url, NO_RIGHTS_SA)), new RegExp(`unauthorized_client.*Manage Domain Wide Delegation, add that client id|client id ${DELEGATED_CLIENT_ID}`)],
+        [
+          config(await writeKey(dir, google.url, NO_RIGHTS_SA)),
+          new RegExp(
+            `unauthorized_client.*Manage Domain Wide Delegation, add that client id|client id ${DELEGATED_CLIENT_ID}`,
+          ),
+        ],
         [config(key, { subject: `ada@${DOMAIN}` }), /subject \(ada@example.com\) is not a Workspace admin/],
-        [config(await writeKey(dir, google.url, NO_RIGHTS_SA), { subject: undefined }), /holds no Workspace admin role/],
+        [
+          config(await writeKey(dir, google.url, NO_RIGHTS_SA), { subject: undefined }),
+          /holds no Workspace admin role/,
+        ],
         [config(key, { customer: "C0wrong" }), /check source.google.customer/],
         [config(key, { domain: "example.org" }), /not one of this Workspace's: check source.google.domain/],
-        [config(key, { groups: [{ email: `nosuch@${DOMAIN}` }] }), /Google has no such group: check source.google.groups\[0\].email/],
+        [
+          config(key, { groups: [{ email: `nosuch@${DOMAIN}` }] }),
+          /Google has no such group: check source.google.groups\[0\].email/,
+        ],
         [config(key, { groups: [{ query: "email:nothing-*" }] }), /source.google.groups\[0\] picks no group/],
-        [config(key, { groups: [{ query: "owner:someone" }] }), /rejected the group search: correct source.google.groups\[0\].query/],
+        [
+          config(key, { groups: [{ query: "owner:someone" }] }),
+          /rejected the group search: correct source.google.groups\[0\].query/,
+        ],
       ];
       for (const [c, message] of cases) {
         const f = await failure(read(c));
@@ -164,7 +230,19 @@ describe("signing in", () => {
         expect(f.code).toBe(4);
       }
       const scope = setupError(
-        new DirectoryHttpError({ directory: "x", method: "GET", path: "/p", status: 403, body: { error: { code: 403, message: "Request had insufficient authentication scopes.", errors: [{ reason: "insufficientPermissions" }] } } }),
+        new DirectoryHttpError({
+          directory: "x",
+          method: "GET",
+          path: "/p",
+          status: 403,
+          body: {
+            error: {
+              code: 403,
+              message: "Request had insufficient authentication scopes.",
+              errors: [{ reason: "insufficientPermissions" }],
+            },
+          },
+        }),
         { config: c0(key), what: "members", actor: DELEGATED_SA },
       ) as Error;
       expect(scope.message).toContain(GOOGLE_SCOPES.join(", "));
@@ -196,9 +274,21 @@ describe("a read that is not whole stops with exit 5", () => {
     await withTempDir(async (dir) => {
       const key = await writeKey(dir, google.url);
       const cases: [ReturnType<typeof config>, { match: RegExp; kind: never; times?: number }, RegExp][] = [
-        [config(key), { match: /\/users/, kind: "repeat-token" as never, times: 1 }, /already followed \(a paging loop\)|listed on page 1 and again on page 2/],
-        [config(key), { match: /platform\/members/, kind: "expired" as never, times: 2 }, /refused a freshly renewed token \(401 twice\)/],
-        [config(key, { maxWaitSeconds: 1 }), { match: /\/members/, kind: "quota" as never }, /kept throttling \(403\).*past the budget/],
+        [
+          config(key),
+          { match: /\/users/, kind: "repeat-token" as never, times: 1 },
+          /already followed \(a paging loop\)|listed on page 1 and again on page 2/,
+        ],
+        [
+          config(key),
+          { match: /platform\/members/, kind: "expired" as never, times: 2 },
+          /refused a freshly renewed token \(401 twice\)/,
+        ],
+        [
+          config(key, { maxWaitSeconds: 1 }),
+          { match: /\/members/, kind: "quota" as never },
+          /kept throttling \(403\).*past the budget/,
+        ],
         [config(key), { match: /\/users/, kind: 500 as never }, /did not answer|answered 500/],
       ];
       for (const [c, fault, message] of cases) {
