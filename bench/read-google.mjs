@@ -18,7 +18,7 @@ const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 100_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 50);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LATENCY_MS = 20;
-/** The Admin SDK's default per-user query quota a minute (a project's quota page shows its own). */
+/** A per-user query quota a minute to measure against (assumed; a project's quota page shows its own). */
 const QUOTA_PER_MINUTE = 2400;
 const TLS = fileURLToPath(new URL("../fixtures/tls/", import.meta.url));
 

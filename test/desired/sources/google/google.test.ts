@@ -93,7 +93,7 @@ describe("a whole read", () => {
       expect(evidence.skipped.map((s) => [s.reason, s.count])).toEqual([
         ["members of status UNDEFINED", 2],
         ["members that are not people (type CUSTOMER)", 2],
-        ["members that are not people (type GROUP)", 3],
+        ["members that are not people (type GROUP)", 2],
       ]);
       expect(evidence.groupSizes).toEqual({
         [`google:${G.staff}`]: 5,
