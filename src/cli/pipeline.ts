@@ -10,6 +10,7 @@ import {
   checkOneSource,
   evidenceLine,
   readSource,
+  resolveSignIn,
   type SourceResult,
 } from "../desired/sources/index.js";
 export { checkOneSource } from "../desired/sources/index.js";
@@ -34,9 +35,7 @@ import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
-import { applyDirectorySignIn } from "../desired/sources/entra/sign-in.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
-import { keyBySignIn } from "./subject-claim.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
@@ -231,8 +230,8 @@ export async function planAgainstService(
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
   try {
     const profile = connection.client.profile;
-    // A directory read with authenticationId auto: the organization's claim says who signs in as whom.
-    await applyDirectorySignIn({
+    // Who signs in as whom: the source's own step, given the organization's claim (oauthSubjectIdClaim).
+    await resolveSignIn({
       state: options.desired,
       signIn: connection.client.signIn?.bind(connection.client),
       defaultIdentity: config.identity.default,
@@ -272,7 +271,6 @@ async function listChecked(
 ): Promise<ActualState> {
   const { config, logger } = runtime;
   const { connection, desired, policy } = o;
-  await keyBySignIn(desired, connection.client, logger); // a directory's people keyed by the organization's claim
   const started = performance.now();
   const permissions = permissionListing(desired, policy, config.execution.pageSize);
   const dataFilters = dataFilterListing({ desired, policy });

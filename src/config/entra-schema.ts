@@ -1,9 +1,10 @@
 /**
  * `source.entra` (issue 28): people and groups read straight from Microsoft Entra ID through
- * Microsoft Graph; see docs/entra.md. The rules have the shape of the LDAP group rules
- * (docs/ldap.md): pick groups, name the user group each feeds, attach access.
+ * Microsoft Graph; see docs/entra.md. The group rules are the shared rule
+ * (src/desired/sources/group-rule-schema.ts) with Entra's own ways to pick groups.
  */
 import { z } from "zod";
+import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
@@ -16,9 +17,9 @@ const httpsUrl = z
 /** A Graph user property, as Graph spells it (`mail`, `userPrincipalName`, `employeeId`). */
 const property = z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a Graph user property, e.g. mail");
 
-/** Exactly one way to pick groups; an empty selector is refused (a blank pattern is not "all"). */
-const entraGroupRule = z
-  .strictObject({
+/** Entra picks groups one way (exactly one); the rest is the shared rule (docs/sources.md). */
+const entraGroupRule = groupRuleSchema(
+  {
     objectId: z
       .string()
       .regex(/^[0-9a-fA-F-]{36}$/, "must be a group's object id (a GUID)")
@@ -26,17 +27,12 @@ const entraGroupRule = z
     displayName: z.string().min(1).optional(),
     /** An OData `$filter` on /v1.0/groups, e.g. "startswith(displayName,'Analytics-')". */
     filter: z.string().min(1).optional(),
-    /** The user group's id: a template over the group's properties, made a valid id (docs/entra.md). */
-    id: z.string().min(1).default("{displayName}"),
-    name: z.string().min(1).default("{displayName}"),
-    /** `directory`: a picked group nested in another picked group gets it as a parent. */
-    parents: z.union([z.literal("directory"), z.array(z.string().min(1))]).optional(),
-    workspaces: z.record(z.string(), z.unknown()).optional(),
-    organization: z.array(z.string()).optional(),
-  })
-  .refine((r) => [r.objectId, r.displayName, r.filter].filter((x) => x !== undefined).length === 1, {
-    error: "a group rule picks groups one way: objectId, displayName or filter (exactly one)",
-  });
+  },
+  {
+    mode: "one",
+    message: "a group rule picks groups one way: objectId, displayName or filter (exactly one)",
+  },
+);
 
 export const entraSection = z
   .strictObject({

@@ -3,10 +3,10 @@
  * state; see docs/google.md. Kept apart from schema.ts so each directory's keys live in their own file.
  */
 import { z } from "zod";
+import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
-const template = z.string().min(1);
 
 /** https, or plain http on the loopback for a local stand-in; no trailing slash. */
 const httpsUrl = (example: string) =>
@@ -24,26 +24,22 @@ const httpsUrl = (example: string) =>
     })
     .transform((v) => v.replace(/\/$/, ""));
 
-/** A rule picks Google groups by exactly one of email, groupId or query, and names what they become. */
-const groupRule = z
-  .strictObject({
+/** A rule picks Google groups by exactly one of email, groupId or query; the rest is the shared rule (docs/sources.md). */
+const groupRule = groupRuleSchema(
+  {
     /** The group's email address (groups.get). */
     email: z.string().min(3).optional(),
     /** The group's unique id (groups.get). */
     groupId: z.string().min(1).optional(),
     /** A Directory API group search, e.g. `email:analytics-*` (groups.list `query`). */
     query: z.string().min(1).optional(),
-    /** The user group's id: `{name}`, `{email}`, `{emailLocal}` (before the @), `{id}`, `{description}`. */
-    id: template.default("{emailLocal}"),
-    name: template.optional(),
-    lowerCase: z.boolean().default(true),
-    parents: z.array(z.string().min(1)).optional(),
-    workspaces: z.record(z.string(), z.unknown()).optional(),
-    organization: z.array(z.string()).optional(),
-  })
-  .refine((r) => [r.email, r.groupId, r.query].filter((x) => x !== undefined).length === 1, {
-    error: "a group rule picks by exactly one of email, groupId or query",
-  });
+  },
+  { mode: "one", message: "a group rule picks by exactly one of email, groupId or query" },
+).refine((r) => r.parents !== "directory", {
+  path: ["parents"],
+  error:
+    "parents: directory is not read from Google yet (nested groups count as members, through includeDerivedMembership): give a list of parent group ids, or leave parents unset",
+});
 
 export const googleSource = z
   .strictObject({

@@ -1,10 +1,10 @@
 /** `source.ldap` (issue 16): an LDAP / Active Directory directory as the desired state; see docs/ldap.md. */
 import { z } from "zod";
+import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
   z.number().int("must be a whole number").min(min).max(max).default(dflt);
-const list = z.array(z.string().min(1));
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
 const LDAP_FIELDS = [
   "email",
@@ -18,25 +18,11 @@ const LDAP_FIELDS = [
 ] as const;
 const template = z.string().min(1);
 
-const ldapGroupRule = z
-  .strictObject({
-    dn: z.string().min(1).optional(),
-    cn: z.string().min(1).optional(),
-    id: template.default("{cn}"),
-    name: template.optional(),
-    lowerCase: z.boolean().default(true),
-    parents: z.union([z.literal("directory"), list]).default("directory"),
-    /**
-     * Workspace permissions and data filters of every group the rule picks, as in the desired state
-     * (keys and filter values may be templates, "{cn}"); checked when the directory is read.
-     */
-    workspaces: z.record(z.string(), z.unknown()).optional(),
-    dataFilters: z.record(z.string(), z.unknown()).optional(),
-    organization: z.array(z.string()).optional(),
-  })
-  .refine((r) => r.dn !== undefined || r.cn !== undefined, {
-    error: "a group rule needs dn or cn (a pattern)",
-  });
+/** LDAP picks groups by a pattern on the DN and/or the cn; the rest is the shared rule. */
+const ldapGroupRule = groupRuleSchema(
+  { dn: z.string().min(1).optional(), cn: z.string().min(1).optional() },
+  { mode: "any", message: "a group rule needs dn or cn (a pattern)" },
+);
 
 export const ldapSection = z.strictObject({
   url: z.string().regex(/^ldaps?:\/\/[^/]+\/?$/, "must be ldap://HOST[:PORT] or ldaps://HOST[:PORT]"),

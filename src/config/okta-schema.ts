@@ -3,6 +3,7 @@
  * see docs/okta.md. Kept apart from schema.ts so each directory's keys live in their own file.
  */
 import { z } from "zod";
+import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
@@ -53,25 +54,20 @@ const credentials = z
   })
   .prefault({});
 
-/** A rule picks Okta groups by exactly one of groupId, groupName or search, and names what they become. */
-const groupRule = z
-  .strictObject({
+/** A rule picks Okta groups by exactly one of groupId, groupName or search; the rest is the shared rule. */
+const groupRule = groupRuleSchema(
+  {
     groupId: z.string().min(1).optional(),
     groupName: z.string().min(1).optional(),
     /** An Okta group `search` expression, e.g. `profile.name sw "analytics-"`. */
     search: z.string().min(1).optional(),
-    /** The user group's id: `{name}` (profile.name), `{id}` (the Okta id), `{description}`, any `{profileAttribute}`. */
-    id: template.default("{name}"),
-    name: template.optional(),
-    lowerCase: z.boolean().default(true),
-    /** Okta has no nested groups: parents only as a static list. */
-    parents: z.array(z.string().min(1)).optional(),
-    workspaces: z.record(z.string(), z.unknown()).optional(),
-    organization: z.array(z.string()).optional(),
-  })
-  .refine((r) => [r.groupId, r.groupName, r.search].filter((x) => x !== undefined).length === 1, {
-    error: "a group rule picks by exactly one of groupId, groupName or search",
-  });
+  },
+  { mode: "one", message: "a group rule picks by exactly one of groupId, groupName or search" },
+).refine((r) => r.parents !== "directory", {
+  path: ["parents"],
+  error:
+    "Okta has no nested groups, so parents: directory has nothing to read: give a list of parent group ids, or leave parents unset",
+});
 
 export const oktaSource = z.strictObject({
   orgUrl,

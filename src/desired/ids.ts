@@ -21,10 +21,20 @@ const HASHED_PREFIX = 238;
  * lower-cased email, so long emails stay distinct.
  */
 export function deriveUserId(email: string): string {
-  const lower = email.toLowerCase();
-  const id = lower.replace(/[^a-z0-9._-]/g, "_").replace(/^\.+/, "");
+  return validIdOf(email, true);
+}
+
+/**
+ * Any text made a valid id by the same rule (a directory group's name, `Sales Team` ->
+ * `sales_team`): with `lowerCase: false` the case is kept and only the characters outside
+ * `[A-Za-z0-9._-]` become `_`. A text that is a valid id already (and lower case, when asked) is
+ * returned as it is.
+ */
+export function validIdOf(text: string, lowerCase: boolean): string {
+  const base = lowerCase ? text.toLowerCase() : text;
+  const id = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "");
   if (id.length <= MAX_ID) return id;
-  const digest = createHash("sha256").update(lower).digest("hex").slice(0, 16);
+  const digest = createHash("sha256").update(base).digest("hex").slice(0, 16);
   return `${id.slice(0, HASHED_PREFIX)}-${digest}`;
 }
 

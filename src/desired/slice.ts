@@ -102,11 +102,15 @@ export function sliceDesired(
   const users = structuredClone(state.users.filter(selectsUser(state, selector)));
   for (const u of users) if (u.groups !== undefined) u.groups = u.groups.filter((g) => !foreign(g));
   const groups = keptGroups(state, users, selector);
-  return {
+  const slice: DesiredState = {
     users,
     groups: structuredClone(state.groups.filter((g) => groups.has(g.id) && !foreign(g.id))),
     files: [...state.files],
     // What the shared source read, and its proof of a whole read, holds for every slice of it.
     ...(state.evidence !== undefined ? { evidence: state.evidence } : {}),
   };
+  // Who signs in as whom depends on each target's organization: the slice keeps the source's step.
+  if (state.signIn !== undefined)
+    Object.defineProperty(slice, "signIn", { value: state.signIn, enumerable: false });
+  return slice;
 }

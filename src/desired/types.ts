@@ -1,6 +1,8 @@
 /** The normalised desired state, whatever file format it was read from. */
 import type { Problem } from "../errors.js";
+import type { Logger } from "pino";
 import type { OrganizationPermission, WorkspaceGrant } from "../permissions.js";
+import type { OrganizationSignIn } from "../service/types.js";
 
 /** The file formats the desired state can be read from and exported to. */
 export type DesiredFormat = "yaml" | "csv";
@@ -78,12 +80,27 @@ export interface DesiredState {
   /** What the source read and how it proved the read whole (src/desired/sources/contract.ts). */
   evidence?: Evidence;
   /**
-   * A directory that can key its external users by the ID-token claim the organization names
-   * (`oauthSubjectIdClaim`): re-keys their authenticationId, or throws DirectoryError (exit 4).
-   * Non-enumerable: never serialised.
+   * Who signs in as whom: the step of the source that read this state (SourceResult.signIn),
+   * run once the organization is known. Non-enumerable: never serialised; a slice keeps it.
    */
-  readonly keyBySubjectClaim?: (claim: string) => void;
+  readonly signIn?: SignInStep;
 }
+
+/** What the sign-in step of a source is given (DESIGN section 9, "Who signs in as whom"). */
+export interface SignInContext {
+  /** How the organization signs people in (its `oauthSubjectIdClaim`); undefined: the service does not tell. */
+  signIn: OrganizationSignIn | undefined;
+  /** The people to key: the whole read or one target's slice of it (copies: match them by `id`). */
+  users: readonly DesiredUser[];
+  defaultIdentity: Identity;
+  logger: Logger;
+}
+
+/**
+ * Sets each person's identity and `authenticationId` from the claim the organization keys logins
+ * by, or throws an error of exit 4 naming the fix when the directory cannot give that claim.
+ */
+export type SignInStep = (o: SignInContext) => void;
 
 // The evidence of a whole read: every source returns it (src/desired/sources/contract.ts).
 /** A count a server announced, or `unknown` where it gives none (LDAP, Okta, a file). */

@@ -42,7 +42,7 @@ test("defaults: half the quota left, STAGED absent, external identity, full mode
       privateKeyFile: join(dir, "key.pem"),
       privateKeyEnv: "USERSYNC_OKTA_PRIVATE_KEY",
     },
-    groups: [{ groupName: "Analytics", id: "{name}", lowerCase: true }],
+    groups: [{ groupName: "Analytics", lowerCase: true }],
   });
 });
 

@@ -61,7 +61,7 @@ async function writeConfig(dir: string, ldap: Record<string, unknown> = {}): Pro
           lastname: "{sn}",
         },
         lowerCase: ["email"],
-        groups: [{ dn: `*,${GROUPS}` }],
+        groups: [{ dn: `*,${GROUPS}`, parents: "directory" }],
         ...ldap,
       },
     },

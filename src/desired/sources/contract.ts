@@ -6,10 +6,10 @@
  */
 import type { Logger } from "pino";
 import type { Problem } from "../../errors.js";
-import type { DesiredState, Evidence, Identity, SkippedCount } from "../types.js";
+import type { DesiredState, Evidence, Identity, SignInStep, SkippedCount } from "../types.js";
 import { SKIPPED_SAMPLE } from "../types.js";
 
-export type { Count, Evidence, ReadTally, SkippedCount } from "../types.js";
+export type { Count, Evidence, ReadTally, SignInContext, SignInStep, SkippedCount } from "../types.js";
 export { SKIPPED_SAMPLE } from "../types.js";
 
 export interface SourceResult {
@@ -17,6 +17,12 @@ export interface SourceResult {
   /** Errors (exit 4) and warnings, as the file readers report them. */
   problems: Problem[];
   evidence: Evidence;
+  /**
+   * Who signs in as whom: every directory source keeps this step (a file says it row by row). Run
+   * after the whole read, once connected, with how the organization signs people in; the pipeline
+   * calls it without knowing which source it was (sign-in.ts).
+   */
+  signIn?: SignInStep;
 }
 
 /** What a reader gets from the run, beside its own config. */

@@ -8,6 +8,7 @@ import { ConfigError } from "../../errors.js";
 import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
 import { openFileSource } from "./file/source.js";
 import { checkGroupSizes } from "./group-sizes.js";
+import { keepSignIn } from "./sign-in.js";
 import { openLdapSource } from "./ldap/source.js";
 import { openEntraSource } from "./entra/index.js";
 import { openOktaSource } from "./okta/source.js";
@@ -17,6 +18,8 @@ export type {
   Count,
   Evidence,
   ReadTally,
+  SignInContext,
+  SignInStep,
   SkippedCount,
   SourceContext,
   SourceReader,
@@ -24,6 +27,7 @@ export type {
 } from "./contract.js";
 export { evidenceLine, SkipCounter } from "./contract.js";
 export { checkGroupSizes, emptiedGroups } from "./group-sizes.js";
+export { keepSignIn, resolveSignIn } from "./sign-in.js";
 export {
   DirectoryHttp,
   type DirectoryAnswer,
@@ -66,6 +70,7 @@ export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
   });
   result.evidence.people = result.state.users.length;
   result.state.evidence = result.evidence;
+  keepSignIn(result.state, result.signIn);
   return result;
 }
 

@@ -1,15 +1,14 @@
 /**
- * Entra groups -> user groups, with the LDAP rules' shape (docs/ldap.md): a rule picks groups by
- * object id, by `displayName` or by an OData `$filter`; its `id` and `name` templates (`{displayName}`,
- * `{mailNickname}`, `{id}`, `{description}`) name the user group, the id made valid by the rule
- * the ids of derived users follow (lower case, `_` for anything outside `[a-z0-9._-]`); its
- * `workspaces` and `organization` attach access. The first rule that picks a group wins.
+ * Entra groups -> user groups. A rule picks groups by object id, by `displayName` or by an OData
+ * `$filter`; the rest of it is the shared group rule (../group-rule.ts), over the group's
+ * `{displayName}`, `{mailNickname}`, `{id}`, `{description}`. The first rule that picks a group wins.
  */
 import type { EntraConfig } from "../../../config/entra-schema.js";
-import { deriveUserId } from "../../ids.js";
-import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
+import { visible } from "../../characters.js";
+import type { RecordContext } from "../../records.js";
 import type { DesiredGroup } from "../../types.js";
-import { attributesOf, evaluate, type Values } from "../ldap/template.js";
+import { applyGroupRule, ruleAttributes } from "../group-rule.js";
+import { textValues } from "../template.js";
 
 export type Rule = EntraConfig["groups"][number];
 
@@ -25,15 +24,16 @@ export interface PickedGroup {
   desired?: DesiredGroup;
 }
 
-/** The group properties every rule's templates read, plus what the reader needs. */
+/** An Entra group's name: the default id and name of the user group it becomes. */
+const NAME = "{displayName}";
+
+/** The group properties Graph can give that the rules' templates read, plus what the reader needs. */
 export function groupProperties(config: EntraConfig): string[] {
   const names = new Set(["id", "displayName"]);
-  for (const r of config.groups)
-    for (const t of [r.id, r.name, ...Object.keys(r.workspaces ?? {})])
-      for (const a of attributesOf(t)) {
-        const known = ["id", "displayName", "mailNickname", "description"].find((k) => k.toLowerCase() === a);
-        if (known) names.add(known);
-      }
+  for (const a of ruleAttributes(config.groups, NAME)) {
+    const known = ["id", "displayName", "mailNickname", "description"].find((k) => k.toLowerCase() === a);
+    if (known) names.add(known);
+  }
   return [...names];
 }
 
@@ -44,43 +44,15 @@ export function ruleScope(rule: Rule): string {
   return `groups where ${rule.filter}`;
 }
 
-/** A group's properties as template values (names matched case-insensitively, as for LDAP). */
-function valuesOf(group: GraphGroupItem): Values {
-  const values = new Map<string, string[]>();
-  for (const [k, v] of Object.entries(group)) if (typeof v === "string") values.set(k.toLowerCase(), [v]);
-  return values;
-}
-
-/** A user-group id from a template's text: the documented id rule (`Sales Team` -> `sales_team`). */
-export function validGroupId(text: string): string {
-  return deriveUserId(text);
-}
-
 export function toDesiredGroup(p: PickedGroup, ctx: RecordContext, source: string): DesiredGroup | undefined {
-  const { rule, group } = p;
-  const values = valuesOf(group);
-  const id = evaluate(rule.id, values);
-  const name = evaluate(rule.name, values);
-  const workspaces: Record<string, unknown> = {};
-  for (const [key, grant] of Object.entries(rule.workspaces ?? {}))
-    workspaces[key.includes("{") ? validGroupId(evaluate(key, values) ?? key) : key] = grant;
-  const raw: RawRecord<GroupField> = {
-    line: 0,
-    text: {
-      ...(id !== undefined ? { id: validGroupId(id) } : {}),
-      ...(name !== undefined ? { name } : {}),
-    },
-    lists: Array.isArray(rule.parents) ? { parents: rule.parents } : {},
-    values: {
-      ...(rule.workspaces !== undefined ? { workspaces } : {}),
-      ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
-    },
-    where: (field) => ({
-      file: `${source} group ${String(group["displayName"] ?? "")} (${group.id})`,
-      field: field === "id" ? rule.id : field === "name" ? rule.name : `${p.ruleKey}.${field}`,
-    }),
-  };
-  return normaliseGroup(raw, ctx);
+  return applyGroupRule({
+    rule: p.rule,
+    values: textValues(p.group),
+    nameTemplate: NAME,
+    group: `${source} group ${visible(String(p.group["displayName"] ?? ""))} (${p.group.id})`,
+    ruleKey: p.ruleKey,
+    ctx,
+  });
 }
 
 /**

@@ -24,7 +24,7 @@ import { entraCredential, graphToken, readCa } from "./credential.js";
 import { graphHttp } from "./graph.js";
 import { directoryParents, ruleScope, toDesiredGroup } from "./groups.js";
 import { pickGroups, readMembers, type GroupMembers } from "./members.js";
-import { markSignInPending } from "./sign-in.js";
+import { entraSignIn } from "./sign-in.js";
 import { toDesiredUser, type GraphUserItem } from "./users.js";
 import { limitedUserInfo, tokenProvider } from "./tokens.js";
 
@@ -111,21 +111,20 @@ function build(
       if (m.picked.desired) entry.groups.add(m.picked.desired.id);
     }
   const users: DesiredUser[] = [];
-  const graphOf = new Map<DesiredUser, GraphUserItem>();
+  const graphOf = new Map<string, GraphUserItem>();
   let line = 0;
   for (const { item, groups: ids } of [...people.values()].sort((a, b) => (a.item.id < b.item.id ? -1 : 1))) {
     const user = toDesiredUser(item, [...ids].sort(), ++line, { config, ctx: rc, skipped, source });
     if (user) {
       users.push(user);
-      graphOf.set(user, item);
+      graphOf.set(user.id, item);
     }
   }
   checkUsers(users, problems);
   checkGroups(groups, users, problems);
-  const state = { users, groups, files: [source] };
-  if (config.attributes.authenticationId === "auto") markSignInPending(state, graphOf);
   return {
-    state,
+    state: { users, groups, files: [source] },
+    ...(config.attributes.authenticationId === "auto" ? { signIn: entraSignIn(graphOf, source) } : {}),
     problems: sortProblems(problems.items, [source]),
     evidence: {
       kind: "entra",

@@ -2,14 +2,15 @@
  * The Google groups the rules pick: by email or by id (`groups.get`), or by a Directory API
  * group search (`groups.list` with `query`, 200 a page, for the configured customer or domain).
  * A rule that picks nothing is a setup mistake (exit 4), never "no people"; a group two rules
- * pick belongs to the first. A picked group becomes a user group through the rule's templates.
+ * pick belongs to the first. A picked group becomes a user group through the shared group rule.
  */
 import type { GoogleConfig, GoogleRule } from "../../../config/google-schema.js";
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
-import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
+import type { RecordContext } from "../../records.js";
+import { applyGroupRule } from "../group-rule.js";
 import type { DesiredGroup, ReadTally } from "../../types.js";
-import { evaluate, type Values } from "../ldap/template.js";
+import type { Values } from "../template.js";
 import {
   directoryUrl,
   FIELDS,
@@ -105,35 +106,22 @@ function groupValues(g: GoogleGroupJson): Values {
   return values;
 }
 
-/** A picked Google group as a user group: the rule's templates, parents, workspaces and organization. */
-export function toDesiredGroup(p: PickedGroup, ctx: RecordContext): DesiredGroup | undefined {
-  const { group, rule } = p;
-  const values = groupValues(group);
-  let id = evaluate(rule.id, values);
-  if (id !== undefined && rule.lowerCase) id = id.toLowerCase();
-  const name = evaluate(rule.name ?? "{name}", values) ?? group.email;
-  const workspaces: Record<string, unknown> = {};
-  for (const [key, grant] of Object.entries(rule.workspaces ?? {})) {
-    const ws = evaluate(key, values) ?? key;
-    workspaces[rule.lowerCase && key.includes("{") ? ws.toLowerCase() : ws] = grant;
-  }
-  const raw: RawRecord<GroupField> = {
-    line: 0,
-    text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
-    lists: rule.parents ? { parents: rule.parents } : {},
-    values: {
-      ...(rule.workspaces !== undefined ? { workspaces } : {}),
-      ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
-    },
-    where: (field) => ({
-      file: `google group ${visible(group.email ?? group.id)} (${group.id})`,
-      field:
-        field === "id"
-          ? rule.id
-          : field === "name"
-            ? (rule.name ?? "{name}")
-            : `source.google.groups[].${field}`,
-    }),
-  };
-  return normaliseGroup(raw, ctx);
+/** The template of a Google group's name: the shared rule's default id and name. */
+const NAME = "{name}";
+
+/** A picked Google group as a user group, by the shared group rule (group-rule.ts). */
+export function toDesiredGroup(
+  p: PickedGroup,
+  ctx: RecordContext,
+  ruleKey: string,
+): DesiredGroup | undefined {
+  const { group } = p;
+  return applyGroupRule({
+    rule: p.rule,
+    values: groupValues(group),
+    nameTemplate: NAME,
+    group: `google group ${visible(group.email ?? group.id)} (${group.id})`,
+    ruleKey,
+    ctx,
+  });
 }

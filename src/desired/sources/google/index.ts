@@ -20,7 +20,7 @@ import { GOOGLE, isQuotaAnswer, renewingGet, type GoogleUserJson } from "./api.j
 import { googleAuthorizer, type GoogleAuthorizer } from "./credentials.js";
 import { describeRule, pickGroups, toDesiredGroup, type PickedGroup } from "./groups.js";
 import { readMembers, readUsers, toDesiredUser, type GroupMembers } from "./people.js";
-import { keyBySubjectClaim } from "./sign-in.js";
+import { googleSignIn } from "./sign-in.js";
 
 /** The CA bundle for the API and the token endpoints: the file's CAs added to Node's roots. */
 async function readCa(config: GoogleConfig): Promise<string[] | undefined> {
@@ -61,11 +61,11 @@ function googleHttp(
 }
 
 /** The picked groups as user groups, and the user group of each picked Google group. */
-function desiredGroups(picked: PickedGroup[], rc: RecordContext) {
+function desiredGroups(picked: PickedGroup[], config: GoogleConfig, rc: RecordContext) {
   const userGroupOf = new Map<string, string>();
   const groups: DesiredGroup[] = [];
   for (const p of picked) {
-    const g = toDesiredGroup(p, rc);
+    const g = toDesiredGroup(p, rc, `source.google.groups[${config.groups.indexOf(p.rule)}]`);
     if (g === undefined) continue;
     groups.push(g);
     userGroupOf.set(p.group.id, g.id);
@@ -90,7 +90,7 @@ function desiredUsers(o: {
       if (ug !== undefined) list.push(ug);
     }
   const users: DesiredUser[] = [];
-  const googleOf = new Map<DesiredUser, GoogleUserJson>();
+  const googleOf = new Map<string, GoogleUserJson>();
   [...groupsOf.keys()].sort().forEach((uid, i) => {
     const user = o.directory?.get(uid);
     if (user === undefined) {
@@ -100,7 +100,7 @@ function desiredUsers(o: {
     const d = toDesiredUser({ user, groupIds: groupsOf.get(uid)!, line: i + 1, config: o.config, ctx: o.rc });
     if (d === undefined) return;
     users.push(d);
-    googleOf.set(d, user);
+    googleOf.set(d.id, user);
   });
   return { users, googleOf };
 }
@@ -121,7 +121,7 @@ export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext
       defaultIdentity: ctx.defaultIdentity,
       passwordWarned: { value: false },
     };
-    const { groups, userGroupOf } = desiredGroups(picked, rc);
+    const { groups, userGroupOf } = desiredGroups(picked, config, rc);
     const skipped = new SkipCounter();
     const labels = picked.map((p) => ({
       id: p.group.id,
@@ -144,10 +144,6 @@ export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext
     ctx.logger.debug({ directory: GOOGLE, requests, throttled, throttledMs }, "Google read");
     const source = `${googleSourceName(config)} at ${config.apiUrl}`;
     const state = { users, groups, files: [source] };
-    Object.defineProperty(state, "keyBySubjectClaim", {
-      enumerable: false,
-      value: (claim: string) => keyBySubjectClaim({ claim, users, googleUserOf: (u) => googleOf.get(u) }),
-    });
     const evidence: Evidence = {
       kind: "google",
       source,
@@ -158,7 +154,13 @@ export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext
         picked.map((p) => [`google:${p.group.id}`, members.get(p.group.id)?.people.length ?? 0]),
       ),
     };
-    return { state, problems: sortProblems(problems.items, [source]), evidence };
+    return {
+      state,
+      problems: sortProblems(problems.items, [source]),
+      evidence,
+      // Google signs people in as `sub` = their Google id unless the organization names email.
+      ...(config.identity === "external" ? { signIn: googleSignIn(googleOf) } : {}),
+    };
   } finally {
     await http.close();
   }

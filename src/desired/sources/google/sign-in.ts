@@ -6,12 +6,33 @@
  * API: exit 4, naming the claim and the fix.
  */
 import { DirectoryError } from "../../../errors.js";
-import type { DesiredUser } from "../../types.js";
+import type { DesiredUser, SignInStep } from "../../types.js";
 import type { GoogleUserJson } from "./api.js";
+
+/**
+ * The Google source's sign-in step (SourceResult.signIn): people stay keyed by `sub` (their
+ * Google id) unless the organization names `email`. `googleOf` holds the Google user behind each
+ * desired user id.
+ */
+export function googleSignIn(googleOf: ReadonlyMap<string, GoogleUserJson>): SignInStep {
+  return ({ signIn, users, logger }) => {
+    if (signIn === undefined || signIn.kind === "builtin") {
+      logger.warn(
+        `${signIn ? "the organization signs people in with its built-in identity provider" : "this service does not tell how its organization signs people in"}: Google's people are mapped by their sub claim (the Google user id), which matches only once Google is the organization's OIDC provider`,
+      );
+      return;
+    }
+    logger.info(
+      { claim: signIn.claim, issuer: signIn.issuer },
+      `the organization keys logins by the claim ${signIn.claim}`,
+    );
+    keyBySubjectClaim({ claim: signIn.claim, users, googleUserOf: (u) => googleOf.get(u.id) });
+  };
+}
 
 export function keyBySubjectClaim(o: {
   claim: string;
-  users: DesiredUser[];
+  users: readonly DesiredUser[];
   googleUserOf: (user: DesiredUser) => GoogleUserJson | undefined;
 }): void {
   if (o.claim === "sub") return; // the Google user id, already in place

@@ -8,12 +8,16 @@
  */
 import type { DesiredGroup } from "../../types.js";
 import { visible } from "../../characters.js";
-import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
+import type { RecordContext } from "../../records.js";
+import { applyGroupRule, ruleAttributes } from "../group-rule.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { firstRange, remainingRange } from "./ranged.js";
-import { attributesOf, evaluate, globMatcher, normaliseDn, valuesOf, type Values } from "./template.js";
+import { globMatcher, normaliseDn, valuesOf, type Values } from "./template.js";
 
 type Rule = LdapConfig["groups"][number];
+
+/** An LDAP group's name: the default id and name of the user group it becomes. */
+const NAME = "{cn}";
 
 interface DirectoryGroup {
   dn: string;
@@ -71,8 +75,7 @@ async function searchGroups(
     cn: rule.cn !== undefined ? globMatcher(rule.cn) : () => true,
   }));
   const wanted = new Set(["cn", config.nested === "inChain" ? "memberOf" : "member"]);
-  for (const r of config.groups)
-    for (const t of [r.id, r.name ?? ""]) attributesOf(t).forEach((a) => wanted.add(a));
+  ruleAttributes(config.groups, NAME).forEach((a) => wanted.add(a));
 
   const byDn = new Map<string, DirectoryGroup>();
   const picked: Picked[] = [];
@@ -105,7 +108,14 @@ export async function readDirectoryGroups(options: {
   const parentsOf = parentMap(byDn, config.nested);
   const made: { group: DirectoryGroup; rule: Rule; desired: DesiredGroup }[] = [];
   for (const { group, rule, values } of picked) {
-    const desired = toDesiredGroup(group, rule, values, ctx);
+    const desired = applyGroupRule({
+      rule,
+      values,
+      nameTemplate: NAME,
+      group: visible(group.dn),
+      ruleKey: `source.ldap.groups[${config.groups.indexOf(rule)}]`,
+      ctx,
+    });
     if (desired) {
       group.id = desired.id;
       made.push({ group, rule, desired });
@@ -131,69 +141,6 @@ export async function readDirectoryGroups(options: {
       return [...ids].sort();
     },
   };
-}
-
-function toDesiredGroup(
-  group: DirectoryGroup,
-  rule: Rule,
-  values: Values,
-  ctx: RecordContext,
-): DesiredGroup | undefined {
-  let id = evaluate(rule.id, values);
-  if (id !== undefined && rule.lowerCase) id = id.toLowerCase();
-  const name = evaluate(rule.name ?? "{cn}", values);
-  const raw: RawRecord<GroupField> = {
-    line: 0,
-    text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
-    lists: Array.isArray(rule.parents) ? { parents: rule.parents } : {},
-    values: {
-      ...(rule.workspaces !== undefined ? { workspaces: ruleWorkspaces(rule, values) } : {}),
-      ...(rule.dataFilters !== undefined ? { dataFilters: ruleFilters(rule, values) } : {}),
-      ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
-    },
-    where: (field) => ({
-      file: visible(group.dn),
-      field:
-        field === "id"
-          ? rule.id
-          : field === "name"
-            ? (rule.name ?? "{cn}")
-            : field === "parents"
-              ? "parents"
-              : `source.ldap.groups[].${field}`,
-    }),
-  };
-  return normaliseGroup(raw, ctx);
-}
-
-/**
- * A rule's data filters with each workspace key and each value's template filled in from the group
- * (`values: ["{department}"]` → `["Sales"]`); a value that names an attribute the group lacks stays
- * as written, and the reader then refuses what cannot be a MAQL value.
- */
-function ruleFilters(rule: Rule, values: Values): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(rule.dataFilters ?? {})) {
-    const id = evaluate(key, values) ?? key;
-    const ws = rule.lowerCase && key.includes("{") ? id.toLowerCase() : id;
-    const s = spec as { values?: unknown } | null;
-    out[ws] =
-      s && typeof s === "object" && Array.isArray(s.values)
-        ? { ...s, values: s.values.map((v) => (typeof v === "string" ? (evaluate(v, values) ?? v) : v)) }
-        : spec;
-  }
-  return out;
-}
-
-/** A rule's workspaces with each key's template filled in from the group (`{cn}` → `sales`). */
-function ruleWorkspaces(rule: Rule, values: Values): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, grant] of Object.entries(rule.workspaces ?? {})) {
-    // Only a templated key is lower-cased (like the group id): a literal one is a workspace's id as written.
-    const id = evaluate(key, values) ?? key;
-    out[rule.lowerCase && key.includes("{") ? id.toLowerCase() : id] = grant;
-  }
-  return out;
 }
 
 /** Normalised group DN -> the normalised DNs of the groups it is directly in. */

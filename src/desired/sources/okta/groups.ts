@@ -6,8 +6,8 @@
  */
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
-import { evaluate } from "../ldap/template.js";
-import { normaliseGroup, type GroupField, type RawRecord, type RecordContext } from "../../records.js";
+import type { RecordContext } from "../../records.js";
+import { applyGroupRule } from "../group-rule.js";
 import type { DesiredGroup } from "../../types.js";
 import { profileValues } from "./people.js";
 import type { OktaConfig } from "../../../config/okta-schema.js";
@@ -100,36 +100,22 @@ export async function pickGroups(o: {
   return { picked: [...picked.values()], reads: answers.map((a) => a.read) };
 }
 
-/** A picked Okta group as a user group: the rule's templates over `{id}`, `{name}`, `{description}` and the profile. */
-export function toDesiredGroup(p: PickedGroup, ctx: RecordContext): DesiredGroup | undefined {
-  const { group, rule } = p;
-  const values = profileValues(group.id, group.profile);
-  let id = evaluate(rule.id, values);
-  if (id !== undefined && rule.lowerCase) id = id.toLowerCase();
-  const name = evaluate(rule.name ?? "{name}", values);
-  const workspaces: Record<string, unknown> = {};
-  for (const [key, grant] of Object.entries(rule.workspaces ?? {})) {
-    // Only a templated key is lower-cased (like the id): a literal one is a workspace id as written.
-    const ws = evaluate(key, values) ?? key;
-    workspaces[rule.lowerCase && key.includes("{") ? ws.toLowerCase() : ws] = grant;
-  }
-  const raw: RawRecord<GroupField> = {
-    line: 0,
-    text: { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}) },
-    lists: rule.parents ? { parents: rule.parents } : {},
-    values: {
-      ...(rule.workspaces !== undefined ? { workspaces } : {}),
-      ...(rule.organization !== undefined ? { organization: rule.organization } : {}),
-    },
-    where: (field) => ({
-      file: `okta group ${visible(String(group.profile.name ?? group.id))} (${group.id})`,
-      field:
-        field === "id"
-          ? rule.id
-          : field === "name"
-            ? (rule.name ?? "{name}")
-            : `source.okta.groups[].${field}`,
-    }),
-  };
-  return normaliseGroup(raw, ctx);
+/** An Okta group's name: the default id and name of the user group it becomes. */
+const NAME = "{name}";
+
+/** A picked Okta group as a user group: the shared rule over `{id}`, `{name}`, `{description}` and the profile. */
+export function toDesiredGroup(
+  p: PickedGroup,
+  ctx: RecordContext,
+  ruleKey: string,
+): DesiredGroup | undefined {
+  const { group } = p;
+  return applyGroupRule({
+    rule: p.rule,
+    values: profileValues(group.id, group.profile),
+    nameTemplate: NAME,
+    group: `okta group ${visible(String(group.profile.name ?? group.id))} (${group.id})`,
+    ruleKey,
+    ctx,
+  });
 }

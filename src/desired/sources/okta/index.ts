@@ -18,7 +18,7 @@ import { oktaAuthorizer } from "./credentials.js";
 import { describeRule, pickGroups, toDesiredGroup } from "./groups.js";
 import { OktaPacer } from "./pacer.js";
 import { readMembers, toDesiredUser } from "./people.js";
-import { keyBySubjectClaim } from "./subject.js";
+import { oktaSignIn } from "./subject.js";
 
 export function oktaHttp(config: OktaConfig, ctx: SourceContext, authorize: () => Promise<string>) {
   const maxWaitMs = config.maxWaitSeconds * 1000;
@@ -63,7 +63,7 @@ export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): P
     const userGroupOf = new Map<string, string>();
     const groups: DesiredGroup[] = [];
     for (const p of picked) {
-      const g = toDesiredGroup(p, rc);
+      const g = toDesiredGroup(p, rc, `source.okta.groups[${config.groups.indexOf(p.rule)}]`);
       if (g === undefined) continue;
       groups.push(g);
       userGroupOf.set(p.group.id, g.id);
@@ -74,23 +74,19 @@ export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): P
     }));
     const { members, reads, sizes } = await readMembers({ http, orgUrl: config.orgUrl, groups: labels });
     const users: DesiredUser[] = [];
-    const oktaOf = new Map<DesiredUser, OktaUserJson>();
+    const oktaOf = new Map<string, OktaUserJson>();
     const sorted = [...members.values()].sort((a, b) => (a.user.id < b.user.id ? -1 : 1));
     sorted.forEach((member, i) => {
       const groupIds = [...member.groups].flatMap((id) => userGroupOf.get(id) ?? []);
       const user = toDesiredUser({ member, line: i + 1, config, groupIds, ctx: rc });
       if (user === undefined) return;
       users.push(user);
-      oktaOf.set(user, member.user);
+      oktaOf.set(user.id, member.user);
     });
     checkUsers(users, problems);
     checkGroups(groups, users, problems);
     ctx.logger.debug({ directory: "Okta", requests: http.requests, ...pacer.stats }, "Okta read");
     const state = { users, groups, files: [config.orgUrl] };
-    Object.defineProperty(state, "keyBySubjectClaim", {
-      enumerable: false,
-      value: (claim: string) => keyBySubjectClaim({ claim, users, oktaUserOf: (u) => oktaOf.get(u) }),
-    });
     const evidence: Evidence = {
       kind: "okta",
       source: config.orgUrl,
@@ -99,7 +95,13 @@ export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): P
       skipped: [],
       groupSizes: Object.fromEntries(picked.map((p) => [`okta:${p.group.id}`, sizes.get(p.group.id) ?? 0])),
     };
-    return { state, problems: sortProblems(problems.items, [config.orgUrl]), evidence };
+    return {
+      state,
+      problems: sortProblems(problems.items, [config.orgUrl]),
+      evidence,
+      // Okta signs people in as `sub` = their Okta id unless the organization names another claim.
+      ...(config.identity === "external" ? { signIn: oktaSignIn(oktaOf) } : {}),
+    };
   } finally {
     await http.close();
   }

@@ -11,7 +11,7 @@ import { normaliseUser, type RawRecord, type RecordContext, type UserField } fro
 import type { DirectoryHttp } from "../directory-http.js";
 import { readAll, Tally } from "../pages.js";
 import type { ReadTally } from "../../types.js";
-import { evaluate, type Values } from "../ldap/template.js";
+import { evaluate, type Values } from "../template.js";
 import type { DesiredUser } from "../../types.js";
 import { MEMBERS_PAGE, listRule, setupError, type OktaUserJson } from "./api.js";
 

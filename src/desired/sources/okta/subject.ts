@@ -7,7 +7,7 @@
  * claim's own name (a custom claim). A person without it cannot be keyed: exit 4, naming both.
  */
 import { DirectoryError } from "../../../errors.js";
-import type { DesiredUser } from "../../types.js";
+import type { DesiredUser, SignInStep } from "../../types.js";
 import type { OktaUserJson } from "./api.js";
 
 /** Okta's mapping of the standard OIDC claims to profile attributes. */
@@ -26,10 +26,30 @@ export function oktaAttributeOf(claim: string): string | undefined {
   return claim === "sub" ? undefined : (STANDARD_CLAIMS[claim] ?? claim);
 }
 
+/**
+ * The Okta source's sign-in step (SourceResult.signIn): people stay keyed by `sub` (their Okta id)
+ * unless the organization names another claim. `oktaOf` holds the Okta user behind each desired user id.
+ */
+export function oktaSignIn(oktaOf: ReadonlyMap<string, OktaUserJson>): SignInStep {
+  return ({ signIn, users, logger }) => {
+    if (signIn === undefined || signIn.kind === "builtin") {
+      logger.warn(
+        `${signIn ? "the organization signs people in with its built-in identity provider" : "this service does not tell how its organization signs people in"}: the directory's people are mapped by their sub claim (the directory's user id), which matches only once the directory is the organization's OIDC provider`,
+      );
+      return;
+    }
+    logger.info(
+      { claim: signIn.claim, issuer: signIn.issuer },
+      `the organization keys logins by the claim ${signIn.claim}`,
+    );
+    keyBySubjectClaim({ claim: signIn.claim, users, oktaUserOf: (u) => oktaOf.get(u.id) });
+  };
+}
+
 /** Re-keys every external user by the organization's claim; throws DirectoryError naming who cannot be. */
 export function keyBySubjectClaim(o: {
   claim: string;
-  users: DesiredUser[];
+  users: readonly DesiredUser[];
   oktaUserOf: (user: DesiredUser) => OktaUserJson | undefined;
 }): void {
   const attribute = oktaAttributeOf(o.claim);

@@ -12,7 +12,9 @@ import { withTempDir } from "../../../e2e/run-cli.js";
 import { exitCodeFor } from "../../../../src/errors.js";
 import { createLogger } from "../../../../src/logging.js";
 import { openEntraSource } from "../../../../src/desired/sources/entra/index.js";
-import { applyDirectorySignIn } from "../../../../src/desired/sources/entra/sign-in.js";
+import { keepSignIn, resolveSignIn } from "../../../../src/desired/sources/index.js";
+import type { OrganizationSignIn } from "../../../../src/service/types.js";
+import type { DesiredState, Identity } from "../../../../src/desired/types.js";
 import type { Config } from "../../../../src/config/schema.js";
 import type { GraphStandIn } from "../../../../src/emulator/graph/server.js";
 import { configSchema } from "../../../../src/config/schema.js";
@@ -111,6 +113,19 @@ describe("a whole read", () => {
   });
 });
 
+/** The source's sign-in step run as the pipeline runs it (resolveSignIn), on a fresh read. */
+const applyDirectorySignIn = (o: {
+  state: DesiredState;
+  signIn: () => Promise<OrganizationSignIn | undefined>;
+  defaultIdentity: Identity;
+  logger: typeof logger;
+}): Promise<void> => resolveSignIn(o);
+const readSigned = async () => {
+  const result = await read();
+  keepSignIn(result.state, result.signIn);
+  return result.state;
+};
+
 describe("who signs in as whom (auto)", () => {
   const signIn = (claim: string) => async () => ({
     kind: "oidc" as const,
@@ -119,13 +134,13 @@ describe("who signs in as whom (auto)", () => {
     from: "organization" as const,
   });
   it("maps oid to the Graph id and upn to userPrincipalName; the built-in provider keeps built-in logins", async () => {
-    const byOid = (await read()).state;
+    const byOid = await readSigned();
     await applyDirectorySignIn({ state: byOid, signIn: signIn("oid"), defaultIdentity: "builtin", logger });
     expect(byOid.users.map((u) => [u.identity, u.authenticationId])[0]).toEqual(["external", U.ada]);
-    const byUpn = (await read()).state;
+    const byUpn = await readSigned();
     await applyDirectorySignIn({ state: byUpn, signIn: signIn("upn"), defaultIdentity: "builtin", logger });
     expect(byUpn.users[1]!.authenticationId).toBe("grace@contoso.onmicrosoft.com");
-    const builtin = (await read()).state;
+    const builtin = await readSigned();
     await applyDirectorySignIn({
       state: builtin,
       signIn: async () => ({ kind: "builtin" }),
@@ -138,7 +153,7 @@ describe("who signs in as whom (auto)", () => {
   });
 
   it("stops at sub with the fix named (exit 4), and at an email claim a person without mail cannot meet", async () => {
-    const state = (await read()).state;
+    const state = await readSigned();
     const sub = await failure(
       applyDirectorySignIn({ state, signIn: signIn("sub"), defaultIdentity: "builtin", logger }),
     );
@@ -146,7 +161,7 @@ describe("who signs in as whom (auto)", () => {
     expect(sub.message).toMatch(/pairwise.*oauthSubjectIdClaim to oid/);
     const email = await failure(
       applyDirectorySignIn({
-        state: (await read()).state,
+        state: await readSigned(),
         signIn: signIn("email"),
         defaultIdentity: "builtin",
         logger,

@@ -135,7 +135,7 @@ describe.skipIf(!available)("LDAP source against slapd", () => {
     expect(problems).toEqual([
       expect.objectContaining({
         file: `cn=sales,${GROUPS}`,
-        field: "source.ldap.groups[].workspaces.sales",
+        field: "source.ldap.groups[1].workspaces.sales",
         rule: "unknown-permission",
       }),
     ]);
