@@ -107,7 +107,7 @@ describe("a Google-fed sync through the built CLI", () => {
       const ada = others().find((m) => m.email === "ada@example.com");
       expect([ada?.authenticationId, [...(ada?.groups ?? [])].sort()]).toEqual([
         U.ada,
-        ["all-staff", "analytics-team"],
+        ["all_staff", "analytics_team"],
       ]);
       expect(others()).toHaveLength(453); // 455 people, the suspended and the archived absent
       const state = JSON.parse(await readFile(join(dir, "state.json"), "utf8")) as {
