@@ -175,7 +175,7 @@ describe("a Google-fed sync through the built CLI", () => {
       expect(logMessages(short.stderr)).toMatch(/fewer than source.minUsers/);
       expect(others()).toHaveLength(453);
     });
-  }, 400_000);
+  }, 600_000);
 
   it("keys people by email when the organization says so, stops at a claim Google cannot give, prints no key or token", async () => {
     const byEmail = await startEmulator({
