@@ -28,6 +28,7 @@ const FIGURES = [
   [15, "data-filters.mjs"],
   [16, "review.mjs"],
   [17, "review-html.mjs"],
+  [18, "read-google.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");

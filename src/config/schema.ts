@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ENTRA_PATH_LEAVES, entraSection } from "./entra-schema.js";
 import { oktaSource } from "./okta-schema.js";
+import { GOOGLE_PATH_LEAVES, googleSource } from "./google-schema.js";
 export { oktaSecretEnv } from "./okta-schema.js";
 import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js";
 import { ldapSection } from "./ldap-schema.js";
@@ -47,7 +48,7 @@ const target = z.strictObject({
 });
 
 const source = z.strictObject({
-  type: z.enum(["file", "ldap", "entra", "okta"]).default("file"),
+  type: z.enum(["file", "ldap", "entra", "okta", "google"]).default("file"),
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
@@ -59,6 +60,7 @@ const source = z.strictObject({
   ldap: ldapSection.optional(),
   entra: entraSection.optional(),
   okta: oktaSource.optional(), // issue 30: okta-schema.ts
+  google: googleSource.optional(), // issue 41: google-schema.ts
 });
 
 const identity = z.strictObject({
@@ -229,6 +231,7 @@ export const PATH_LEAVES: readonly string[] = [
   "source.ldap.caFile",
   "source.ldap.passwordFile",
   ...ENTRA_PATH_LEAVES,
+  ...GOOGLE_PATH_LEAVES,
   "identity.passwordFile",
   "output.plan",
   "output.report",

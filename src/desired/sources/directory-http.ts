@@ -15,7 +15,8 @@
  *   (exit 5). A 401 before any answer was accepted is the credentials' (DirectoryHttpError, exit 4).
  * - A link to another origin is refused: a next link is followed verbatim, but the token is
  *   only ever sent to the directory it was issued for.
- * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent.
+ * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent;
+ *   `isThrottled` names throttling a directory sends under another status (Google's 403 quota).
  */
 import { createSecureContext } from "node:tls";
 import pLimit from "p-limit";
@@ -61,6 +62,8 @@ export interface DirectoryHttpOptions {
   maxThrottleWaitMs?: number;
   maxBodyBytes?: number;
   pacer?: Pacer;
+  /** An answer that is throttling although its status is not 429/503/504 (Google's 403 `userRateLimitExceeded`). */
+  isThrottled?: (answer: DirectoryAnswer) => boolean;
   logger?: Logger;
   dispatcher?: Dispatcher;
   /** PEM CAs to trust (Node's roots included by the caller): a TLS-inspecting proxy, a stand-in. */
@@ -178,7 +181,7 @@ export class DirectoryHttp {
         continue;
       }
       this.o.pacer?.observe(answer);
-      if (THROTTLED.has(answer.status)) {
+      if (THROTTLED.has(answer.status) || this.o.isThrottled?.(answer)) {
         throttles += 1;
         this.throttle(answer, what, backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 }));
         continue;

@@ -12,6 +12,7 @@ import { keepSignIn } from "./sign-in.js";
 import { openLdapSource } from "./ldap/source.js";
 import { openEntraSource } from "./entra/index.js";
 import { openOktaSource } from "./okta/source.js";
+import { openGoogleSource } from "./google/source.js";
 
 export type {
   Count,
@@ -47,6 +48,7 @@ const SOURCES: Record<SourceType, Opener> = {
   ldap: openLdapSource,
   entra: openEntraSource,
   okta: openOktaSource,
+  google: openGoogleSource,
 };
 
 export interface ReadSourceOptions {

@@ -1,0 +1,167 @@
+/**
+ * `source.type: google` (docs/google.md): the people and groups of a Google Workspace customer as
+ * the desired state, read with the shared directory pieces (DirectoryHttp, pages, Tally): the
+ * token from google-auth-library (credentials.ts), the picked groups (groups.ts), each group's
+ * members and the customer's users (people.ts). Quota errors pause every request of the run
+ * (DirectoryHttp, `isThrottled`); the evidence lists each listing, what was skipped and the
+ * people per group (`google:<group id>`), checked against the last successful run.
+ */
+import { readFile } from "node:fs/promises";
+import { rootCertificates } from "node:tls";
+import type { GoogleConfig } from "../../../config/google-schema.js";
+import { DirectoryError } from "../../../errors.js";
+import { checkGroups, checkUsers } from "../../checks.js";
+import { ProblemList, sortProblems } from "../../problems.js";
+import type { RecordContext } from "../../records.js";
+import type { DesiredGroup, DesiredUser, Evidence } from "../../types.js";
+import { SkipCounter, type SourceContext, type SourceResult } from "../contract.js";
+import { DirectoryHttp } from "../directory-http.js";
+import { GOOGLE, isQuotaAnswer, renewingGet, type GoogleUserJson } from "./api.js";
+import { googleAuthorizer, type GoogleAuthorizer } from "./credentials.js";
+import { describeRule, pickGroups, toDesiredGroup, type PickedGroup } from "./groups.js";
+import { readMembers, readUsers, toDesiredUser, type GroupMembers } from "./people.js";
+import { googleSignIn } from "./sign-in.js";
+
+/** The CA bundle for the API and the token endpoints: the file's CAs added to Node's roots. */
+async function readCa(config: GoogleConfig): Promise<string[] | undefined> {
+  if (config.caFile === undefined) return undefined;
+  try {
+    return [...rootCertificates, await readFile(config.caFile, "utf8")];
+  } catch (err) {
+    throw new DirectoryError({
+      message: `source.google.caFile ${config.caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): check the path`,
+    });
+  }
+}
+
+/** Where the evidence says the read came from: `customer my_customer` or `domain example.com`. */
+export function googleSourceName(config: GoogleConfig): string {
+  return config.domain !== undefined
+    ? `domain ${config.domain}`
+    : `customer ${config.customer ?? "my_customer"}`;
+}
+
+function googleHttp(
+  config: GoogleConfig,
+  ctx: SourceContext,
+  auth: GoogleAuthorizer,
+  ca: string[] | undefined,
+) {
+  return new DirectoryHttp({
+    directory: GOOGLE,
+    origin: config.apiUrl,
+    authorize: () => auth.authorization(),
+    concurrency: config.concurrency,
+    timeoutMs: config.timeoutMs,
+    maxThrottleWaitMs: config.maxWaitSeconds * 1000,
+    isThrottled: isQuotaAnswer,
+    logger: ctx.logger,
+    ...(ca !== undefined ? { ca } : {}),
+  });
+}
+
+/** The picked groups as user groups, and the user group of each picked Google group. */
+function desiredGroups(picked: PickedGroup[], config: GoogleConfig, rc: RecordContext) {
+  const userGroupOf = new Map<string, string>();
+  const groups: DesiredGroup[] = [];
+  for (const p of picked) {
+    const g = toDesiredGroup(p, rc, `source.google.groups[${config.groups.indexOf(p.rule)}]`);
+    if (g === undefined) continue;
+    groups.push(g);
+    userGroupOf.set(p.group.id, g.id);
+  }
+  return { groups, userGroupOf };
+}
+
+/** Each person once, with the user groups of every picked group they are in; outsiders skipped. */
+function desiredUsers(o: {
+  members: Map<string, GroupMembers>;
+  userGroupOf: Map<string, string>;
+  directory: Map<string, GoogleUserJson> | undefined;
+  config: GoogleConfig;
+  rc: RecordContext;
+  skipped: SkipCounter;
+}) {
+  const groupsOf = new Map<string, string[]>();
+  for (const [gid, m] of o.members)
+    for (const uid of m.people) {
+      const list = groupsOf.get(uid) ?? groupsOf.set(uid, []).get(uid)!;
+      const ug = o.userGroupOf.get(gid);
+      if (ug !== undefined) list.push(ug);
+    }
+  const users: DesiredUser[] = [];
+  const googleOf = new Map<string, GoogleUserJson>();
+  [...groupsOf.keys()].sort().forEach((uid, i) => {
+    const user = o.directory?.get(uid);
+    if (user === undefined) {
+      o.skipped.skip(`members who are not users of the ${googleSourceName(o.config)} (outside it)`, uid);
+      return;
+    }
+    const d = toDesiredUser({ user, groupIds: groupsOf.get(uid)!, line: i + 1, config: o.config, ctx: o.rc });
+    if (d === undefined) return;
+    users.push(d);
+    googleOf.set(d.id, user);
+  });
+  return { users, googleOf };
+}
+
+export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext): Promise<SourceResult> {
+  const ca = await readCa(config);
+  const auth = await googleAuthorizer({ config, env: ctx.env, ca });
+  // The first token before any read: a setup mistake stops here, named (exit 4).
+  await auth.authorization();
+  const http = googleHttp(config, ctx, auth, ca);
+  const get = renewingGet(http, auth);
+  const actor = auth.actor;
+  try {
+    const { picked, reads: groupReads } = await pickGroups({ get, config, actor });
+    const problems = new ProblemList();
+    const rc: RecordContext = {
+      problems,
+      defaultIdentity: ctx.defaultIdentity,
+      passwordWarned: { value: false },
+    };
+    const { groups, userGroupOf } = desiredGroups(picked, config, rc);
+    const skipped = new SkipCounter();
+    const labels = picked.map((p) => ({
+      id: p.group.id,
+      label: JSON.stringify(p.group.email ?? p.group.id),
+    }));
+    const { members, reads } = await readMembers({ get, config, groups: labels, skipped, actor });
+    const anyone = [...members.values()].some((m) => m.people.length > 0);
+    const directory = anyone ? await readUsers({ get, config, actor }) : undefined;
+    const { users, googleOf } = desiredUsers({
+      members,
+      userGroupOf,
+      directory: directory?.users,
+      config,
+      rc,
+      skipped,
+    });
+    checkUsers(users, problems);
+    checkGroups(groups, users, problems);
+    const { requests, throttled, throttledMs } = http;
+    ctx.logger.debug({ directory: GOOGLE, requests, throttled, throttledMs }, "Google read");
+    const source = `${googleSourceName(config)} at ${config.apiUrl}`;
+    const state = { users, groups, files: [source] };
+    const evidence: Evidence = {
+      kind: "google",
+      source,
+      scope: config.groups.map(describeRule),
+      reads: [...groupReads, ...reads, ...(directory ? [directory.read] : [])],
+      skipped: skipped.list(),
+      groupSizes: Object.fromEntries(
+        picked.map((p) => [`google:${p.group.id}`, members.get(p.group.id)?.people.length ?? 0]),
+      ),
+    };
+    return {
+      state,
+      problems: sortProblems(problems.items, [source]),
+      evidence,
+      // Google signs people in as `sub` = their Google id unless the organization names email.
+      ...(config.identity === "external" ? { signIn: googleSignIn(googleOf) } : {}),
+    };
+  } finally {
+    await http.close();
+  }
+}
