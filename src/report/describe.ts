@@ -1,14 +1,13 @@
 /**
  * What every renderer says about a plan, format-neutral: steps grouped by the object a person
- * thinks of (a user, a group), the changed fields with before → after, notice sections and the
- * summary line. The text and Markdown renderers only lay these out.
+ * thinks of (a user, a group) and the changed fields with before → after; plan-frame.ts says what
+ * stands around them (header, notice sections). The text and Markdown renderers only lay these out.
  */
 import { classifyPerson, personOfSteps, type PersonChange } from "../plan/summary.js";
 import { nounOf, parseObjectKey, verbOf, type StepKindInfo, type Verb } from "../plan/kinds.js";
 import { parseAssigneeKey } from "../permissions.js";
-import type { Notice, Plan, Step } from "../plan/types.js";
+import type { Plan, Step } from "../plan/types.js";
 import { grantText } from "./permission-lines.js";
-import { evidenceLine } from "../desired/sources/contract.js";
 import { FILTER_HELD_NOTE, filterFields, filterKeyInWords, isFilterStep } from "./filter-lines.js";
 
 export type Mark = "+" | "~" | "-" | "!";
@@ -241,70 +240,4 @@ function netChanges(steps: readonly StepView[]): FieldChange[] {
       before: changes[0]!.before ?? "(none)",
       after: changes[changes.length - 1]!.after ?? "(none)",
     }));
-}
-
-export interface NoticeSection {
-  title: string;
-  notices: Array<Pick<Notice, "target" | "message">>;
-}
-
-export const KEPT_BY_MODE_TITLE = "Kept by mode (policy.mode: incremental)";
-
-/** Protected and refused first (they are shown with `!`), then what was left alone. */
-export function noticeSections(plan: Plan): NoticeSection[] {
-  const by = (kinds: Notice["kind"][]) => plan.notices.filter((n) => kinds.includes(n.kind));
-  return [
-    { title: "Protected or refused", notices: by(["protected", "refused"]) },
-    { title: "Conflicts", notices: by(["conflict"]) },
-    { title: "Adopted (existing mappings kept under their ids)", notices: by(["adopted"]) },
-    { title: "Kept (policy.deletions: none)", notices: by(["kept"]) },
-    { title: KEPT_BY_MODE_TITLE, notices: by(["keptByMode"]) },
-    { title: "Unmanaged (outside policy.scope)", notices: by(["unmanaged"]) },
-    { title: "Unlinked credentials", notices: by(["unlinked"]) },
-  ].filter((s) => s.notices.length > 0);
-}
-
-/** An instant as a person reads it: "2024-05-04 10:00 UTC". */
-export const whenText = (iso: string): string => `${iso.slice(0, 16).replace("T", " ")} UTC`;
-
-/** What a deletion of a person missing from the source does under the plan's policy. */
-export const goneVerb = (plan: Plan): string => (plan.deletions === "remove" ? "removed" : "revoked");
-
-/** People missing from the source who wait for policy.revokeAfter, listed like the notices. */
-export function pendingSections(plan: Plan): NoticeSection[] {
-  const g = plan.grace;
-  if (!g || g.pending.length === 0) return [];
-  const verb = goneVerb(plan);
-  const notices = g.pending.map((p) => ({
-    target: p.target,
-    message:
-      p.reason === "created"
-        ? `created by an incremental run at ${whenText(p.since)} and not in the source yet; ${verb} at ${whenText(p.until)} unless it appears there`
-        : `not in the source since ${whenText(p.since)}; ${verb} at ${whenText(p.until)} unless they come back`,
-  }));
-  return [{ title: `Pending (policy.revokeAfter ${g.revokeAfter})`, notices }];
-}
-
-export function headerLines(plan: Plan, dryRun: boolean): string[] {
-  return [
-    ...(dryRun ? ["DRY RUN — nothing will be changed"] : []),
-    `Mode ${plan.mode} · profile ${plan.profile} · membership ${plan.membership} · deletions ${plan.deletions}`,
-    // A directory's evidence that the read was whole (a file's path is the whole story).
-    ...(plan.source && plan.source.kind !== "file" ? [`Source ${evidenceLine(plan.source)}`] : []),
-    ...jitLines(plan),
-  ];
-}
-
-/** Just-in-time provisioning: said up front, with the groups both sides write (docs/sources.md). */
-function jitLines(plan: Plan): string[] {
-  if (!plan.jit) return [];
-  const shared = plan.jit.sharedGroups;
-  return [
-    `Just-in-time provisioning is on (${plan.jit.settings.join(", ")}): the service also makes people at their first sign-in; usersync adopts them by login (see docs/sources.md, "Just-in-time provisioning")`,
-    ...(shared.length > 0
-      ? [
-          `Groups the service also sets at every sign-in, shared with the desired state: ${shared.join(", ")}. Let one side own them: drop them from the login's group claim, or from the desired state`,
-        ]
-      : []),
-  ];
 }

@@ -4,7 +4,8 @@
  * section, not an object each carrying the same reason.
  */
 import type { Plan } from "../plan/types.js";
-import type { NoticeSection, ObjectView } from "./describe.js";
+import type { ObjectView } from "./describe.js";
+import type { NoticeSection } from "./plan-frame.js";
 
 /** Every step of the object was held back by the deletion guard (not by the permission guard). */
 const heldByGuard = (o: ObjectView): boolean =>

@@ -4,16 +4,8 @@
  * most 1 MiB, so the details stop before that with a note pointing at the JSON plan.
  */
 import type { Plan } from "../plan/types.js";
-import {
-  assigneeInWords,
-  groupByObject,
-  headerLines,
-  inWords,
-  LIST_LIMIT,
-  noticeSections,
-  pendingSections,
-  objectInWords,
-} from "./describe.js";
+import { assigneeInWords, groupByObject, inWords, LIST_LIMIT, objectInWords } from "./describe.js";
+import { headerLines, noticeSections, pendingSections } from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";

@@ -4,7 +4,8 @@
  */
 import { summarizePlan, type PlanSummary } from "../plan/summary.js";
 import type { Plan } from "../plan/types.js";
-import { fieldWord, goneVerb, KEPT_BY_MODE_TITLE, noticeSections, whenText } from "./describe.js";
+import { fieldWord } from "./describe.js";
+import { goneVerb, KEPT_BY_MODE_TITLE, noticeSections, whenText } from "./plan-frame.js";
 import { permissionChangesPhrase, permissionGuardText, permissionsText } from "./permission-lines.js";
 import { filterChangesPhrase, filterGuardLine, filterSummary } from "./filter-lines.js";
 

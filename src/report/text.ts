@@ -7,17 +7,14 @@ import type { Plan } from "../plan/types.js";
 import {
   assigneeInWords,
   groupByObject,
-  headerLines,
   inWords,
   LIST_LIMIT,
-  noticeSections,
-  pendingSections,
   objectInWords,
   type Mark,
-  type NoticeSection,
   type ObjectView,
   type StepView,
 } from "./describe.js";
+import { headerLines, noticeSections, pendingSections, type NoticeSection } from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
