@@ -100,12 +100,10 @@ function seed() {
     else if (i < 80)
       byId.get(children[i % 16]).permissions.push({ userGroup: group(i), permissions: ["ANALYZE", "VIEW"] });
     else
-      byId
-        .get(grandchildren[i % 80])
-        .permissions.push({
-          userGroup: group(i),
-          permissions: i % 40 === 0 ? ["MANAGE"] : ["EXPORT", "VIEW"],
-        });
+      byId.get(grandchildren[i % 80]).permissions.push({
+        userGroup: group(i),
+        permissions: i % 40 === 0 ? ["MANAGE"] : ["EXPORT", "VIEW"],
+      });
   }
   const lowOf = (i) => 80 + (i % 120);
   const idpUsers = [];

@@ -5,6 +5,8 @@
  * it (test/cli/options.test.ts).
  */
 
+import { reviewSpec } from "./review-spec.js";
+
 export const COMMANDS = ["plan", "apply", "review", "validate", "export", "emulator", "demo"] as const;
 import { DIRECTORY_STAND_IN_OPTIONS } from "./stand-in-options.js";
 
@@ -194,45 +196,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
     globals: READS_AND_TALKS,
     footer: TOKEN_NOTE,
   },
-  review: {
-    summary: "the access review: who reaches which workspace and rows, why, findings (read-only)",
-    usage: "usersync review [options]",
-    description:
-      "Lists the organization (GETs only, like plan) and writes the access review: for every person,\neach workspace they reach with their effective permissions and the reason (direct, group\nchain, hierarchy), organization permissions, data filters, status, and whether the desired\nstate agrees (when a source is configured). Findings first. See docs/audits.md.",
-    options: {
-      format: formatOption("csv|json|markdown|html (default markdown)"),
-      out: {
-        type: "string",
-        short: "o",
-        value: "FILE",
-        help: "write to FILE (csv: the organization permissions go beside it,\nreview.csv -> review-organization.csv); default stdout",
-      },
-      since: {
-        type: "string",
-        value: "FILE",
-        help: "a previous review (--format json): add what changed since it",
-      },
-      "detailed-exitcode": {
-        type: "boolean",
-        help: "exit 2 when the review has findings, 0 when it has none",
-      },
-      "no-compare": {
-        type: "boolean",
-        help: "do not read the desired state even if one is configured (no\nagreement column, no desired-state findings)",
-      },
-      "combined-csv": {
-        type: "string",
-        value: "FILE",
-        help: "with --all-targets: also write one CSV of every organization's\naccess (and FILE-organization.csv), an organization column first",
-      },
-      target: planOptions.target,
-      "all-targets": planOptions["all-targets"],
-      "target-index": planOptions["target-index"],
-      "target-list": planOptions["target-list"],
-    },
-    globals: READS_AND_TALKS,
-    footer: TOKEN_NOTE,
-  },
+  review: reviewSpec({ planOptions, formatOption, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
   validate: {
     summary: "check a desired-state file offline; nothing is sent",
     usage: "usersync validate [FILE] [options]",

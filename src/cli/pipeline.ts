@@ -38,7 +38,7 @@ import { lastGroupSizes, loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
-import { narrowForPlan, reviewFilterListing, reviewPermissionListing } from "./review-listing.js";
+import { narrowForPlan, reviewListings } from "./review-listing.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -152,8 +152,8 @@ export interface Planned {
   actual: ActualState;
   policy: Policy;
   plan: Plan;
-  /** `usersync review`: the whole listing (the plan was made from the part `plan` reads of it). */
-  listed?: ActualState;
+  /** What was listed: `actual`, or with `review` all the review needs (the plan made from `plan`'s part). */
+  listed: ActualState;
 }
 
 /**
@@ -237,15 +237,7 @@ export async function planAgainstService(
       [...validateForProfile(options.desired, profile), ...byConfig.filter((p) => !isError(p))],
       logger,
     );
-    const listed = await listChecked(runtime, {
-      connection,
-      desired: options.desired,
-      policy,
-      review: options.review === true,
-    });
-    const actual = options.review
-      ? narrowForPlan(listed, { desired: options.desired, policy, pageSize: config.execution.pageSize })
-      : listed;
+    const { listed, actual } = await listChecked(runtime, { ...options, connection, policy });
     const planned = await planChecked(runtime, {
       client: connection.client,
       desired: options.desired,
@@ -256,13 +248,7 @@ export async function planAgainstService(
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
     warnGuardTripped(logger, planned.plan);
-    return {
-      connection,
-      desired: options.desired,
-      policy,
-      ...planned,
-      ...(options.review ? { listed } : {}),
-    };
+    return { connection, desired: options.desired, policy, ...planned, listed };
   } catch (err) {
     if (!options.connection) await connection.close();
     throw err;
@@ -272,22 +258,17 @@ export async function planAgainstService(
 /** Lists the service (and the permissions the desired state needs) and checks the desired state against it. */
 async function listChecked(
   runtime: Runtime,
-  o: { connection: Connection; desired: DesiredState; policy: Policy; review: boolean },
-): Promise<ActualState> {
+  o: { connection: Connection; desired: DesiredState; policy: Policy; review?: boolean | undefined },
+): Promise<{ listed: ActualState; actual: ActualState }> {
   const { config, logger } = runtime;
   const { connection, desired, policy } = o;
   const started = performance.now();
-  const v1 = connection.client.profile === "v1";
-  const permissions = o.review
-    ? v1
-      ? reviewPermissionListing(config.execution.pageSize)
-      : undefined
-    : permissionListing(desired, policy, config.execution.pageSize);
-  const dataFilters = o.review
-    ? v1
-      ? reviewFilterListing
-      : undefined
-    : dataFilterListing({ desired, policy });
+  const { permissions, dataFilters } = o.review
+    ? reviewListings(connection.client.profile, config.execution.pageSize)
+    : {
+        permissions: permissionListing(desired, policy, config.execution.pageSize),
+        dataFilters: dataFilterListing({ desired, policy }),
+      };
   const jit = config.source.type !== "file"; // a directory's people, made at sign-in too?
   const actual = await listActualState(connection.client, { permissions, dataFilters, jit });
   const durationMs = Math.round(performance.now() - started);
@@ -309,5 +290,7 @@ async function listChecked(
         "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
     );
   reportProblems(problems, logger);
-  return actual;
+  // The review lists everything; its plan is made from the part `plan` reads (review-listing.ts).
+  const pageSize = config.execution.pageSize;
+  return { listed: actual, actual: o.review ? narrowForPlan(actual, { desired, policy, pageSize }) : actual };
 }

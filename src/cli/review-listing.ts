@@ -17,6 +17,16 @@ export function reviewPermissionListing(pageSize: number): PermissionListing {
 
 export const reviewFilterListing = { inScope: (): boolean => true };
 
+/** Both listings for a service of this profile (legacy has no workspaces, permissions or filters). */
+export function reviewListings(
+  profile: string,
+  pageSize: number,
+): { permissions: PermissionListing | undefined; dataFilters: typeof reviewFilterListing | undefined } {
+  return profile === "v1"
+    ? { permissions: reviewPermissionListing(pageSize), dataFilters: reviewFilterListing }
+    : { permissions: undefined, dataFilters: undefined };
+}
+
 /** The listing as `plan` would have read it for this desired state and policy. */
 export function narrowForPlan(
   actual: ActualState,

@@ -26,7 +26,7 @@ import type { Io } from "../io.js";
 import { listingCounts } from "../listing-counts.js";
 import { ownPath } from "../output-paths.js";
 import { loadDesired, planAgainstService, type Runtime } from "../pipeline.js";
-import { reviewFilterListing, reviewPermissionListing } from "../review-listing.js";
+import { reviewListings } from "../review-listing.js";
 import { runForTargets, type FatalWriter } from "../run-targets.js";
 import { connect, type Connection } from "../target.js";
 import { version } from "../version.js";
@@ -88,6 +88,7 @@ async function readSince(path: string | undefined): Promise<Review | undefined> 
   return review;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the steps of one review in order: check inputs, list, build, compare, write
 export async function runReview(
   { values }: ParsedCommand,
   runtime: Runtime,
@@ -105,41 +106,7 @@ export async function runReview(
       : {}),
   });
   const policy = toPolicy(config);
-  const notes: string[] = [];
-  let listed: ActualState;
-  let plan: Plan | undefined;
-  let connection: Connection;
-  let source: string | undefined;
-  let desiredState: DesiredState | undefined;
-  if (hasSource(runtime) && values["no-compare"] !== true) {
-    const desired = await loadDesired(runtime);
-    const planned = await planAgainstService(runtime, { values, desired, review: true });
-    connection = planned.connection;
-    listed = planned.listed ?? planned.actual;
-    plan = planned.plan;
-    source = desired.evidence?.source ?? desired.files.join(", ");
-    desiredState = desired;
-  } else {
-    connection = await connect({ config, logger });
-    const v1 = connection.client.profile === "v1";
-    const started = performance.now();
-    try {
-      listed = await listActualState(connection.client, {
-        permissions: v1 ? reviewPermissionListing(config.execution.pageSize) : undefined,
-        dataFilters: v1 ? reviewFilterListing : undefined,
-      });
-    } catch (err) {
-      await connection.close();
-      throw err;
-    }
-    logger.info(
-      listingCounts(listed, connection.client.profile, Math.round(performance.now() - started)),
-      `listed ${connection.label}`,
-    );
-    notes.push(
-      "No desired state was compared (no source configured, or --no-compare): agreement and the findings that need it are left out.",
-    );
-  }
+  const { listed, plan, desiredState, source, connection, notes } = await listForReview(values, runtime);
   try {
     if (connection.client.profile !== "v1")
       notes.push(
@@ -214,5 +181,52 @@ function hostOf(baseUrl: string | undefined): string {
     return new URL(baseUrl).host;
   } catch {
     return baseUrl;
+  }
+}
+
+interface ReviewListing {
+  listed: ActualState;
+  plan?: Plan | undefined;
+  desiredState?: DesiredState | undefined;
+  source?: string | undefined;
+  connection: Connection;
+  notes: string[];
+}
+
+/**
+ * The organization listed for the review: with a desired state configured, through the planning
+ * pipeline (the plan made from `plan`'s part of the listing); without, the listing alone.
+ */
+async function listForReview(values: ParsedCommand["values"], runtime: Runtime): Promise<ReviewListing> {
+  const { config, logger } = runtime;
+  if (hasSource(runtime) && values["no-compare"] !== true) {
+    const desired = await loadDesired(runtime);
+    const planned = await planAgainstService(runtime, { values, desired, review: true });
+    return {
+      listed: planned.listed,
+      plan: planned.plan,
+      desiredState: desired,
+      source: desired.evidence?.source ?? desired.files.join(", "),
+      connection: planned.connection,
+      notes: [],
+    };
+  }
+  const connection = await connect({ config, logger });
+  const started = performance.now();
+  try {
+    const listed = await listActualState(
+      connection.client,
+      reviewListings(connection.client.profile, config.execution.pageSize),
+    );
+    logger.info(
+      listingCounts(listed, connection.client.profile, Math.round(performance.now() - started)),
+      `listed ${connection.label}`,
+    );
+    const note =
+      "No desired state was compared (no source configured, or --no-compare): agreement and the findings that need it are left out.";
+    return { listed, connection, notes: [note] };
+  } catch (err) {
+    await connection.close();
+    throw err;
   }
 }

@@ -17,12 +17,12 @@ import type { ActualDataFilter } from "../../data-filters.js";
 import {
   compareIds as cmp,
   permissionSet,
-  type Assignee,
   type Workspace,
   type WorkspaceAssignment,
   type WorkspacePermission,
 } from "../../permissions.js";
 import type { AccessReason, EffectiveFilter } from "./review-types.js";
+import { byFilter, byReason, effective, withChain } from "./access-reasons.js";
 
 export interface AccessModelInput {
   workspaces: readonly Workspace[];
@@ -61,8 +61,7 @@ interface Contribution {
   reason: AccessReason;
 }
 
-const assigneeText = (a: Assignee): string => (a.type === "user" ? "own grant" : `group ${a.id}`);
-
+// eslint-disable-next-line max-lines-per-function -- one model: its caches (paths, chains, group-set rows) are shared by the questions it answers
 export function makeAccessModel(input: AccessModelInput): AccessModel {
   const parentOf = new Map(input.workspaces.map((w) => [w.id, w.parent] as const));
   const children = new Map<string, string[]>();
@@ -271,46 +270,3 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     },
   };
 }
-
-function withChain(r: AccessReason, chain: string[]): AccessReason {
-  const via = chain.length > 1 ? `${chain.join(" -> ")}` : assigneeText(r.holder);
-  const group = r.holder.type === "userGroup" ? (chain.length > 1 ? `group ${via}` : via) : via;
-  const text =
-    r.kind === "hierarchy"
-      ? `${group}, hierarchy from ${r.workspaceChain.join(" > ")}`
-      : r.holder.type === "user"
-        ? "direct grant"
-        : group;
-  return {
-    ...r,
-    kind: r.kind === "hierarchy" ? "hierarchy" : r.holder.type === "user" ? "direct" : "group",
-    groupChain: chain,
-    text,
-  };
-}
-
-function effective(f: ActualDataFilter, via: "own" | "group", chain: string[]): EffectiveFilter {
-  return {
-    id: f.id,
-    ...(f.title !== undefined ? { title: f.title } : {}),
-    via,
-    holder: f.assignee,
-    groupChain: chain,
-    workspace: f.workspace,
-    fromParent: false,
-    maql: f.maql,
-    managed: f.managed,
-  };
-}
-
-const KIND_ORDER = { direct: 0, group: 1, hierarchy: 2 } as const;
-const byReason = (a: AccessReason, b: AccessReason): number =>
-  KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
-  cmp(a.holder.type, b.holder.type) ||
-  cmp(a.holder.id, b.holder.id) ||
-  cmp(a.grantedOn, b.grantedOn);
-const byFilter = (a: EffectiveFilter, b: EffectiveFilter): number =>
-  cmp(a.workspace, b.workspace) ||
-  cmp(a.holder.type, b.holder.type) ||
-  cmp(a.holder.id, b.holder.id) ||
-  cmp(a.id, b.id);

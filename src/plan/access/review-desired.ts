@@ -37,6 +37,7 @@ export interface DesiredIndex {
   givesOrganization(holder: Assignee, permissions: readonly OrganizationPermission[]): boolean;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the index and its closures over the desired state
 export function makeDesiredIndex(o: {
   desired: DesiredState;
   actualGroupParents: ReadonlyMap<string, readonly string[]>;

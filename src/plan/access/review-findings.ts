@@ -25,6 +25,7 @@ const KIND_ORDER: readonly FindingKind[] = [
 const list = (items: readonly string[], max = 5): string =>
   items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
 
+// eslint-disable-next-line max-lines-per-function -- each finding is a few lines of its rule; one pass over the people
 export function reviewFindings(people: readonly ReviewPerson[], compared: boolean): Finding[] {
   const out: Finding[] = [];
   for (const p of people) {

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the review model in one file: the HTML renderer (branch i39html) reads it whole */
 /**
  * The access review (DESIGN section 12, docs/audits.md): the model every renderer (CSV, JSON,
  * Markdown, HTML) reads. Plain data, JSON as it is (no Map, no Date, no undefined inside lists),

@@ -29,6 +29,7 @@ function managed(a: WorkspaceAccess): string {
   return flags.every((f) => f) ? "yes" : flags.some((f) => f) ? "partly" : "no";
 }
 
+// eslint-disable-next-line max-lines-per-function -- the sections in reading order, each a few lines
 export function renderReviewMarkdown(review: Review): string {
   const { snapshot: s, summary: m, evidence: e } = review;
   const out: string[] = [

@@ -1,0 +1,19 @@
+/** What the access review is computed from (review.ts): the listing, the policy, and the desired state and its plan when compared. */
+import type { DesiredState } from "../../desired/types.js";
+import type { ActualState } from "../../service/types.js";
+import type { Policy } from "../policy.js";
+import type { Plan } from "../types.js";
+import type { ReviewSnapshot } from "./review-types.js";
+
+export interface ReviewInput {
+  /** The listing: every workspace, grant, organization grant and filter (cli/review-listing.ts). */
+  actual: ActualState;
+  policy: Policy;
+  /** How the organization signs in, when the service says: a mapping with no built-in login is then external, not revoked. */
+  signIn?: "builtin" | "oidc" | undefined;
+  /** The desired state and the plan made against it (cli), when a source is configured. */
+  desired?: { state: DesiredState; plan: Plan; source?: string | undefined } | undefined;
+  snapshot: Omit<ReviewSnapshot, "digest">;
+  requests: number;
+  notes?: string[];
+}

@@ -1,0 +1,275 @@
+/**
+ * The review's people (review.ts): one per mapping and one per login no mapping points at, with
+ * their login status, scope, protection, agreement with the desired state, workspace access
+ * (effective-access.ts) and organization permissions, each with its reasons.
+ */
+import { compareIds as cmp, permissionSet, type OrganizationPermission } from "../../permissions.js";
+import type { IdpUser, Mapping } from "../../service/types.js";
+import type { DesiredUser } from "../../desired/types.js";
+import type { AccessModel } from "./effective-access.js";
+import type { DesiredIndex } from "./review-desired.js";
+import type { ReviewInput } from "./review-input.js";
+import { builtinProtected } from "../policy.js";
+import type { Safety } from "../safety.js";
+import type {
+  AccessReason,
+  Agreement,
+  EffectiveFilter,
+  LoginStatus,
+  OrganizationReason,
+  ReviewPerson,
+  WorkspaceAccess,
+} from "./review-types.js";
+
+export interface PersonContext {
+  input: ReviewInput;
+  model: AccessModel;
+  names: ReadonlyMap<string, string | undefined>;
+  index: DesiredIndex | undefined;
+  drift: ReadonlyMap<string, string[]> | undefined;
+  orgGrants: ReadonlyMap<string, OrganizationPermission[]>;
+  flagReasons(list: AccessReason[]): AccessReason[];
+  /** A direct-group set's groups through parents, sorted, with their chains: once per set. */
+  groupSet(groups: readonly string[]): { chains: Array<[string, string[]]>; allGroups: string[] };
+  flagFilters(list: EffectiveFilter[]): EffectiveFilter[];
+}
+
+function loginOf(
+  ctx: PersonContext,
+  m: Mapping,
+  idp: IdpUser | undefined,
+  d: DesiredUser | undefined,
+): LoginStatus {
+  if (idp) return "active";
+  if (m.authenticationId === undefined) return "revoked";
+  if (d?.state === "present") return d.identity === "external" ? "external" : "revoked";
+  if (ctx.input.actual.builtinIdp === false || ctx.input.signIn === "oidc") return "external";
+  return "revoked";
+}
+
+// eslint-disable-next-line max-lines-per-function -- one person: the fields of the model in its order
+export function mappingPerson(
+  ctx: PersonContext,
+  m: Mapping,
+  idp: IdpUser | undefined,
+  inScope: boolean,
+  protectedWhy: string | undefined,
+): ReviewPerson {
+  const { input, index } = ctx;
+  const d = index?.user(m.id);
+  const login = loginOf(ctx, m, idp, d);
+  const key = `user/${m.id}`;
+  const groups = [...m.groups].sort(cmp);
+  const { chains, allGroups } = ctx.groupSet(groups);
+  const desiredAccess = d?.state === "present" && index ? index.accessOf(d, groups) : undefined;
+  const compared = index !== undefined && inScope && protectedWhy === undefined && d !== undefined;
+  const access: WorkspaceAccess[] = ctx.model.accessOf(m.id, groups).map((raw) => {
+    const row: WorkspaceAccess = {
+      workspace: raw.workspace,
+      ...(ctx.names.get(raw.workspace) !== undefined ? { workspaceName: ctx.names.get(raw.workspace)! } : {}),
+      permissions: raw.permissions,
+      manage: raw.permissions.includes("MANAGE"),
+      reasons: ctx.flagReasons(raw.reasons),
+      filters: ctx.flagFilters(raw.filters),
+      unfiltered: raw.filters.length === 0 && raw.workspaceFiltered,
+    };
+    if (compared)
+      row.desired = {
+        permissions: desiredAccess?.workspaces.get(raw.workspace) ?? [],
+        filters: desiredAccess?.filters.get(raw.workspace) ?? [],
+      };
+    return row;
+  });
+  const orgReasons: OrganizationReason[] = [];
+  const own = ctx.orgGrants.get(key);
+  if (own && own.length > 0)
+    orgReasons.push({
+      kind: "direct",
+      holder: { type: "user", id: m.id },
+      groupChain: [],
+      permissions: own,
+      ...(index ? { managed: index.givesOrganization({ type: "user", id: m.id }, own) } : {}),
+      text: "direct grant",
+    });
+  for (const [g, chain] of chains) {
+    const p = ctx.orgGrants.get(`userGroup/${g}`);
+    if (p && p.length > 0)
+      orgReasons.push({
+        kind: "group",
+        holder: { type: "userGroup", id: g },
+        groupChain: chain,
+        permissions: p,
+        ...(index ? { managed: index.givesOrganization({ type: "userGroup", id: g }, p) } : {}),
+        text: `group ${chain.join(" -> ")}`,
+      });
+  }
+  const organizationPermissions = permissionSet(orgReasons.flatMap((r) => r.permissions));
+  const managed = isManaged(input, index !== undefined, inScope, protectedWhy, d !== undefined, "mapping");
+  const driftLines = ctx.drift?.get(key) ?? [];
+  const email = idp?.email ?? m.email;
+  const displayName = idp?.displayName ?? ([m.firstname, m.lastname].filter((x) => x).join(" ") || undefined);
+  return {
+    key,
+    id: m.id,
+    ...(email !== undefined && email !== "" ? { email } : {}),
+    ...(displayName !== undefined ? { displayName } : {}),
+    ...(m.authenticationId !== undefined ? { authenticationId: m.authenticationId } : {}),
+    login,
+    status: protectedWhy !== undefined ? "protected" : !inScope ? "outOfScope" : login,
+    inScope,
+    ...(protectedWhy !== undefined ? { protected: protectedWhy } : {}),
+    agreement: agreementOf(index !== undefined, managed, driftLines),
+    drift: managed ? driftLines : [],
+    ...(d !== undefined ? { desiredState: d.state } : {}),
+    groups,
+    allGroups,
+    organizationPermissions,
+    organizationReasons: orgReasons,
+    privileged: organizationPermissions.includes("MANAGE") || access.some((a) => a.manage),
+    access,
+    ...(compared && desiredAccess ? { desiredOrganization: desiredAccess.organization } : {}),
+  };
+}
+
+export function loginOnlyPerson(
+  ctx: PersonContext,
+  u: IdpUser,
+  inScope: boolean,
+  protectedWhy: string | undefined,
+): ReviewPerson {
+  const key = `login/${u.email.toLowerCase()}`;
+  const d = ctx.index?.userByEmail(u.email);
+  const managed = isManaged(
+    ctx.input,
+    ctx.index !== undefined,
+    inScope,
+    protectedWhy,
+    d !== undefined,
+    "login",
+  );
+  const driftLines = ctx.drift?.get(key) ?? [];
+  return {
+    key,
+    email: u.email,
+    displayName: u.displayName,
+    authenticationId: u.authenticationId,
+    login: "loginOnly",
+    status: protectedWhy !== undefined ? "protected" : !inScope ? "outOfScope" : "loginOnly",
+    inScope,
+    ...(protectedWhy !== undefined ? { protected: protectedWhy } : {}),
+    agreement: agreementOf(ctx.index !== undefined, managed, driftLines),
+    drift: managed ? driftLines : [],
+    ...(d !== undefined ? { desiredState: d.state } : {}),
+    groups: [],
+    allGroups: [],
+    organizationPermissions: [],
+    organizationReasons: [],
+    privileged: false,
+    access: [],
+  };
+}
+
+/**
+ * Whether usersync manages the person under this policy: in scope, not protected, and named by
+ * the desired state; or, in full mode, any mapping (full mode removes those it does not name) and,
+ * with `unlinkedCredentials: delete`, any login.
+ */
+function isManaged(
+  input: ReviewInput,
+  compared: boolean,
+  inScope: boolean,
+  protectedWhy: string | undefined,
+  named: boolean,
+  kind: "mapping" | "login",
+): boolean {
+  if (!compared || !inScope || protectedWhy !== undefined) return false;
+  if (named) return true;
+  if (input.policy.mode !== "full") return false;
+  return kind === "mapping" || input.policy.unlinkedCredentials === "delete";
+}
+
+function agreementOf(compared: boolean, managed: boolean, drift: readonly string[]): Agreement {
+  if (!compared) return "notCompared";
+  if (!managed) return "unmanaged";
+  return drift.length > 0 ? "drifted" : "inLine";
+}
+
+/** The context every person is built in: the models, and the caches people of one group set share. */
+export function makePersonContext(
+  o: Omit<PersonContext, "groupSet" | "flagReasons" | "flagFilters">,
+): PersonContext {
+  // Rows of one group set share their lists: flagged once per list, not once per person.
+  const flagged = new WeakMap<object, unknown>();
+  const once = <T extends object>(list: T, make: (l: T) => T): T => {
+    let out = flagged.get(list) as T | undefined;
+    if (out === undefined) {
+      out = make(list);
+      flagged.set(list, out);
+    }
+    return out;
+  };
+  const groupSets = new Map<string, { chains: Array<[string, string[]]>; allGroups: string[] }>();
+  const { model, index } = o;
+  return {
+    ...o,
+    groupSet: (groups) => {
+      const key = groups.join("\u0000");
+      let set = groupSets.get(key);
+      if (!set) {
+        const chains = [...model.chainsOf(groups)].sort(([a], [b]) => cmp(a, b));
+        set = { chains, allGroups: chains.map(([g]) => g) };
+        groupSets.set(key, set);
+      }
+      return set;
+    },
+    flagReasons: (list) =>
+      index
+        ? once(list, (l) =>
+            l.map((r) => ({
+              ...r,
+              managed: index.givesGrant(r.holder, r.grantedOn, r.permissions, r.kind === "hierarchy"),
+            })),
+          )
+        : list,
+    flagFilters: (list) =>
+      index
+        ? once(list, (l) =>
+            l.map((f) => ({ ...f, desired: index.givesFilter(f.holder, f.workspace, f.maql) })),
+          )
+        : list,
+  };
+}
+
+/** One person per mapping, and one per login no mapping points at, sorted by key. */
+export function listPeople(ctx: PersonContext, safety: Safety, builtin: Safety): ReviewPerson[] {
+  const { actual } = ctx.input;
+  const people: ReviewPerson[] = [];
+  const byAuth = new Map(actual.idpUsers.map((u) => [u.authenticationId, u] as const));
+  const linked = new Set<string>();
+  for (const m of actual.mappings) {
+    const idp = m.authenticationId !== undefined ? byAuth.get(m.authenticationId) : undefined;
+    if (idp) linked.add(idp.authenticationId);
+    const email = idp?.email ?? m.email;
+    const protectedWhy =
+      m.id === actual.callerId
+        ? "the token's own user"
+        : builtin.isProtected([m.id, email])
+          ? `built in (${builtinProtected.join(", ")})`
+          : safety.isProtected([m.id, email])
+            ? "policy.protect"
+            : undefined;
+    people.push(mappingPerson(ctx, m, idp, safety.mappingInScope(m, idp), protectedWhy));
+  }
+  for (const u of actual.idpUsers) {
+    if (linked.has(u.authenticationId)) continue;
+    people.push(
+      loginOnlyPerson(
+        ctx,
+        u,
+        safety.idpInScope(u),
+        safety.isProtected([u.email]) ? "policy.protect" : undefined,
+      ),
+    );
+  }
+  return people.sort((a, b) => cmp(a.key, b.key));
+}
