@@ -15,7 +15,8 @@
  *   (exit 5). A 401 before any answer was accepted is the credentials' (DirectoryHttpError, exit 4).
  * - A link to another origin is refused: a next link is followed verbatim, but the token is
  *   only ever sent to the directory it was issued for.
- * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent.
+ * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent; a
+ *   429 the pacer says it waits out (until its family's reset) pauses only what the pacer pauses.
  */
 import { createSecureContext } from "node:tls";
 import pLimit from "p-limit";
@@ -34,12 +35,16 @@ export interface DirectoryAnswer<B = unknown> {
   body: B;
 }
 
-/** A shared quota's pacing: may wait before each request; sees every answer's headers. */
+/**
+ * A shared quota's pacing: may wait before each request; sees every answer's headers. Each call
+ * gets the request's URL, so a quota counted per family of endpoints (Okta's) paces each family.
+ */
 export interface Pacer {
-  beforeRequest(): Promise<void>;
-  observe(answer: { status: number; headers: Readonly<Record<string, string>> }): void;
+  beforeRequest(url: URL): Promise<void>;
+  /** True when the answer was a 429 the pacer itself will wait out: no run-wide pause for it. */
+  observe(answer: { status: number; headers: Readonly<Record<string, string>> }, url: URL): boolean | void;
   /** An attempt that got no usable answer (a reset, a timeout, a page that is not JSON): its place is free. */
-  settled?(): void;
+  settled?(url: URL): void;
 }
 
 export interface DirectoryHttpOptions {
@@ -159,7 +164,7 @@ export class DirectoryHttp {
     for (;;) {
       const wait = this.pausedUntil - this.now();
       if (wait > 0) await sleep(wait);
-      await this.o.pacer?.beforeRequest();
+      await this.o.pacer?.beforeRequest(url);
       let answer: DirectoryAnswer<B>;
       let authorization: string | undefined;
       try {
@@ -167,7 +172,7 @@ export class DirectoryHttp {
         authorization = this.o.authorize ? await this.o.authorize() : undefined;
         answer = await this.once<B>(url, headers, authorization);
       } catch (err) {
-        this.o.pacer?.settled?.();
+        this.o.pacer?.settled?.(url);
         if (!(err instanceof Transient)) throw err;
         failures += 1;
         if (failures > this.o.retries)
@@ -177,10 +182,16 @@ export class DirectoryHttp {
         await sleep(backoffDelay({ retry: failures, random }));
         continue;
       }
-      this.o.pacer?.observe(answer);
+      const paced = this.o.pacer?.observe(answer, url) === true;
       if (THROTTLED.has(answer.status)) {
         throttles += 1;
-        this.throttle(answer, what, backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 }));
+        if (paced) this.throttled += 1;
+        else
+          this.throttle(
+            answer,
+            what,
+            backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 }),
+          );
         continue;
       }
       if (TRANSIENT.has(answer.status)) {
