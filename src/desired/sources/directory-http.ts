@@ -15,8 +15,7 @@
  *   (exit 5). A 401 before any answer was accepted is the credentials' (DirectoryHttpError, exit 4).
  * - A link to another origin is refused: a next link is followed verbatim, but the token is
  *   only ever sent to the directory it was issued for.
- * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent; a
- *   429 the pacer says it waits out (until its family's reset) pauses only what the pacer pauses.
+ * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow each request; a 429 it waits out is its own.
  */
 import { createSecureContext } from "node:tls";
 import pLimit from "p-limit";
@@ -35,15 +34,12 @@ export interface DirectoryAnswer<B = unknown> {
   body: B;
 }
 
-/**
- * A shared quota's pacing: may wait before each request; sees every answer's headers. Each call
- * gets the request's URL, so a quota counted per family of endpoints (Okta's) paces each family.
- */
+/** A shared quota's pacing, per request URL (Okta's families): may wait before a request; sees every answer. */
 export interface Pacer {
   beforeRequest(url: URL): Promise<void>;
-  /** True when the answer was a 429 the pacer itself will wait out: no run-wide pause for it. */
+  /** True: a 429 the pacer itself waits out (no run-wide pause). */
   observe(answer: { status: number; headers: Readonly<Record<string, string>> }, url: URL): boolean | void;
-  /** An attempt that got no usable answer (a reset, a timeout, a page that is not JSON): its place is free. */
+  /** An attempt that got no usable answer (reset, timeout, not JSON): its place is free. */
   settled?(url: URL): void;
 }
 
@@ -185,13 +181,9 @@ export class DirectoryHttp {
       const paced = this.o.pacer?.observe(answer, url) === true;
       if (THROTTLED.has(answer.status)) {
         throttles += 1;
-        if (paced) this.throttled += 1;
-        else
-          this.throttle(
-            answer,
-            what,
-            backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 }),
-          );
+        this.throttled += 1;
+        const backoffMs = backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 });
+        if (!paced) this.throttle(answer, what, backoffMs);
         continue;
       }
       if (TRANSIENT.has(answer.status)) {
@@ -239,7 +231,6 @@ export class DirectoryHttp {
 
   /** Every caller waits: the longer of what the server said and the backoff; the run's budget bounds it. */
   private throttle(answer: DirectoryAnswer, what: string, backoffMs: number): void {
-    this.throttled += 1;
     const now = this.now();
     const told = parseRetryAfter(answer.headers["retry-after"], now, this.o.maxThrottleWaitMs);
     const waitMs = told ?? backoffMs;

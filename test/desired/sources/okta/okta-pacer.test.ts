@@ -148,7 +148,9 @@ async function pacedRead(quota: QuotaOptions, headroom: number) {
     const ids: string[] = [];
     let link: string | undefined = `${okta.url}/api/v1/groups/${oktaGroupId(group)}/users?limit=${limit}`;
     while (link) {
-      const answer = await http.get<{ id: string }[]>(link, `members of ${group}`);
+      const answer: { body: { id: string }[]; headers: Record<string, string> } = await http.get<
+        { id: string }[]
+      >(link, `members of ${group}`);
       ids.push(...answer.body.map((u) => u.id));
       link = /<([^>]+)>; rel="next"/.exec(answer.headers["link"] ?? "")?.[1];
     }
