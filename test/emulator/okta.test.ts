@@ -155,6 +155,61 @@ describe("Okta stand-in", () => {
   });
 });
 
+describe("Okta stand-in rate-limit families", () => {
+  it("counts each family in its own window, resetting at its own moment, with another integration's share", async () => {
+    const o = await startOktaStandIn({
+      ...makeDirectory({ people: 30, groups: 2 }),
+      apiTokens: [API_TOKEN],
+      clockSkewMs: -1_800_000,
+      quota: {
+        limit: 10,
+        windowSeconds: 60,
+        families: { "/api/v1/groups/{id}/users": { limit: 20, offsetSeconds: 30 } },
+        others: { "/api/v1/groups/{id}/users": 0.25 },
+      },
+    });
+    try {
+      const at = async (p: string) => {
+        const res = await fetch(`${o.url}${p}`, { headers: { Authorization: `SSWS ${API_TOKEN}` } });
+        await res.text();
+        const date = Date.parse(res.headers.get("date")!);
+        return {
+          status: res.status,
+          limit: res.headers.get("x-rate-limit-limit"),
+          remaining: Number(res.headers.get("x-rate-limit-remaining")),
+          resetMs: Number(res.headers.get("x-rate-limit-reset")) * 1000 - date,
+          resetAt: Number(res.headers.get("x-rate-limit-reset")),
+        };
+      };
+      const groups = await at("/api/v1/groups?limit=1");
+      const members = await at(`/api/v1/groups/${oktaGroupId(0)}/users?limit=5`);
+      const group = await at(`/api/v1/groups/${oktaGroupId(1)}`);
+      // Three families, three counts: the members' family has its own limit, and the other
+      // integration took a quarter of it as the window opened.
+      expect([groups.limit, groups.remaining]).toEqual(["10", 9]);
+      expect([members.limit, members.remaining]).toEqual(["20", 14]);
+      expect([group.limit, group.remaining]).toEqual(["10", 9]);
+      // The members' windows end 30 s after the groups' ones (modulo the minute).
+      expect(groups.resetAt % 60).toBe(0);
+      expect(members.resetAt % 60).toBe(30);
+      for (const r of [groups, members, group]) expect(r.resetMs).toBeGreaterThan(0);
+      expect(o.quota.windows.map((w) => [w.family, w.used, w.spentByOthers])).toEqual([
+        ["/api/v1/groups", 1, 0],
+        ["/api/v1/groups/{id}/users", 6, 5],
+        ["/api/v1/groups/{id}", 1, 0],
+      ]);
+      // The others spend the members' family: only that family answers 429.
+      o.quota.spend(Infinity, "/api/v1/groups/{id}/users");
+      expect((await at(`/api/v1/groups/${oktaGroupId(1)}/users?limit=5`)).status).toBe(429);
+      expect((await at("/api/v1/groups?limit=1")).status).toBe(200);
+      expect(o.quota.remaining("/api/v1/groups/{id}/users")).toBe(0);
+      expect(o.quota.remaining("/api/v1/groups")).toBe(8);
+    } finally {
+      await o.close();
+    }
+  });
+});
+
 describe("Okta stand-in faults", () => {
   it("answers HTML, truncated JSON and a link loop on demand", async () => {
     const o = await startOktaStandIn({ ...makeDirectory({ people: 30, groups: 1 }), apiTokens: [API_TOKEN] });

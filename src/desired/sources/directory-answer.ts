@@ -1,4 +1,19 @@
-/** One directory answer read and checked: its headers flat, its body capped and parsed (directory-http.ts). */
+/** One directory answer read and checked: its headers flat, its body capped and parsed (directory-http.ts); and the pacer that sees every answer. */
+
+export interface DirectoryAnswer<B = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  body: B;
+}
+
+/** A shared quota's pacing, per request URL (Okta's families): may wait before a request; sees every answer. */
+export interface Pacer {
+  beforeRequest(url: URL): Promise<void>;
+  /** True: a 429 the pacer itself waits out (no run-wide pause). */
+  observe(answer: { status: number; headers: Readonly<Record<string, string>> }, url: URL): boolean | void;
+  /** An attempt that got no usable answer (reset, timeout, not JSON): its place is free. */
+  settled?(url: URL): void;
+}
 
 /** Why one attempt gave no usable answer; retried with backoff. */
 export class Transient extends Error {}

@@ -15,7 +15,7 @@
  *   (exit 5). A 401 before any answer was accepted is the credentials' (DirectoryHttpError, exit 4).
  * - A link to another origin is refused: a next link is followed verbatim, but the token is
  *   only ever sent to the directory it was issued for.
- * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow every request before it is sent;
+ * - `pacer` lets a shared quota (Okta's X-Rate-Limit-*) slow each request; a 429 it waits out is its own;
  *   `isThrottled` names throttling a directory sends under another status (Google's 403 quota).
  */
 import { createSecureContext } from "node:tls";
@@ -26,22 +26,16 @@ import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from 
 import { DirectoryHttpError, SourceIncompleteError } from "./errors.js";
 import { parseRetryAfter } from "../../service/rate-limit-headers.js";
 import { backoffDelay } from "../../service/retry-policy.js";
-import { flatHeaders, parseBody, readCapped, Transient } from "./directory-answer.js";
+import {
+  flatHeaders,
+  parseBody,
+  readCapped,
+  Transient,
+  type DirectoryAnswer,
+  type Pacer,
+} from "./directory-answer.js";
+export type { DirectoryAnswer, Pacer } from "./directory-answer.js";
 import { redactLink } from "./pages.js";
-
-export interface DirectoryAnswer<B = unknown> {
-  status: number;
-  headers: Record<string, string>;
-  body: B;
-}
-
-/** A shared quota's pacing: may wait before each request; sees every answer's headers. */
-export interface Pacer {
-  beforeRequest(): Promise<void>;
-  observe(answer: { status: number; headers: Readonly<Record<string, string>> }): void;
-  /** An attempt that got no usable answer (a reset, a timeout, a page that is not JSON): its place is free. */
-  settled?(): void;
-}
 
 export interface DirectoryHttpOptions {
   /** The directory's name in messages: `Microsoft Graph`, `Okta`. */
@@ -162,7 +156,7 @@ export class DirectoryHttp {
     for (;;) {
       const wait = this.pausedUntil - this.now();
       if (wait > 0) await sleep(wait);
-      await this.o.pacer?.beforeRequest();
+      await this.o.pacer?.beforeRequest(url);
       let answer: DirectoryAnswer<B>;
       let authorization: string | undefined;
       try {
@@ -170,7 +164,7 @@ export class DirectoryHttp {
         authorization = this.o.authorize ? await this.o.authorize() : undefined;
         answer = await this.once<B>(url, headers, authorization);
       } catch (err) {
-        this.o.pacer?.settled?.();
+        this.o.pacer?.settled?.(url);
         if (!(err instanceof Transient)) throw err;
         failures += 1;
         if (failures > this.o.retries)
@@ -180,10 +174,12 @@ export class DirectoryHttp {
         await sleep(backoffDelay({ retry: failures, random }));
         continue;
       }
-      this.o.pacer?.observe(answer);
+      const paced = this.o.pacer?.observe(answer, url) === true;
       if (THROTTLED.has(answer.status) || this.o.isThrottled?.(answer)) {
         throttles += 1;
-        this.throttle(answer, what, backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 }));
+        this.throttled += 1;
+        const backoffMs = backoffDelay({ retry: throttles, random, baseMs: 1000, maxMs: 60_000 });
+        if (!paced) this.throttle(answer, what, backoffMs);
         continue;
       }
       if (TRANSIENT.has(answer.status)) {
@@ -231,7 +227,6 @@ export class DirectoryHttp {
 
   /** Every caller waits: the longer of what the server said and the backoff; the run's budget bounds it. */
   private throttle(answer: DirectoryAnswer, what: string, backoffMs: number): void {
-    this.throttled += 1;
     const now = this.now();
     const told = parseRetryAfter(answer.headers["retry-after"], now, this.o.maxThrottleWaitMs);
     const waitMs = told ?? backoffMs;

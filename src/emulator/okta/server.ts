@@ -1,9 +1,9 @@
 /**
  * A local Okta stand-in over a real socket (127.0.0.1, port 0 by default), for tests, benchmarks
  * and rehearsals: the org authorization server's token endpoint (token.ts), the groups and
- * members listings (routes.ts) with Okta's cursor paging, the shared rate limit (quota.ts) with
- * its headers and 429, Okta's concurrent limit, the `Date` header on the stand-in's own clock,
- * Okta's error bodies (E0000011 invalid token, E0000006 no permission, E0000007 not found,
+ * members listings (routes.ts) with Okta's cursor paging, the shared rate limit per family of
+ * endpoints (quota.ts) with its headers and 429, Okta's concurrent limit, the `Date` header on
+ * the stand-in's own clock, Okta's error bodies (E0000011 invalid token, E0000006 no permission, E0000007 not found,
  * E0000047 rate limit) and broken answers on demand (`faults`, faults.ts). Every request is logged.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -57,8 +57,7 @@ export class OktaStandIn {
   private readonly server: Server;
 
   constructor(private readonly options: OktaStandInOptions) {
-    const q = options.quota ?? { limit: 600, windowSeconds: 60 };
-    this.quota = new Quota(q.limit, q.windowSeconds, () => this.now());
+    this.quota = new Quota(options.quota ?? { limit: 600, windowSeconds: 60 }, () => this.now());
     this.tokens = new TokenIssuer(options.serviceApps ?? [], options.tokenSeconds ?? 3600);
     this.store = storeOf(options);
     (options.faults ?? []).forEach((f) => this.addFault(f));
@@ -153,9 +152,9 @@ export class OktaStandIn {
     if (this.takeFault(self, (k) => k === "expire-token"))
       this.tokens.tokens.delete((req.headers.authorization ?? "").replace(/^Bearer /, ""));
     const denied = this.authorize(req);
-    // A 429 fault: the organization's other integrations have just spent the window.
-    if (this.takeFault(self, (k) => k === 429)) this.quota.spend(Infinity);
-    const rate = this.quota.take();
+    // A 429 fault: the organization's other integrations have just spent the family's window.
+    if (this.takeFault(self, (k) => k === 429)) this.quota.spend(Infinity, url.pathname);
+    const rate = this.quota.take(url.pathname);
     const crowded = this.options.maxConcurrent !== undefined && this.inFlight > this.options.maxConcurrent;
     if (!rate.allowed || crowded) {
       const tooMany = oktaError(429, "E0000047", "API call exceeded rate limit due to too many requests.");

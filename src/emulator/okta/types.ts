@@ -80,8 +80,8 @@ export interface ServiceApp {
 export interface OktaStandInOptions {
   users: OktaUser[];
   groups: OktaGroup[];
-  /** Requests allowed per window for /api/v1, shared by every caller (default 600 a minute). */
-  quota?: { limit: number; windowSeconds: number };
+  /** Requests allowed per window in each rate-limit family, shared by every caller (default 600 a minute). */
+  quota?: QuotaOptions;
   /** Requests answered at once before a 429 (Okta's concurrent rate limit); unset: no limit. */
   maxConcurrent?: number;
   /** How far the stand-in's clock (the `Date` and `X-Rate-Limit-Reset` headers) is off the local one. */
@@ -98,10 +98,24 @@ export interface OktaStandInOptions {
   latencyMs?: number;
 }
 
-/** One window of the quota, as the stand-in counted it. */
+/** Okta's rate limit per family of endpoints (quota.ts); families are named as in rate-families.ts. */
+export interface QuotaOptions {
+  /** Every family's limit per window, unless `families` says otherwise. */
+  limit: number;
+  windowSeconds: number;
+  /** A family's own limit, window, and how far its windows start after the epoch's (so it resets at its own moment). */
+  families?: Record<string, { limit?: number; windowSeconds?: number; offsetSeconds?: number }>;
+  /** Another integration: the share (0 to 1) of each window of a family it spends as the window opens. */
+  others?: Record<string, number>;
+}
+
+/** One window of a family's quota, as the stand-in counted it. */
 export interface QuotaWindow {
-  /** Epoch ms (server clock) the window started. */
+  /** The rate-limit family (`/api/v1/groups/{id}/users`). */
+  family: string;
+  /** Epoch ms (server clock) the window started and ends. */
   start: number;
+  end: number;
   limit: number;
   /** Requests the quota answered in this window, by us and by `spend()` (other integrations). */
   used: number;
