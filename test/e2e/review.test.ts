@@ -247,9 +247,12 @@ describe("usersync review against the demo organization", () => {
     expect(await digest("one.json")).toBe(await digest("two.json"));
   });
 
-  it("--format html says it is not built on this branch (exit 4)", async () => {
+  it("--format html writes one self-contained page of the same review (test/report/review-html.test.ts opens it in Chromium)", async () => {
     const r = await run(["review", "--format", "html"]);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/not built in this branch/);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^<!doctype html>/i);
+    expect(r.stdout).toContain("</html>");
+    // Loads nothing: no external script, style sheet or image.
+    expect(r.stdout).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']https?:/i);
   });
 });
