@@ -330,7 +330,7 @@ const MISTAKES: Mistake[] = [
     code: 4,
     what: /Unknown option '--desired'/,
     where: /usersync export does not take it/,
-    todo: /usersync plan, usersync apply, usersync validate do/,
+    todo: /usersync plan, usersync apply, usersync review, usersync validate do/,
   },
   {
     name: "the desired file as a word instead of --desired",

@@ -19,7 +19,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startEmulator } from "../../src/emulator/index.js";
-import type { EmulatorHandle, EmulatorSignIn } from "../../src/emulator/types.js";
+import type { EmulatorHandle, EmulatorSeed, EmulatorSignIn } from "../../src/emulator/types.js";
 import { startGraphStandIn, type GraphStandIn, type GraphTenant } from "../../src/emulator/graph/server.js";
 import { entraSettings, SECRET, smallTenant, TLS } from "../helpers/entra.js";
 import { markdownFiles } from "./doc-blocks.js";
@@ -123,7 +123,19 @@ beforeAll(async () => {
     port: 0,
     tokens: { [TOKEN]: "admin" },
     signIn: OIDC,
-    seed: { groups: [{ id: "analytics", name: "Analytics" }] },
+    // The demo's workspaces, which a fragment checked against the demo's people grants access to.
+    seed: {
+      groups: [{ id: "analytics", name: "Analytics" }],
+      workspaces: (
+        parse(await readFile(join(ROOT, "fixtures", "demo", "organization.yaml"), "utf8")) as {
+          workspaces: NonNullable<EmulatorSeed["workspaces"]>;
+        }
+      ).workspaces.map(({ id, name, parent }) => ({
+        id,
+        ...(name ? { name } : {}),
+        ...(parent ? { parent } : {}),
+      })),
+    },
   });
   // Idle for longer than the slowest test here (the stand-in stops by itself after that).
   graph = await startGraphStandIn({ tenant: shippedTenant(), tls: TLS, idleMs: 900_000 });
@@ -173,6 +185,15 @@ async function localize(
   local["target"] = target;
   if (targets)
     for (const t of local["targets"] as Tree[]) if (t["baseUrl"] !== "embedded") t["baseUrl"] = emulator.url;
+  // A block that names its file in a first comment (`# fixtures/multi-org/usersync.yaml`) reads
+  // its desired state beside that file, as the docs run it.
+  const named = /^#\s*(\S+\.ya?ml)\s*$/m.exec(shipped.text.split("\n")[0] ?? "")?.[1];
+  const src = local["source"] as Tree | undefined;
+  if (named && existsSync(join(ROOT, named)) && typeof src?.["desired"] === "string")
+    src["desired"] = join(ROOT, dirname(named), src["desired"]);
+  // A directory fragment is checked against the demo's people, who sign in with built-in logins:
+  // the fragment's identity.default (external, for the directory's SSO people) is not theirs.
+  if (source !== "file" && source !== "entra") delete (local["identity"] as Tree | undefined)?.["default"];
   if (source === "entra") {
     const s = local["source"] as Tree;
     const shippedEntra = s["entra"] as Tree;

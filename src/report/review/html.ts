@@ -1,5 +1,5 @@
 /**
- * The access review as one self-contained HTML page (docs/audits.md, "The HTML page"): it loads
+ * The access review as one self-contained HTML page (docs/audits.md, "The access review's HTML page"): it loads
  * nothing (inline style and script, system fonts, no network: its Content-Security-Policy allows
  * only its own inline style and script, by hash), opens from a file, and shows findings first,
  * then the changes since the last review, who reaches which workspace and why (a row unfolds to
