@@ -105,7 +105,7 @@ async function writeConfig(
       ...(await source.section(dir)),
       permissions: { workspaces: "all" },
       dataFilters: { workspaces: "all" },
-      policy: { mode: "full", revokeAfter: "72h", maxDeletes: "100%" },
+      policy: { mode: "full", deletions: "remove", revokeAfter: "72h", maxDeletes: "100%" },
       state: { file: join(dir, "{target}-state.json") },
       execution: { requestsPerSecond: 10_000 },
       logging: { format: "json", level: "warn" },
@@ -139,13 +139,17 @@ function expectOrganization(e: EmulatorHandle, groups: string[]): void {
   const state = e.state();
   expect(state.groups.map((g) => g.id).sort()).toEqual([...groups].sort());
   const grants = (ws: string) =>
-    state.workspaces?.find((w) => w.id === ws)
-        ?.permissions?.filter((p) => p.userGroup !== undefined)
-        .map((p) => ({ userGroup: p.userGroup, permissions: p.permissions, hierarchy: p.hierarchy ?? [] })) ?? [];
+    state.workspaces
+      ?.find((w) => w.id === ws)
+      ?.permissions?.filter((p) => p.userGroup !== undefined)
+      .map((p) => ({ userGroup: p.userGroup, permissions: p.permissions, hierarchy: p.hierarchy ?? [] })) ??
+    [];
   expect(grants("sales")).toEqual(
     groups.includes("sales") ? [{ userGroup: "sales", permissions: ["VIEW"], hierarchy: [] }] : [],
   );
-  expect(grants("eng")).toEqual(groups.includes("eng") ? [{ userGroup: "eng", permissions: ["ANALYZE"], hierarchy: [] }] : []);
+  expect(grants("eng")).toEqual(
+    groups.includes("eng") ? [{ userGroup: "eng", permissions: ["ANALYZE"], hierarchy: [] }] : [],
+  );
   expect(grants("all")).toEqual([]);
   const filters = (state.dataFilters ?? []).map((f) => ({
     workspace: f.workspace,
@@ -204,12 +208,20 @@ async function scenario(source: Source, layout: Layout): Promise<void> {
 }
 
 function matrix(source: () => Source): void {
-  it("one organization: converges with grants and the filter, a leaver is pending", async () => {
-    await scenario(source(), "one");
-  }, TIMEOUT);
-  it("three targets by group: each gets its slice, a leaver is pending where they were", async () => {
-    await scenario(source(), "three");
-  }, TIMEOUT);
+  it(
+    "one organization: converges with grants and the filter, a leaver is pending",
+    async () => {
+      await scenario(source(), "one");
+    },
+    TIMEOUT,
+  );
+  it(
+    "three targets by group: each gets its slice, a leaver is pending where they were",
+    async () => {
+      await scenario(source(), "three");
+    },
+    TIMEOUT,
+  );
 }
 
 // ---------------------------------------------------------------------------------------- file
@@ -335,7 +347,10 @@ describe.skipIf(!available)("matrix: LDAP (slapd)", () => {
 
 describe("matrix: Entra ID (Graph stand-in)", () => {
   const id = (p: string): string => `2b000000-0000-4000-8000-00000000000${p.slice(1)}`;
-  const groupId = { sales: "3c000000-0000-4000-8000-000000000001", eng: "3c000000-0000-4000-8000-000000000002" };
+  const groupId = {
+    sales: "3c000000-0000-4000-8000-000000000001",
+    eng: "3c000000-0000-4000-8000-000000000002",
+  };
   let graph: GraphStandIn;
   const tenant = (): GraphTenant => {
     const base = smallTenant();
