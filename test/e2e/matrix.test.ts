@@ -21,6 +21,9 @@ import type { GraphTenant } from "../../src/emulator/graph/types.js";
 import { oktaGroupId, oktaUserId } from "../../src/emulator/okta/directory.js";
 import type { OktaGroup } from "../../src/emulator/okta/types.js";
 import type { EmulatorHandle, EmulatorSignIn } from "../../src/emulator/types.js";
+import type { GoogleGroup } from "../../src/emulator/google/types.js";
+import type { GoogleStandIn } from "../../src/emulator/google/server.js";
+import { ADMIN, googleSettings, startGoogle, writeKey } from "../helpers/google.js";
 import { entraSettings, SECRET, smallTenant, startStandIn } from "../helpers/entra.js";
 import { serviceAppSource, startOkta, type OktaFixture } from "../helpers/okta.js";
 import {
@@ -455,6 +458,66 @@ describe("matrix: Okta (Okta stand-in)", () => {
     },
     async restore() {
       if (!eng.members.includes(oktaUserId(n(LEAVER)))) eng.members.push(oktaUserId(n(LEAVER)));
+    },
+  }));
+});
+
+// ---------------------------------------------------------------------------------------- Google
+
+describe("matrix: Google Workspace (Google stand-in)", () => {
+  const id = (p: string): string => String(130000000000000000000n + BigInt(p.slice(1)));
+  const groups: GoogleGroup[] = (["sales", "eng"] as const).map((g) => ({
+    id: `04${g}`,
+    email: `${g}@${DOMAIN}`,
+    name: g,
+    members: membersOf(g).map((p) => ({ id: id(p), type: "USER" as const })),
+  }));
+  const eng = groups[1]!;
+  let google: GoogleStandIn;
+  beforeAll(async () => {
+    google = await startGoogle({
+      users: [
+        ...Object.keys(PEOPLE).map((p) => ({
+          id: id(p),
+          primaryEmail: email(p),
+          name: { givenName: p, familyName: "Example", fullName: `${p} Example` },
+        })),
+        // The admin the service account acts as (source.google.subject); in no group.
+        {
+          id: id("p9"),
+          primaryEmail: ADMIN,
+          isAdmin: true,
+          name: { givenName: "Admin", familyName: "Example" },
+        },
+      ],
+      groups,
+    });
+  });
+  afterAll(async () => {
+    await google?.close();
+  });
+  matrix(() => ({
+    signIn: { oauthIssuerLocation: "https://accounts.google.com", oauthSubjectIdClaim: "sub" },
+    env: {},
+    async section(dir) {
+      const key = await writeKey(dir, google.url);
+      return {
+        source: {
+          type: "google",
+          google: googleSettings(google.url, key, {
+            groups: [
+              { email: `sales@${DOMAIN}`, ...SALES_ACCESS },
+              { email: `eng@${DOMAIN}`, ...ENG_ACCESS },
+            ],
+          }),
+        },
+      };
+    },
+    async remove() {
+      eng.members = eng.members.filter((m) => m.id !== id(LEAVER));
+    },
+    async restore() {
+      if (!eng.members.some((m) => m.id === id(LEAVER))) eng.members.push({ id: id(LEAVER), type: "USER" });
     },
   }));
 });
