@@ -205,7 +205,8 @@ describe("permissions over the built CLI", () => {
       expect(used).toContain("GET /api/v1/entities/workspaces");
       expect(requestProblems(log)).toEqual([]);
     });
-  });
+    // Eight runs of the built CLI and a kill -9: more than the default 30 s on a shared machine.
+  }, 120_000);
 
   it("apply --plan carries a saved plan's permission steps out, and reports one stale when its grant changed", async () => {
     const own = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, seed });
