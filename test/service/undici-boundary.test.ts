@@ -4,8 +4,12 @@
  * importer is the small HTTP helper of the other destinations (src/outputs/http.ts): the
  * in-cluster Kubernetes API (passwords to Secrets) and a Prometheus Pushgateway; and the one
  * HTTP client of the directory sources (src/desired/sources/directory-http.ts: Graph, Okta), whose
- * reads are GETs with their own throttling rules. Anything new that imports undici must be named
- * here on purpose.
+ * reads are GETs with their own throttling rules. Two credential modules talk to an identity
+ * platform outside the directory's API, with the CA the source trusts: Entra's (one GET of the
+ * tenant's discovery document, to tell a misspelled tenant from an unreachable platform) and
+ * Google's (the fetch google-auth-library is given, for the key's token_uri and the extra CA).
+ * Folding both into directory-http.ts is the next step. Anything new that imports undici must be
+ * named here on purpose.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +30,8 @@ describe("undici boundary", () => {
     );
     expect(importers.sort()).toEqual([
       join("src", "desired", "sources", "directory-http.ts"),
+      join("src", "desired", "sources", "entra", "credential.ts"),
+      join("src", "desired", "sources", "google", "credentials.ts"),
       join("src", "outputs", "http.ts"),
       join("src", "service", "exchange.ts"),
       join("src", "service", "transport.ts"),
