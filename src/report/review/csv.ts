@@ -86,6 +86,9 @@ export interface CsvOptions {
   header?: boolean;
 }
 
+/** The access cells of a row without access: a person who reaches nothing, or access lost since. */
+const NO_ACCESS: readonly string[] = Array<string>(9).fill("");
+
 // eslint-disable-next-line max-lines-per-function -- the rows in the order a reviewer reads them: people, their lost access, people gone
 export function renderReviewCsv(review: Review, options: CsvOptions = {}): string {
   const org = options.organization === true ? [review.snapshot.organization] : [];
@@ -102,23 +105,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
   for (const p of review.people) {
     const personChange = changeCell(p.key, "");
     if (p.access.length === 0)
-      lines.push(
-        csvLine([
-          ...org,
-          ...personCells(p),
-          "",
-          "",
-          "",
-          "",
-          "",
-          "",
-          "",
-          "",
-          "",
-          p.lastChange ?? "",
-          personChange,
-        ]),
-      );
+      lines.push(csvLine([...org, ...personCells(p), ...NO_ACCESS, p.lastChange ?? "", personChange]));
     for (const a of p.access) {
       const change = [personChange, changeCell(p.key, a.workspace)].filter((x) => x !== "").join("; ");
       lines.push(csvLine([...org, ...personCells(p), ...accessCells(a), p.lastChange ?? "", change]));
@@ -132,23 +119,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
           c.workspace !== undefined &&
           !reached.has(c.workspace)
         )
-          lines.push(
-            csvLine([
-              ...org,
-              ...personCells(p),
-              c.workspace,
-              "",
-              "",
-              "",
-              "",
-              "",
-              "",
-              "",
-              "",
-              "",
-              changeText(c),
-            ]),
-          );
+          lines.push(csvLine([...org, ...personCells(p), c.workspace, ...NO_ACCESS, changeText(c)]));
     }
   }
   // People gone since the previous review: a row each (and one per workspace they lost).
