@@ -1,7 +1,8 @@
 // `npm run build`: compiles into a temporary folder beside dist/ and swaps it in with two renames,
 // so a CLI that starts during a build (another terminal, npm test's pretest) loads a whole build,
 // the old or the new, never a half-written dist/ that fails on a missing export. The CLI loads
-// all its modules at start (no dynamic import), so one already running is not touched either.
+// all its own modules at start (no dynamic import of dist/; docs/architecture.md "Start-up"), so one
+// already running is not touched either.
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -10,7 +10,6 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { exportJWK, exportPKCS8, generateKeyPair } from "jose";
 import { parse } from "yaml";
 import { generateTenant, STAND_IN_CLIENT, STAND_IN_TENANT } from "./graph/generate.js";
 import { startGraphStandIn, type GraphTenant } from "./graph/server.js";
@@ -168,6 +167,7 @@ const okta: StandInKind = async (o) => {
     data = { users: listOf(seed, "users", o.seed), groups: listOf(seed, "groups", o.seed) };
   }
   const clientId = "0oa1rehearsal0stand1in";
+  const { exportJWK, exportPKCS8, generateKeyPair } = await import("jose");
   const keys = await generateKeyPair("RS256", { extractable: true });
   const standIn = await startOktaStandIn(
     {

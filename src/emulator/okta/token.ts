@@ -6,7 +6,7 @@
  * an opaque bearer token with the scopes asked for, each of them granted to the app.
  */
 import { randomBytes } from "node:crypto";
-import { decodeJwt, importJWK, jwtVerify, type JWK } from "jose";
+import type { JWK } from "jose";
 import type { ServiceApp } from "./types.js";
 
 export const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -82,6 +82,7 @@ export class TokenIssuer {
   }
 
   private async verify(assertion: string, endpoint: string): Promise<ServiceApp | TokenReply> {
+    const { decodeJwt, importJWK, jwtVerify } = await import("jose");
     let clientId: unknown;
     try {
       clientId = decodeJwt(assertion).iss;

@@ -8,12 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
-import {
-  ClientCertificateCredential,
-  ClientSecretCredential,
-  WorkloadIdentityCredential,
-  type TokenCredential,
-} from "@azure/identity";
+import type { TokenCredential } from "@azure/identity";
 import { Agent, request } from "undici";
 import type { EntraConfig } from "../../../config/entra-schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
@@ -65,6 +60,10 @@ export async function entraCredential(
     ...(ca !== undefined ? { tlsOptions: { ca } } : {}),
     retryOptions: { maxRetries: 2 },
   };
+  // Loaded here, not at start: a run that reads no Entra tenant (and `--version`) does not pay
+  // for @azure/identity's hundreds of modules (docs/architecture.md, "Start-up").
+  const { ClientCertificateCredential, ClientSecretCredential, WorkloadIdentityCredential } =
+    await import("@azure/identity");
   switch (config.credential) {
     case "secret":
       return new ClientSecretCredential(

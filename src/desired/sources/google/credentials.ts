@@ -17,7 +17,11 @@
  * endpoint a SourceUnavailableError (exit 5). Keys, assertions and tokens are never logged.
  */
 import { readFile } from "node:fs/promises";
-import { ExternalAccountClient, JWT, type AuthClient } from "google-auth-library";
+import type * as GoogleAuthLibraryModule from "google-auth-library";
+import type { AuthClient, ExternalAccountClient, JWT } from "google-auth-library";
+
+/** google-auth-library, loaded when a Google source is read (docs/architecture.md, "Start-up"). */
+type GoogleAuthLibrary = typeof GoogleAuthLibraryModule;
 import { Agent, fetch as undiciFetch } from "undici";
 import type { GoogleConfig } from "../../../config/google-schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
@@ -106,6 +110,7 @@ interface ClientMaker {
 
 /** A service-account key: a JWT-bearer grant, as `subject` (delegation) or as the account itself. */
 function keyClient(
+  lib: GoogleAuthLibrary,
   json: CredentialsJson,
   file: string,
   config: GoogleConfig,
@@ -122,7 +127,7 @@ function keyClient(
     kind: "service account key",
     actor: config.subject ?? email,
     make: () =>
-      new JWT({
+      new lib.JWT({
         email,
         key,
         ...(typeof json.private_key_id === "string" ? { keyId: json.private_key_id } : {}),
@@ -135,6 +140,7 @@ function keyClient(
 
 /** Workload identity federation: the STS exchange, then (usually) the service account impersonated. */
 function federationClient(
+  lib: GoogleAuthLibrary,
   json: CredentialsJson,
   file: string,
   config: GoogleConfig,
@@ -155,7 +161,7 @@ function federationClient(
       ? decodeURIComponent(impersonated)
       : `the federated principal of ${String(json.audience ?? "?")}`,
     make: () => {
-      const client = ExternalAccountClient.fromJSON({
+      const client = lib.ExternalAccountClient.fromJSON({
         ...(json as unknown as Options),
         scopes: GOOGLE_SCOPES,
         transporterOptions,
@@ -180,11 +186,12 @@ export async function googleAuthorizer(o: {
 }): Promise<GoogleAuthorizer> {
   const { config } = o;
   const { json, file } = await readCredentials(config, o.env);
+  const lib = await import("google-auth-library");
   const maker =
     json.type === "service_account"
-      ? keyClient(json, file, config, o.ca)
+      ? keyClient(lib, json, file, config, o.ca)
       : json.type === "external_account"
-        ? federationClient(json, file, config, o.ca)
+        ? federationClient(lib, json, file, config, o.ca)
         : undefined;
   if (maker === undefined)
     throw new DirectoryError({

@@ -7,7 +7,7 @@
  * or filter) a DirectoryError (exit 4: the settings need fixing).
  */
 import { readFile } from "node:fs/promises";
-import { Client, type Entry } from "ldapts";
+import type { Client, Entry } from "ldapts";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
 import type { Config } from "../../../config/schema.js";
 
@@ -77,6 +77,8 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
       message: `no LDAP bind password for ${config.bindDn}: set the environment variable ${config.passwordEnv} or source.ldap.passwordFile`,
     });
   const tlsOptions = config.caFile !== undefined ? { ca: [await readCa(config.caFile)] } : undefined;
+  // Loaded when an LDAP source is read, not at start (docs/architecture.md, "Start-up").
+  const { Client } = await import("ldapts");
   const client = new Client({
     url: config.url,
     timeout: config.timeoutMs,

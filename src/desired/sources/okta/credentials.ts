@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { importJWK, importPKCS8, SignJWT, type JWK } from "jose";
+import type { JWK } from "jose";
 import { httpDestination } from "../../../outputs/http.js";
 import type { OktaConfig } from "../../../config/okta-schema.js";
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
@@ -49,6 +49,8 @@ async function secret(o: {
 }
 
 async function signingKey(text: string, c: Credentials) {
+  // jose is loaded when an Okta service app signs in, not at start (docs/architecture.md, "Start-up").
+  const { importJWK, importPKCS8 } = await import("jose");
   try {
     if (text.startsWith("{")) return await importJWK(JSON.parse(text) as JWK, c.algorithm);
     if (text.includes("BEGIN RSA PRIVATE KEY") || text.includes("BEGIN EC PRIVATE KEY"))
@@ -117,6 +119,7 @@ function serviceApp(o: {
   let cached: { value: string; until: number } | undefined;
   let pending: Promise<string> | undefined;
   const mint = async (): Promise<string> => {
+    const { SignJWT } = await import("jose");
     const assertion = await new SignJWT({})
       .setProtectedHeader({
         alg: o.credentials.algorithm,
