@@ -8,8 +8,11 @@
  * refused with exit 3 and reported, while a hand-made change to an object no step of the plan
  * touches makes nothing stale (DESIGN.md §6: per step, per object). Steps that are actions (`uses:`) or installs are the runner's: the
  * artifact stays in the folder between the jobs; `gh` and `curl` are stand-ins that answer as
- * GitHub and GitLab would and record what they were asked.
+ * GitHub and GitLab would and record what they were asked. Both files are also validated against
+ * their published JSON schemas, vendored in test/fixtures/schemas/ (its README says whence).
  */
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
 import { spawn } from "node:child_process";
 import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +25,10 @@ import { CLI, ROOT } from "../e2e/run-cli.js";
 
 const TOKEN = "ci-pipeline-token-9d2";
 const CI = join(ROOT, "deploy", "ci");
+/** The published JSON schemas of both files, vendored (test/fixtures/schemas/README.md says whence). */
+const SCHEMAS = join(ROOT, "test", "fixtures", "schemas");
+// ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 interface Step {
   run?: string;
@@ -182,6 +189,79 @@ async function changeJaneByHand(what: "lastname" | "displayName", to: string): P
         });
   expect(res.status).toBe(200);
 }
+
+/**
+ * The schema's complaints about a CI file's text, one line each ("" when it is valid). Draft-07
+ * (ajv's default); `strict: false` for the editor keywords the schemas carry (`markdownDescription`).
+ * GitLab's schema lets a hidden key (`.usersync`) be anything, a YAML anchor; one that a job
+ * `extends` is a job template, so it is checked against that schema's own `job_template` too.
+ */
+async function schemaProblems(schema: "github-workflow" | "gitlab-ci", text: string): Promise<string> {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const published = JSON.parse(await readFile(join(SCHEMAS, `${schema}.json`), "utf8")) as { $id: string };
+  const validate = ajv.compile(published);
+  const doc = parse(text) as Record<string, unknown>;
+  const problems: string[] = [];
+  const report = (v: ValidateFunction, at: string) =>
+    problems.push(
+      ...(v.errors ?? []).map(
+        (e) => `${at}${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)}`,
+      ),
+    );
+  if (!validate(doc)) report(validate, "");
+  if (schema === "gitlab-ci") {
+    const template = ajv.getSchema(`${published.$id}#/definitions/job_template`)!;
+    const extended = new Set(
+      Object.values(doc).flatMap((job) => {
+        const ext = (job as { extends?: string | string[] } | null)?.extends;
+        return ext === undefined ? [] : [ext].flat();
+      }),
+    );
+    for (const key of Object.keys(doc).filter((k) => k.startsWith(".") && extended.has(k)))
+      if (!template(doc[key])) report(template, `/${key}`);
+  }
+  return problems.join("\n");
+}
+
+/** The file's text with one key misspelt (the replacement must happen: the test says so if not). */
+function misspelt(text: string, key: string, wrong: string): string {
+  const broken = text.replace(new RegExp(`^(\\s*)${key}:`, "m"), `$1${wrong}:`);
+  expect(broken, `no "${key}:" to misspell`).not.toBe(text);
+  return broken;
+}
+
+describe("the files against their published JSON schemas (SchemaStore's github-workflow, GitLab's ci.json)", () => {
+  it("the GitHub Actions workflow is valid; a misspelt key is not", async () => {
+    const text = await readFile(join(CI, "github-actions.yml"), "utf8");
+    expect(await schemaProblems("github-workflow", text)).toBe("");
+    expect(await schemaProblems("github-workflow", misspelt(text, "runs-on", "runs_on"))).toContain(
+      '"additionalProperty":"runs_on"',
+    );
+    expect(await schemaProblems("github-workflow", misspelt(text, "concurrency", "concurency"))).toContain(
+      '"additionalProperty":"concurency"',
+    );
+    // A step's key (the first `run:` of its own line: the plan job's "Validate and plan").
+    expect(await schemaProblems("github-workflow", misspelt(text, "run", "rnu"))).toMatch(
+      /\/jobs\/plan\/steps\/3 .*"rnu"/,
+    );
+  });
+
+  it("the GitLab CI file is valid; a misspelt key is not", async () => {
+    const text = await readFile(join(CI, "gitlab-ci.yml"), "utf8");
+    expect(await schemaProblems("gitlab-ci", text)).toBe("");
+    expect(await schemaProblems("gitlab-ci", misspelt(text, "expire_in", "expires_in"))).toContain(
+      '"additionalProperty":"expires_in"',
+    );
+    // In the hidden job template both jobs extend.
+    expect(await schemaProblems("gitlab-ci", misspelt(text, "resource_group", "resource_groups"))).toMatch(
+      /^\/\.usersync\/ .*"additionalProperty":"resource_groups"/m,
+    );
+    expect(await schemaProblems("gitlab-ci", misspelt(text, "script", "scripts"))).toContain(
+      '"additionalProperty":"scripts"',
+    );
+  });
+});
 
 describe("the GitHub Actions workflow", () => {
   let workflow: Workflow;
