@@ -190,6 +190,19 @@ async function changeJaneByHand(what: "lastname" | "displayName", to: string): P
   expect(res.status).toBe(200);
 }
 
+const compiled = new Map<string, { ajv: Ajv; validate: ValidateFunction; id: string }>();
+/** A vendored schema, compiled once (the two are 110 kB each). */
+async function compiledSchema(schema: string): Promise<{ ajv: Ajv; validate: ValidateFunction; id: string }> {
+  const done = compiled.get(schema);
+  if (done) return done;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const published = JSON.parse(await readFile(join(SCHEMAS, `${schema}.json`), "utf8")) as { $id: string };
+  const made = { ajv, validate: ajv.compile(published), id: published.$id };
+  compiled.set(schema, made);
+  return made;
+}
+
 /**
  * The schema's complaints about a CI file's text, one line each ("" when it is valid). Draft-07
  * (ajv's default); `strict: false` for the editor keywords the schemas carry (`markdownDescription`).
@@ -197,10 +210,7 @@ async function changeJaneByHand(what: "lastname" | "displayName", to: string): P
  * `extends` is a job template, so it is checked against that schema's own `job_template` too.
  */
 async function schemaProblems(schema: "github-workflow" | "gitlab-ci", text: string): Promise<string> {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  const published = JSON.parse(await readFile(join(SCHEMAS, `${schema}.json`), "utf8")) as { $id: string };
-  const validate = ajv.compile(published);
+  const { ajv, validate, id } = await compiledSchema(schema);
   const doc = parse(text) as Record<string, unknown>;
   const problems: string[] = [];
   const report = (v: ValidateFunction, at: string) =>
@@ -211,7 +221,7 @@ async function schemaProblems(schema: "github-workflow" | "gitlab-ci", text: str
     );
   if (!validate(doc)) report(validate, "");
   if (schema === "gitlab-ci") {
-    const template = ajv.getSchema(`${published.$id}#/definitions/job_template`)!;
+    const template = ajv.getSchema(`${id}#/definitions/job_template`)!;
     const extended = new Set(
       Object.values(doc).flatMap((job) => {
         const ext = (job as { extends?: string | string[] } | null)?.extends;
