@@ -32,9 +32,16 @@ export PATH="$bin:$PATH"
 echo "ci-node24: running on node $(node --version) from $dir"
 
 status=0
-bash scripts/check-package.sh || status=1
+# The packaging check (mostly an npm install: waiting on the registry) runs beside the suite; its
+# output follows the suite's.
+package_log=$(mktemp)
+bash scripts/check-package.sh >"$package_log" 2>&1 &
+package=$!
 # vitest itself on Node 24: the tests start the built CLI with process.execPath, so it runs on 24
 # too. USERSYNC_EXPECT_NODE lets test/e2e/runtime.test.ts prove which Node that was.
 USERSYNC_EXPECT_NODE="$NODE24_VERSION" node node_modules/vitest/vitest.mjs run test/e2e \
   --reporter=default --reporter=json --outputFile.json="$results/e2e-node24.json" || status=1
+wait $package || status=1
+cat "$package_log"
+rm -f "$package_log"
 exit $status
