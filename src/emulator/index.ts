@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FaultEngine } from "./faults.js";
+import { seededOrganization } from "./organization-seed.js";
 import { Persister, loadPersisted } from "./persistence.js";
 import { RequestLog } from "./request-log.js";
 import { createPipeline } from "./server.js";
@@ -52,9 +53,16 @@ async function openStore(
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const tokens = options.tokens ?? DEFAULT_TOKENS;
   const owners = options.mapTokenOwners === false ? [] : Object.values(tokens);
+  // Checked before the store opens: a seed's organization that cannot be served stops the start.
+  const organization = seededOrganization(options.seed);
   const { store, persister } = await openStore(options, owners);
-  store.signIn = options.signIn;
-  store.organizationSettings = options.organizationSettings ?? [];
+  store.signIn = options.signIn ?? organization.signIn;
+  const idp = store.signIn?.identityProvider;
+  store.identityProviders = [
+    ...organization.identityProviders.filter((p) => p.id !== idp?.id),
+    ...(idp ? [idp] : []),
+  ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  store.organizationSettings = options.organizationSettings ?? organization.organizationSettings;
   const faults = new FaultEngine(options.faults);
   const log = new RequestLog(options.requestLogLimit ?? 100_000, options.onRequest);
   let base = "";
