@@ -67,7 +67,11 @@ function identityProvidersReply(ctx: RouteContext): Reply {
   }
   const idp = ctx.store.identityProviders.find((p) => p.id === ctx.param);
   if (idp === undefined) throw new ProblemError(404, `identity provider ${ctx.param} not found`);
-  return { status: 200, contentType: JSON_API, body: { data: identityProviderResource(ctx, idp), links: self } };
+  return {
+    status: 200,
+    contentType: JSON_API,
+    body: { data: identityProviderResource(ctx, idp), links: self },
+  };
 }
 
 export const ORGANIZATION_ROUTES: Route[] = [

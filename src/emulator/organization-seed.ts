@@ -41,7 +41,8 @@ function only(value: Record<string, unknown>, keys: string[], field: string): vo
 
 function text(value: Record<string, unknown>, key: string, field: string): void {
   const v = value[key];
-  if (v !== undefined && (typeof v !== "string" || v === "")) fail(`${field}.${key}`, "must be a non-empty string");
+  if (v !== undefined && (typeof v !== "string" || v === ""))
+    fail(`${field}.${key}`, "must be a non-empty string");
 }
 
 function identityProvider(v: unknown, i: number): SeedIdentityProvider {
@@ -57,7 +58,10 @@ function identityProvider(v: unknown, i: number): SeedIdentityProvider {
   if (ids !== undefined && !(Array.isArray(ids) && ids.every((d) => typeof d === "string")))
     fail(`${field}.identifiers`, "must be a list of email domains");
   const claims = v["customClaimMapping"];
-  if (claims !== undefined && !(isRecord(claims) && Object.values(claims).every((c) => typeof c === "string")))
+  if (
+    claims !== undefined &&
+    !(isRecord(claims) && Object.values(claims).every((c) => typeof c === "string"))
+  )
     fail(`${field}.customClaimMapping`, "must map claim names to claim names");
   return v as unknown as SeedIdentityProvider;
 }
@@ -92,7 +96,8 @@ export function seededOrganization(seed: EmulatorSeed | undefined): SeededOrgani
   const organizationSettings = listOf(seed, "organizationSettings").map(setting);
   const org: unknown = seed.organization;
   if (org === undefined) return { signIn: undefined, identityProviders, organizationSettings };
-  if (!isRecord(org)) fail("organization", "must be a mapping (oauthIssuerLocation, oauthSubjectIdClaim, identityProvider)");
+  if (!isRecord(org))
+    fail("organization", "must be a mapping (oauthIssuerLocation, oauthSubjectIdClaim, identityProvider)");
   only(org, ORGANIZATION_KEYS, "organization");
   for (const k of ORGANIZATION_KEYS) text(org, k, "organization");
   const signIn: EmulatorSignIn = {};

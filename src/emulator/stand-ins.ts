@@ -197,7 +197,12 @@ export async function startStandIn(
   await mkdir(dir, { recursive: true });
   const running = await start({ seed: o.seed, port: o.port, dir });
   try {
-    const config = await writeRehearsalConfig({ dir, kind, serviceUrl: o.serviceUrl, source: running.source });
+    const config = await writeRehearsalConfig({
+      dir,
+      kind,
+      serviceUrl: o.serviceUrl,
+      source: running.source,
+    });
     return { ...running, config };
   } catch (err) {
     await running.close();

@@ -43,7 +43,8 @@ interface Session {
   background: ShellBlock;
   after: ShellBlock[];
 }
-const isBackground = (b: ShellBlock): boolean => b.marker?.runnable === true && b.marker.background !== undefined;
+const isBackground = (b: ShellBlock): boolean =>
+  b.marker?.runnable === true && b.marker.background !== undefined;
 const sessions: Session[] = [];
 for (const b of runnable)
   if (isBackground(b) && !sessions.some((s) => s.background.file === b.file))
@@ -250,10 +251,15 @@ describe("documentation examples", () => {
 
   it("a background block is one command; the blocks of its walk need no fixture", () => {
     for (const { background, after } of sessions) {
-      const commands = background.text.split("\n").filter((l) => l.trim() !== "" && !l.trim().startsWith("#"));
+      const commands = background.text
+        .split("\n")
+        .filter((l) => l.trim() !== "" && !l.trim().startsWith("#"));
       expect(commands, `${background.file}:${background.line}`).toHaveLength(1);
       for (const b of after)
-        expect(b.marker?.runnable && (b.marker.fixture ?? b.marker.background), `${b.file}:${b.line}`).toBeUndefined();
+        expect(
+          b.marker?.runnable && (b.marker.fixture ?? b.marker.background),
+          `${b.file}:${b.line}`,
+        ).toBeUndefined();
     }
     // The rehearsals of entra.md, okta.md and google.md, from nothing to a converged apply.
     expect(sessions.map((x) => x.background.file).sort()).toEqual(

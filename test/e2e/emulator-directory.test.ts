@@ -34,7 +34,12 @@ describe.each(Object.keys(KINDS) as (keyof typeof KINDS)[])("usersync emulator -
   it("prints a source block that converges against the emulator it serves beside", async () => {
     await withTempDir(async (dir) => {
       const seed = join(ROOT, "fixtures", "stand-ins", `${kind}.yaml`);
-      const organization = join(ROOT, "fixtures", "stand-ins", `organization-${KINDS[kind].organization}.yaml`);
+      const organization = join(
+        ROOT,
+        "fixtures",
+        "stand-ins",
+        `organization-${KINDS[kind].organization}.yaml`,
+      );
       const { child, done } = startCli(
         [
           "emulator",
@@ -82,7 +87,9 @@ describe.each(Object.keys(KINDS) as (keyof typeof KINDS)[])("usersync emulator -
         expect(again.stdout).toMatch(/No changes/);
         // Each person is keyed by the claim the seeded organization names (its identity provider's).
         const users = (await (
-          await fetch(`${base}/api/v1/entities/users?size=100`, { headers: { Authorization: "Bearer dev-token" } })
+          await fetch(`${base}/api/v1/entities/users?size=100`, {
+            headers: { Authorization: "Bearer dev-token" },
+          })
         ).json()) as { data: { attributes: { email?: string; authenticationId?: string } }[] };
         const ada = users.data.find((u) => u.attributes.email === "ada@example.org");
         expect(ada?.attributes.authenticationId).toBe(KINDS[kind].ada);
@@ -107,11 +114,23 @@ describe("usersync emulator --directory with a seed it cannot serve", () => {
         seed,
         stringify({
           users: [{ id: "1", primaryEmail: "ada@example.org", name: { givenName: "Ada" } }],
-          groups: [{ id: "g", email: "sales@example.org", name: "Sales", members: [{ id: "1", type: "USER" }] }],
+          groups: [
+            { id: "g", email: "sales@example.org", name: "Sales", members: [{ id: "1", type: "USER" }] },
+          ],
         }),
       );
       const r = await runCli(
-        ["emulator", "--port", "0", "--directory", "google", "--directory-seed", seed, "--directory-files", dir],
+        [
+          "emulator",
+          "--port",
+          "0",
+          "--directory",
+          "google",
+          "--directory-seed",
+          seed,
+          "--directory-files",
+          dir,
+        ],
         { cwd: dir },
       );
       expect(r.code).toBe(4);

@@ -64,11 +64,18 @@ describe("the seed's organization", () => {
         redirect: "manual",
       });
       expect(moved.status).toBe(302);
-      const org = await call(e, "GET", `${new URL(moved.headers.get("location")!).pathname}?include=identityProvider`);
+      const org = await call(
+        e,
+        "GET",
+        `${new URL(moved.headers.get("location")!).pathname}?include=identityProvider`,
+      );
       expect(org.status).toBe(200);
       expect(validateAgainst("metadata", "JsonApiOrganizationOutDocument", org.json)).toEqual([]);
       expect(org.json.data.attributes.oauthSubjectIdClaim).toBe("sub");
-      expect(org.json.data.relationships.identityProvider.data).toEqual({ id: "contoso", type: "identityProvider" });
+      expect(org.json.data.relationships.identityProvider.data).toEqual({
+        id: "contoso",
+        type: "identityProvider",
+      });
       expect(org.json.included[0].attributes.identifiers).toEqual(["contoso.example"]);
       // The identity provider wins over the organization's own claim, as in the service.
       expect(signInOf(org.json)).toEqual({
@@ -97,7 +104,11 @@ describe("the seed's organization", () => {
   it("the organization's own claim without an identity provider; its settings", async () => {
     const seed = `organization: { oauthIssuerLocation: "https://okta.example.org", oauthSubjectIdClaim: email }\norganizationSettings:\n  - { id: jit, type: JIT_PROVISIONING, content: { enabled: true } }\n`;
     await withSeed(seed, async (e) => {
-      const org = await call(e, "GET", "/api/v1/entities/admin/organizations/emulated-org?include=identityProvider");
+      const org = await call(
+        e,
+        "GET",
+        "/api/v1/entities/admin/organizations/emulated-org?include=identityProvider",
+      );
       expect(signInOf(org.json)).toEqual({
         kind: "oidc",
         claim: "email",
@@ -121,7 +132,11 @@ describe("the seed's organization", () => {
           persistPath: join(dir, "org.json"),
         });
         try {
-          const org = await call(again, "GET", "/api/v1/entities/admin/organizations/emulated-org?include=identityProvider");
+          const org = await call(
+            again,
+            "GET",
+            "/api/v1/entities/admin/organizations/emulated-org?include=identityProvider",
+          );
           expect(signInOf(org.json)).toMatchObject({ claim: "oid", from: "identityProvider" });
         } finally {
           await again.close();
@@ -132,12 +147,24 @@ describe("the seed's organization", () => {
   });
 
   it.each([
-    ["organization: { identityProvider: okta }\n", "organization.identityProvider names okta, which identityProviders does not list"],
-    ["organization: { oauthSubjectIdClaim: 7 }\n", "organization.oauthSubjectIdClaim must be a non-empty string"],
+    [
+      "organization: { identityProvider: okta }\n",
+      "organization.identityProvider names okta, which identityProviders does not list",
+    ],
+    [
+      "organization: { oauthSubjectIdClaim: 7 }\n",
+      "organization.oauthSubjectIdClaim must be a non-empty string",
+    ],
     ["organization: { claim: oid }\n", "organization.claim is not a known key"],
-    ["identityProviders:\n  - { id: a, idpType: SAML }\n", "identityProviders[0].idpType must be one of MANAGED_IDP"],
+    [
+      "identityProviders:\n  - { id: a, idpType: SAML }\n",
+      "identityProviders[0].idpType must be one of MANAGED_IDP",
+    ],
     ["identityProviders:\n  - { id: a }\n  - { id: a }\n", "identityProviders has a twice"],
-    ["organizationSettings:\n  - { id: jit, type: JIT_PROVISIONING }\n", "organizationSettings[0].content must be a mapping"],
+    [
+      "organizationSettings:\n  - { id: jit, type: JIT_PROVISIONING }\n",
+      "organizationSettings[0].content must be a mapping",
+    ],
     ["identityProviders: { id: a }\n", "identityProviders must be a list"],
   ])("a seed that cannot be served is refused, naming the file and the field: %j", async (text, words) => {
     await withTempDir(async (dir) => {

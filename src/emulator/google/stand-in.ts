@@ -29,9 +29,13 @@ async function seededCustomer(file: string): Promise<Customer> {
   for (const g of groups)
     for (const m of g.members)
       if (m.type !== "CUSTOMER" && m.email === undefined && !ids.has(m.id))
-        throw new Error(`the seed ${file}: group ${g.email} has member ${m.id}, which is no user or group of it`);
+        throw new Error(
+          `the seed ${file}: group ${g.email} has member ${m.id}, which is no user or group of it`,
+        );
   const domain =
-    typeof seed["domain"] === "string" ? seed["domain"] : (users[0]?.primaryEmail.split("@")[1] ?? "example.org");
+    typeof seed["domain"] === "string"
+      ? seed["domain"]
+      : (users[0]?.primaryEmail.split("@")[1] ?? "example.org");
   const customerId = typeof seed["customerId"] === "string" ? seed["customerId"] : "C0rehearsal";
   return { customerId, domain, users, groups };
 }
