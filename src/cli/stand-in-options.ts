@@ -18,6 +18,6 @@ export const DIRECTORY_STAND_IN_OPTIONS = {
   "directory-files": {
     type: "string",
     value: "DIR",
-    help: "where its key, secret and CA, and the rehearsal config usersync.yaml,\nare written (default .usersync/stand-in)",
+    help: "where its key, secret and CA, and the rehearsal config rehearsal.yaml,\nare written (default .usersync/stand-in)",
   },
 } as const;

@@ -41,11 +41,23 @@ export function listOf<T>(seed: Record<string, unknown>, key: string, file: stri
   return v as T[];
 }
 
-export const REHEARSAL_CONFIG = "usersync.yaml";
+export const REHEARSAL_CONFIG = "rehearsal.yaml";
+const WRITTEN_BY = "# Written by `usersync emulator --directory";
+
+/** The file's text, or undefined when there is none. */
+async function existing(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
 
 /**
- * `DIR/usersync.yaml`: the service emulator as the target, the stand-in as the source; what the
- * printed block says, ready to plan with. Returns its path.
+ * `DIR/rehearsal.yaml`: the service emulator as the target, the stand-in as the source; what the
+ * printed block says, ready to plan with. Returns its path. A file of that name the emulator did
+ * not write (a person's own config) is never overwritten.
  */
 export async function writeRehearsalConfig(o: {
   dir: string;
@@ -54,8 +66,13 @@ export async function writeRehearsalConfig(o: {
   source: string;
 }): Promise<string> {
   const file = join(o.dir, REHEARSAL_CONFIG);
+  const before = await existing(file);
+  if (before !== undefined && !before.startsWith(WRITTEN_BY))
+    throw new Error(
+      `${file} exists and was not written by usersync emulator: give the stand-in a folder of its own (--directory-files DIR)`,
+    );
   const text = [
-    `# Written by \`usersync emulator --directory ${o.kind}\` for a rehearsal (docs/emulator.md): the`,
+    `${WRITTEN_BY} ${o.kind}\` for a rehearsal (docs/emulator.md): the`,
     "# service emulator as the target, its directory stand-in as the source. Both stop with the",
     "# emulator; a new start writes this file again. Copy it to rehearse more (docs/configuration.md).",
     "target:",

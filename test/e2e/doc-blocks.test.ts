@@ -21,7 +21,7 @@ const PAGE = [
   "",
   "<!-- runnable -->",
   "```sh",
-  "npx usersync plan --config .usersync/stand-in/usersync.yaml --detailed-exitcode   # exit 2: changes",
+  "npx usersync plan --config .usersync/stand-in/rehearsal.yaml --detailed-exitcode   # exit 2: changes",
   "```",
 ].join("\n");
 

@@ -5,7 +5,7 @@
  * into a config, converges: plan, apply, and a plan that is empty, each person keyed by the
  * organization's claim; the config the emulator wrote beside the key plans the same.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
@@ -68,7 +68,7 @@ describe.each(Object.keys(KINDS) as (keyof typeof KINDS)[])("usersync emulator -
         const block = parse(text.slice(text.indexOf("source:"))) as { source: Record<string, unknown> };
         expect(block.source["type"]).toBe(KINDS[kind].type);
         expect(text).not.toMatch(/BEGIN PRIVATE KEY/);
-        const config = join(dir, "usersync.yaml");
+        const config = join(dir, "pasted.yaml");
         await writeFile(
           config,
           stringify({
@@ -94,7 +94,7 @@ describe.each(Object.keys(KINDS) as (keyof typeof KINDS)[])("usersync emulator -
         const ada = users.data.find((u) => u.attributes.email === "ada@example.org");
         expect(ada?.attributes.authenticationId).toBe(KINDS[kind].ada);
         // The config written beside the key reads the same and targets the same emulator.
-        const written = join(dir, "usersync.yaml");
+        const written = join(dir, "rehearsal.yaml");
         expect(text).toContain(`a config that reads it and targets this emulator: ${written}`);
         const same = await runCli(["plan", "--config", written, "--detailed-exitcode"], { env, cwd: dir });
         expect(same.code, same.stdout + same.stderr).toBe(0);
@@ -103,10 +103,26 @@ describe.each(Object.keys(KINDS) as (keyof typeof KINDS)[])("usersync emulator -
         expect((await done).code).toBe(0);
       }
     });
-  });
+  }, 120_000);
 });
 
 describe("usersync emulator --directory with a seed it cannot serve", () => {
+  it("never overwrites a rehearsal.yaml it did not write (exit 4, the fix named)", async () => {
+    await withTempDir(async (dir) => {
+      const mine = "target: { baseUrl: https://analytics.example.com }\n";
+      await writeFile(join(dir, "rehearsal.yaml"), mine);
+      const r = await runCli(
+        ["emulator", "--port", "0", "--directory", "okta", "--directory-files", dir, "--log-level", "warn"],
+        { cwd: dir },
+      );
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(
+        "was not written by usersync emulator: give the stand-in a folder of its own",
+      );
+      expect(await readFile(join(dir, "rehearsal.yaml"), "utf8")).toBe(mine);
+    });
+  });
+
   it("stops before it listens (exit 4), naming the seed and what to add", async () => {
     await withTempDir(async (dir) => {
       const seed = join(dir, "google.yaml");
