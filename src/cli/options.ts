@@ -256,7 +256,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
       seed: {
         type: "string",
         value: "FILE",
-        help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions, dataFilters)",
+        help: "initial organization (JSON or YAML: idpUsers, mappings, groups,\nworkspaces with their grants, organizationPermissions, dataFilters;\nhow people sign in: organization, identityProviders,\norganizationSettings)",
       },
       data: { type: "string", value: "FILE", help: "persist the organization to this JSON file" },
       "user-management": {

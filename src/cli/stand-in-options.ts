@@ -7,7 +7,7 @@ export const DIRECTORY_STAND_IN_OPTIONS = {
   directory: {
     type: "string",
     value: "KIND",
-    help: "also serve a directory stand-in to rehearse a source: graph (an Entra\ntenant, HTTPS with a CA made for the run) or okta; prints the\nsource: block that reads it (docs/emulator.md)",
+    help: "also serve a directory stand-in to rehearse a source: graph (an Entra\ntenant, HTTPS with a CA made for the run), okta or google (a Google\nWorkspace customer); prints the source: block that reads it and\nwrites a config with it (docs/emulator.md)",
   },
   "directory-seed": {
     type: "string",
@@ -18,6 +18,6 @@ export const DIRECTORY_STAND_IN_OPTIONS = {
   "directory-files": {
     type: "string",
     value: "DIR",
-    help: "where its key, secret and CA are written (default .usersync/stand-in)",
+    help: "where its key, secret and CA, and the rehearsal config rehearsal.yaml,\nare written (default .usersync/stand-in)",
   },
 } as const;

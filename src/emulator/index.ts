@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FaultEngine } from "./faults.js";
+import { seededOrganization, type SeededOrganization } from "./organization-seed.js";
 import { Persister, loadPersisted } from "./persistence.js";
 import { RequestLog } from "./request-log.js";
 import { createPipeline } from "./server.js";
@@ -49,12 +50,24 @@ async function openStore(
   return { store, persister };
 }
 
+/** How the organization signs people in and its settings: the options', else the seed's; never persisted. */
+function setOrganization(store: Store, options: EmulatorOptions, seeded: SeededOrganization): void {
+  store.signIn = options.signIn ?? seeded.signIn;
+  const idp = store.signIn?.identityProvider;
+  store.identityProviders = [
+    ...seeded.identityProviders.filter((p) => p.id !== idp?.id),
+    ...(idp ? [idp] : []),
+  ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  store.organizationSettings = options.organizationSettings ?? seeded.organizationSettings;
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const tokens = options.tokens ?? DEFAULT_TOKENS;
   const owners = options.mapTokenOwners === false ? [] : Object.values(tokens);
+  // Checked before the store opens: a seed's organization that cannot be served stops the start.
+  const organization = seededOrganization(options.seed);
   const { store, persister } = await openStore(options, owners);
-  store.signIn = options.signIn;
-  store.organizationSettings = options.organizationSettings ?? [];
+  setOrganization(store, options, organization);
   const faults = new FaultEngine(options.faults);
   const log = new RequestLog(options.requestLogLimit ?? 100_000, options.onRequest);
   let base = "";

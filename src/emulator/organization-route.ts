@@ -3,13 +3,14 @@
  * /api/v1/entities/organization` (302 to the entity, as the official OpenAPI says) and `GET
  * /api/v1/entities/admin/organizations/{id}` with `include=identityProvider`. Its
  * `oauthSubjectIdClaim` (official `metadata-json-api`: "the claim in ID token that should be used
- * for user identification; the default value is 'sub'") is set by the `signIn` option; without it
- * the organization signs people in through the built-in identity provider.
+ * for user identification; the default value is 'sub'") is set by the seed's `organization` or the
+ * `signIn` option (organization-seed.ts); without it the organization signs people in through the
+ * built-in identity provider. Its identity providers are listed at `/api/v1/entities/identityProviders`.
  */
 import { JSON_API, ProblemError, type Reply } from "./http-util.js";
 import { ORGANIZATION_ID } from "./profile-route.js";
 import type { Route, RouteContext } from "./route-context.js";
-import type { EmulatorSignIn } from "./types.js";
+import type { EmulatorSignIn, SeedIdentityProvider } from "./types.js";
 
 function organizationReply(ctx: RouteContext, signIn: EmulatorSignIn | undefined): Reply {
   if (ctx.method !== "GET") throw new ProblemError(405, `${ctx.method} is not allowed here (GET)`);
@@ -29,17 +30,7 @@ function organizationReply(ctx: RouteContext, signIn: EmulatorSignIn | undefined
   if (idp) data["relationships"] = { identityProvider: { data: { id: idp.id, type: "identityProvider" } } };
   const include = (ctx.query.get("include") ?? "").split(",");
   const doc: Record<string, unknown> = { data, links: { self: `${ctx.base}${ctx.url}` } };
-  if (idp && include.includes("identityProvider")) {
-    const { id, ...idpAttributes } = idp;
-    doc["included"] = [
-      {
-        id,
-        type: "identityProvider",
-        attributes: idpAttributes,
-        links: { self: `${ctx.base}/api/v1/entities/identityProviders/${id}` },
-      },
-    ];
-  }
+  if (idp && include.includes("identityProvider")) doc["included"] = [identityProviderResource(ctx, idp)];
   return { status: 200, contentType: JSON_API, body: doc };
 }
 
@@ -55,7 +46,41 @@ function settingsReply(ctx: RouteContext): Reply {
   return { status: 200, contentType: JSON_API, body: { data, links: { self: `${ctx.base}${ctx.url}` } } };
 }
 
+/** An identityProvider resource (JsonApiIdentityProviderOut), its attributes as seeded. */
+function identityProviderResource(ctx: RouteContext, idp: SeedIdentityProvider): Record<string, unknown> {
+  const { id, ...attributes } = idp;
+  return {
+    id,
+    type: "identityProvider",
+    attributes,
+    links: { self: `${ctx.base}/api/v1/entities/identityProviders/${id}` },
+  };
+}
+
+/** `GET /api/v1/entities/identityProviders[/{id}]`: the organization's providers, in one page (an organization has a few). */
+function identityProvidersReply(ctx: RouteContext): Reply {
+  if (ctx.method !== "GET") throw new ProblemError(405, `${ctx.method} is not allowed here (GET)`);
+  const self = { self: `${ctx.base}${ctx.url}` };
+  if (ctx.param === undefined) {
+    const data = ctx.store.identityProviders.map((p) => identityProviderResource(ctx, p));
+    return { status: 200, contentType: JSON_API, body: { data, links: self } };
+  }
+  const idp = ctx.store.identityProviders.find((p) => p.id === ctx.param);
+  if (idp === undefined) throw new ProblemError(404, `identity provider ${ctx.param} not found`);
+  return {
+    status: 200,
+    contentType: JSON_API,
+    body: { data: identityProviderResource(ctx, idp), links: self },
+  };
+}
+
 export const ORGANIZATION_ROUTES: Route[] = [
+  {
+    profile: "v1",
+    pattern: /^\/api\/v1\/entities\/identityProviders(?:\/([^/]+))?$/,
+    param: 1,
+    handler: () => identityProvidersReply,
+  },
   {
     profile: "v1",
     pattern: /^\/api\/v1\/entities\/organizationSettings$/,

@@ -8,6 +8,7 @@ import { extname } from "node:path";
 import { parseYaml } from "../desired/yaml-text.js";
 import { formatProblem } from "../errors.js";
 import { writeFileAtomic } from "../files.js";
+import { seededOrganization } from "./organization-seed.js";
 import type { Store } from "./store.js";
 import type { EmulatorSeed } from "./types.js";
 
@@ -32,6 +33,8 @@ function checkSeedShape(value: unknown, path: string): EmulatorSeed {
     "workspaces",
     "organizationPermissions",
     "dataFilters",
+    "identityProviders",
+    "organizationSettings",
   ]) {
     if (value[key] !== undefined && !Array.isArray(value[key]))
       throw new Error(`${path}: ${key} must be a list`);
@@ -41,7 +44,8 @@ function checkSeedShape(value: unknown, path: string): EmulatorSeed {
 
 /**
  * Reads a seed file: JSON, or YAML for `.yaml`/`.yml`, with `idpUsers`, `mappings`, `groups`
- * and optionally `workspaces` (with their grants), `organizationPermissions` and `dataFilters`.
+ * and optionally `workspaces` (with their grants), `organizationPermissions`, `dataFilters` and
+ * the organization's sign-in (`organization`, `identityProviders`, `organizationSettings`).
  */
 export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
   const text = await readFile(path, "utf8");
@@ -61,7 +65,13 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
     } catch (err) {
       throw new Error(`${path}: cannot parse the seed file: ${(err as Error).message}`, { cause: err });
     }
-  return checkSeedShape(value, path);
+  const seed = checkSeedShape(value, path);
+  try {
+    seededOrganization(seed);
+  } catch (err) {
+    throw new Error(`${path}: ${(err as Error).message}`, { cause: err });
+  }
+  return seed;
 }
 
 /** The persisted store, or undefined when the file does not exist yet. */

@@ -2,53 +2,31 @@
  * Directory stand-ins a person can rehearse with (`usersync emulator --directory KIND`,
  * docs/emulator.md): each kind starts its stand-in from a seed file (YAML, the directory's own
  * shapes, made-up people) or from generated people, writes what usersync needs to reach it (a key,
- * a secret, a CA) into a folder, and says which `source:` block reads it. A new directory (Google
- * Workspace next) registers one entry in STAND_INS; the command and its help follow.
+ * a secret, a CA) into a folder, and says which `source:` block reads it; the folder also gets a
+ * rehearsal config (stand-in-seed.ts). A new directory registers one entry in STAND_INS; the
+ * command and its help follow.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { parse } from "yaml";
 import { generateTenant, STAND_IN_CLIENT, STAND_IN_TENANT } from "./graph/generate.js";
 import { startGraphStandIn, type GraphTenant } from "./graph/server.js";
 import { makeDirectory } from "./okta/directory.js";
 import { startOktaStandIn } from "./okta/server.js";
 import type { OktaGroup, OktaUser } from "./okta/types.js";
+import { google } from "./google/stand-in.js";
+import {
+  listOf,
+  readSeed,
+  writeRehearsalConfig,
+  type RunningStandIn,
+  type StandInKind,
+  type StandInStart,
+} from "./stand-in-seed.js";
 
-export interface StandInStart {
-  /** A seed file (YAML or JSON), or undefined for generated made-up people. */
-  seed: string | undefined;
-  port: number;
-  /** Where the key, secret or CA usersync needs are written (created when missing). */
-  dir: string;
-}
-
-export interface RunningStandIn {
-  url: string;
-  /** The `source:` block that reads it, to paste into a config. */
-  source: string;
-  /** Lines for the person: what was written where, how to trust the CA. */
-  notes: string[];
-  close(): Promise<void>;
-}
-
-export type StandInKind = (o: StandInStart) => Promise<RunningStandIn>;
-
-async function readSeed(file: string): Promise<Record<string, unknown>> {
-  const text = await readFile(file, "utf8");
-  const value: unknown = parse(text);
-  if (value === null || typeof value !== "object" || Array.isArray(value))
-    throw new Error(`the seed ${file} is not a mapping (users:, groups:)`);
-  return value as Record<string, unknown>;
-}
-
-function listOf<T>(seed: Record<string, unknown>, key: string, file: string): T[] {
-  const v = seed[key];
-  if (!Array.isArray(v)) throw new Error(`the seed ${file} has no list ${key}:`);
-  return v as T[];
-}
+export type { RunningStandIn, StandInKind, StandInStart } from "./stand-in-seed.js";
 
 const run = promisify(execFile);
 
@@ -205,13 +183,29 @@ const okta: StandInKind = async (o) => {
 };
 
 /** `--directory KIND`: the stand-ins the emulator command can serve beside the service. */
-export const STAND_INS: Record<string, StandInKind> = { graph, okta };
+export const STAND_INS: Record<string, StandInKind> = { graph, okta, google };
 
-export async function startStandIn(kind: string, o: StandInStart): Promise<RunningStandIn> {
+/** A stand-in started, with the rehearsal config that reads it and targets the service at `serviceUrl`. */
+export async function startStandIn(
+  kind: string,
+  o: StandInStart & { serviceUrl: string },
+): Promise<RunningStandIn & { config: string }> {
   const start = STAND_INS[kind];
   if (start === undefined)
     throw new Error(`--directory ${kind} is not a stand-in: ${Object.keys(STAND_INS).join(", ")}`);
   const dir = resolve(o.dir);
   await mkdir(dir, { recursive: true });
-  return start({ ...o, dir });
+  const running = await start({ seed: o.seed, port: o.port, dir });
+  try {
+    const config = await writeRehearsalConfig({
+      dir,
+      kind,
+      serviceUrl: o.serviceUrl,
+      source: running.source,
+    });
+    return { ...running, config };
+  } catch (err) {
+    await running.close();
+    throw err;
+  }
 }

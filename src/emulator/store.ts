@@ -13,6 +13,7 @@ import type {
   StoredIdpUser,
   EmulatorOrganizationSetting,
   EmulatorSignIn,
+  SeedIdentityProvider,
 } from "./types.js";
 
 export interface MappingRec {
@@ -51,6 +52,8 @@ export class Store {
   signIn: EmulatorSignIn | undefined;
   /** The organization's settings (EmulatorOptions.organizationSettings); not part of the persisted store. */
   organizationSettings: EmulatorOrganizationSetting[] = [];
+  /** The organization's identity providers, by id (the seed's, and signIn's); not part of the persisted store. */
+  identityProviders: SeedIdentityProvider[] = [];
   /** User data filters (filter-store.ts). */
   readonly filters = new FilterStore(() => void this.revision++);
 

@@ -119,6 +119,37 @@ export interface EmulatorSeed {
   organizationPermissions?: SeedOrganizationPermission[];
   /** User data filters, each on a seeded workspace and user or group (filter-store.ts). */
   dataFilters?: SeedDataFilter[];
+  /**
+   * How the organization signs people in (organization-seed.ts): read at every start, never
+   * persisted (the emulator takes no writes of them). `startEmulator`'s `signIn` wins.
+   */
+  organization?: SeedOrganization;
+  /** The organization's identity providers (`identityProvider` entities). */
+  identityProviders?: SeedIdentityProvider[];
+  /** The organization's settings (`organizationSettings`), e.g. JIT_PROVISIONING; the option wins. */
+  organizationSettings?: EmulatorOrganizationSetting[];
+}
+
+/** The organization entity's sign-in attributes (official `metadata-json-api`, JsonApiOrganizationOut). */
+export interface SeedOrganization {
+  oauthIssuerLocation?: string;
+  /** The ID-token claim that identifies a user; the service's default is `sub`. */
+  oauthSubjectIdClaim?: string;
+  /** The id of the identity provider (of `identityProviders`) the organization signs people in through. */
+  identityProvider?: string;
+}
+
+/** An identity provider entity (official `metadata-json-api`, JsonApiIdentityProviderOut), its attributes flat. */
+export interface SeedIdentityProvider {
+  id: string;
+  idpType?: "MANAGED_IDP" | "FIM_IDP" | "DEX_IDP" | "CUSTOM_IDP";
+  /** Email domains whose users this provider signs in. */
+  identifiers?: string[];
+  oauthIssuerLocation?: string;
+  oauthSubjectIdClaim?: string;
+  oauthClientId?: string;
+  oauthIssuerId?: string;
+  customClaimMapping?: Record<string, string>;
 }
 
 /**
@@ -130,12 +161,7 @@ export interface EmulatorSeed {
 export interface EmulatorSignIn {
   oauthIssuerLocation?: string;
   oauthSubjectIdClaim?: string;
-  identityProvider?: {
-    id: string;
-    idpType?: "MANAGED_IDP" | "FIM_IDP" | "DEX_IDP" | "CUSTOM_IDP";
-    oauthIssuerLocation?: string;
-    oauthSubjectIdClaim?: string;
-  };
+  identityProvider?: SeedIdentityProvider;
 }
 
 /** An organization setting (`organizationSettings` entity): its type and free-form content, as the official OpenAPI has it. */

@@ -23,13 +23,36 @@ import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import { directoryLdif, GROUPS, PEOPLE } from "../helpers/directory-ldif.js";
 import { READER_DN, READER_PASSWORD, startSlapd } from "../helpers/slapd.js";
 import { skipWithout, type Need } from "../helpers/skips.js";
-import { blockScript, codeBlocks, markdownFiles, shellBlocks, type ShellBlock } from "./doc-blocks.js";
+import {
+  blockScript,
+  codeBlocks,
+  markdownFiles,
+  sessionScript,
+  shellBlocks,
+  type ShellBlock,
+} from "./doc-blocks.js";
 import { CLI, ROOT, runCli, withTempDir } from "./run-cli.js";
 
 const blocks: ShellBlock[] = [];
 for (const file of await markdownFiles(ROOT))
   blocks.push(...shellBlocks(await readFile(join(ROOT, file), "utf8"), file));
 const runnable = blocks.filter((b) => b.marker?.runnable === true);
+
+/** A page's walk on a background command: that block and every runnable block after it on the page. */
+interface Session {
+  background: ShellBlock;
+  after: ShellBlock[];
+}
+const isBackground = (b: ShellBlock): boolean =>
+  b.marker?.runnable === true && b.marker.background !== undefined;
+const sessions: Session[] = [];
+for (const b of runnable)
+  if (isBackground(b) && !sessions.some((s) => s.background.file === b.file))
+    sessions.push({
+      background: b,
+      after: runnable.filter((a) => a.file === b.file && a.line > b.line),
+    });
+const inSession = new Set(sessions.flatMap((s) => [s.background, ...s.after]));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -171,8 +194,19 @@ const npxShim = (path: string | undefined): string =>
   `#!/bin/sh\nif [ "$1" = usersync ]; then shift; exec "${process.execPath}" "${CLI}" "$@"; fi\n` +
   `PATH='${path ?? ""}' exec npx "$@"\n`;
 
+type ScriptOf = (o: { port: number; replace?: Record<string, string> }) => string;
+
 /** Runs a block as a person would in a fresh checkout: the folder, `npx usersync`, a HOME of its own. */
-async function runBlock(block: ShellBlock): Promise<{ code: number | null; out: string; written: string[] }> {
+function runBlock(block: ShellBlock): Promise<{ code: number | null; out: string; written: string[] }> {
+  const fixture = block.marker?.runnable && block.marker.fixture ? block.marker.fixture : undefined;
+  return runScript((o) => blockScript(block, o), fixture);
+}
+
+/** Runs a script made for the folder's free port, after the fixture (if any) is set up. */
+async function runScript(
+  scriptOf: ScriptOf,
+  fixture: string | undefined,
+): Promise<{ code: number | null; out: string; written: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), "usersync-docs-"));
   try {
     // Outside the folder: the `npx` shim, HOME, and the background emulator's output.
@@ -183,14 +217,10 @@ async function runBlock(block: ShellBlock): Promise<{ code: number | null; out: 
     await mkdir(join(bin, "home"));
     for (const link of ["fixtures", "dist", "deploy", "config.example.yaml", "package.json"])
       await symlink(join(ROOT, link), join(dir, link));
-    const fixture = block.marker?.runnable && block.marker.fixture ? block.marker.fixture : undefined;
     const port = await freePort();
     const setUp = fixture ? await FIXTURES[fixture]!(dir, port) : { env: {} };
     const before = new Set(await filesUnder(dir));
-    const script = blockScript(block, {
-      port,
-      ...(setUp.replace ? { replace: setUp.replace } : {}),
-    });
+    const script = scriptOf({ port, ...(setUp.replace ? { replace: setUp.replace } : {}) });
     const r = await bash(script, dir, {
       PATH: `${bin}:${process.env["PATH"]}`,
       HOME: join(bin, "home"),
@@ -219,7 +249,35 @@ describe("documentation examples", () => {
     expect(runnable.length).toBeGreaterThanOrEqual(5);
   });
 
-  for (const block of runnable) {
+  it("a background block is one command; the blocks of its walk need no fixture", () => {
+    for (const { background, after } of sessions) {
+      const commands = background.text
+        .split("\n")
+        .filter((l) => l.trim() !== "" && !l.trim().startsWith("#"));
+      expect(commands, `${background.file}:${background.line}`).toHaveLength(1);
+      for (const b of after)
+        expect(
+          b.marker?.runnable && (b.marker.fixture ?? b.marker.background),
+          `${b.file}:${b.line}`,
+        ).toBeUndefined();
+    }
+    // The rehearsals of entra.md, okta.md and google.md, from nothing to a converged apply.
+    expect(sessions.map((x) => x.background.file).sort()).toEqual(
+      expect.arrayContaining(["docs/entra.md", "docs/google.md", "docs/okta.md"]),
+    );
+  });
+
+  for (const { background, after } of sessions) {
+    const where = `${background.file}:${background.line}`;
+    it(`${where} runs in the background while the page's walk runs (${after.map((b) => b.line).join(", ")}), every command with its documented exit code`, async () => {
+      const r = await runScript((o) => sessionScript(background, after, o), undefined);
+      expect(r.out).not.toContain("__DOCS_FAILED");
+      expect(r.code, r.out).toBe(0);
+      expect(notIgnored(r.written), "files the walk writes that git does not ignore").toEqual([]);
+    }, 180_000);
+  }
+
+  for (const block of runnable.filter((b) => !inSession.has(b))) {
     const where = `${block.file}:${block.line}`;
     const needs: Need[] = [
       ...(block.marker?.runnable === true && block.marker.fixture === "ldap-directory"

@@ -32,9 +32,9 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     // A bad seed or data file, or a port in use: the person can fix it.
     throw new ConfigError({ message: startFailure(err, port) });
   }
-  let directory: RunningStandIn | undefined;
+  let directory: (RunningStandIn & { config: string }) | undefined;
   try {
-    directory = await directoryStandIn(values, io);
+    directory = await directoryStandIn(values, io, emulator.url);
   } catch (err) {
     await emulator.close();
     throw new ConfigError({ message: `cannot start the directory stand-in: ${(err as Error).message}` });
@@ -50,7 +50,7 @@ export async function runEmulator({ values }: ParsedCommand, io: Io, signal?: Ab
     io.stdout.write(`${emulator.url}\n`);
     if (directory)
       io.stdout.write(
-        `${directory.notes.map((n) => `# ${n}`).join("\n")}\n# paste into your config, beside target.baseUrl: ${emulator.url}\n${directory.source}\n`,
+        `${[...directory.notes, `a config that reads it and targets this emulator: ${directory.config}`].map((n) => `# ${n}`).join("\n")}\n# paste into your config, beside target.baseUrl: ${emulator.url}\n${directory.source}\n`,
       );
     logger.info(
       { url: emulator.url, profile, tokens: tokens.length },
@@ -99,13 +99,18 @@ async function faultsOf(values: ParsedValues): Promise<EmulatorFaults | undefine
   return { ...(file !== undefined ? await loadFaultsFile(file) : {}), ...optional("latencyMs", latency) };
 }
 
-/** `--directory KIND` (graph, okta): a directory stand-in beside the service, from `--directory-seed`. */
-async function directoryStandIn(values: ParsedValues, io: Io): Promise<RunningStandIn | undefined> {
+/** `--directory KIND` (graph, okta, google): a directory stand-in beside the service, from `--directory-seed`. */
+async function directoryStandIn(
+  values: ParsedValues,
+  io: Io,
+  serviceUrl: string,
+): Promise<(RunningStandIn & { config: string }) | undefined> {
   const kind = choiceOption(values, "directory", Object.keys(STAND_INS) as [string, ...string[]]);
   if (kind === undefined) return undefined;
   return startStandIn(kind, {
     seed: stringOption(values, "directory-seed"),
     port: intOption(values, "directory-port") ?? 0,
     dir: stringOption(values, "directory-files") ?? `${io.cwd}/.usersync/stand-in`,
+    serviceUrl,
   });
 }
