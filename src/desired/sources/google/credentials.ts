@@ -18,9 +18,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { ExternalAccountClient, JWT, type AuthClient } from "google-auth-library";
-import { Agent, fetch as undiciFetch } from "undici";
 import type { GoogleConfig } from "../../../config/google-schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
+import { platformFetch } from "../identity-platform.js";
 
 export const GOOGLE_SCOPES = [
   "https://www.googleapis.com/auth/admin.directory.user.readonly",
@@ -47,8 +47,11 @@ export interface GoogleAuthorizer {
   actor: string;
   /** The Authorization header's value (a cached token until shortly before its end). */
   authorization(): Promise<string>;
-  /** Drops the token and gets a fresh one (after a 401 mid-read). */
-  renew(): Promise<void>;
+  /**
+   * The directory refused `refused` (an Authorization value) mid-read: the next `authorization()`
+   * is a fresh token from a new client. Callers refused the same token share one renewal.
+   */
+  renew(refused: string): Promise<void>;
 }
 
 const setting = (config: GoogleConfig) => config.credentialsFile ?? `the file ${config.credentialsEnv} names`;
@@ -81,15 +84,12 @@ async function readCredentials(
   });
 }
 
-/** fetch for google-auth-library: the key's token_uri instead of Google's fixed one, and the extra CA. */
+/** google-auth-library's transport: the key's token_uri instead of Google's fixed one, the extra CA. */
 function transport(tokenUri: string | undefined, ca: string[] | undefined) {
-  const dispatcher = new Agent(ca ? { connect: { ca } } : {});
-  const fetchImplementation = (input: unknown, init?: Record<string, unknown>) => {
-    const url = String(input instanceof URL ? input.href : input);
-    const target = tokenUri !== undefined && url === GOOGLE_TOKEN_URL ? tokenUri : url;
-    const { agent: _agent, ...rest } = init ?? {};
-    return undiciFetch(target, { ...(rest as object), dispatcher } as Parameters<typeof undiciFetch>[1]);
-  };
+  const fetchImplementation = platformFetch({
+    ...(ca ? { ca } : {}),
+    ...(tokenUri !== undefined ? { redirect: (url) => (url === GOOGLE_TOKEN_URL ? tokenUri : url) } : {}),
+  });
   // gaxios' own retries would hide an outage behind minutes of waiting: one try, our errors.
   return { fetchImplementation, retry: false } as unknown as TransporterOptions;
 }
@@ -192,23 +192,37 @@ export async function googleAuthorizer(o: {
     });
   const { kind, actor } = maker;
   let client = maker.make();
+  /** The Authorization value last given out, and the request for one under way. */
+  let current: string | undefined;
   let pending: Promise<string> | undefined;
   const token = async (): Promise<string> => {
     try {
       const answer = await client.getAccessToken();
       if (!answer.token) throw new Error("google-auth-library gave no token");
-      return `Bearer ${answer.token}`;
+      return (current = `Bearer ${answer.token}`);
     } catch (err) {
       throw tokenError(err, { config, json, kind, actor });
     }
   };
-  const once = () => (pending ??= token().finally(() => (pending = undefined)));
+  const once = (): Promise<string> => {
+    if (pending) return pending;
+    const p = token().finally(() => {
+      if (pending === p) pending = undefined;
+    });
+    return (pending = p);
+  };
   return {
     kind,
     actor,
+    // google-auth-library's client caches its token until shortly before its end.
     authorization: once,
-    renew: async () => {
-      client = maker.make();
+    renew: async (refused) => {
+      // A new client (an empty cache) once for the refused token; a token minted since is fresh.
+      if (refused === current) {
+        client = maker.make();
+        current = undefined;
+        pending = undefined;
+      }
       await once();
     },
   };

@@ -8,19 +8,11 @@ import type { GoogleConfig, GoogleRule } from "../../../config/google-schema.js"
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
 import type { RecordContext } from "../../records.js";
+import type { DirectoryHttp } from "../directory-http.js";
 import { applyGroupRule } from "../group-rule.js";
 import type { DesiredGroup, ReadTally } from "../../types.js";
 import type { Values } from "../template.js";
-import {
-  directoryUrl,
-  FIELDS,
-  listAll,
-  PAGE,
-  scopeQuery,
-  setupError,
-  type GoogleGet,
-  type GoogleGroupJson,
-} from "./api.js";
+import { directoryUrl, FIELDS, listAll, PAGE, scopeQuery, setupError, type GoogleGroupJson } from "./api.js";
 
 export interface PickedGroup {
   group: GoogleGroupJson;
@@ -35,20 +27,20 @@ export function describeRule(rule: GoogleRule): string {
 }
 
 async function pickByRule(o: {
-  get: GoogleGet;
+  http: DirectoryHttp;
   config: GoogleConfig;
   rule: GoogleRule;
   index: number;
   actor: string;
 }) {
-  const { get, config, rule } = o;
+  const { http, config, rule } = o;
   const what = `Google groups of ${describeRule(rule)}`;
   const ruleKey = `source.google.groups[${o.index}]`;
   const about = `${ruleKey}.${rule.email !== undefined ? "email" : rule.groupId !== undefined ? "groupId" : "query"}`;
   try {
     const key = rule.email ?? rule.groupId;
     if (key !== undefined) {
-      const a = await get<GoogleGroupJson>(
+      const a = await http.get<GoogleGroupJson>(
         directoryUrl(config, `groups/${encodeURIComponent(key)}`, { fields: FIELDS.group }),
         what,
       );
@@ -61,7 +53,7 @@ async function pickByRule(o: {
       maxResults: String(PAGE.groups),
       fields: FIELDS.groups,
     });
-    const { items, tally } = await listAll(get, first, "groups", what);
+    const { items, tally } = await listAll(http, first, "groups", what);
     if (items.length === 0)
       throw new DirectoryError({
         message: `${ruleKey} picks no group (query ${JSON.stringify(rule.query)}): a rule that picks nothing is a mistake, not "nobody": check it against the Admin console's groups`,
@@ -74,13 +66,13 @@ async function pickByRule(o: {
 
 /** Every picked group once, in rule order; with each listing's tally. */
 export async function pickGroups(o: {
-  get: GoogleGet;
+  http: DirectoryHttp;
   config: GoogleConfig;
   actor: string;
 }): Promise<{ picked: PickedGroup[]; reads: ReadTally[] }> {
   const answers = await Promise.all(
     o.config.groups.map((rule, index) =>
-      pickByRule({ get: o.get, config: o.config, rule, index, actor: o.actor }),
+      pickByRule({ http: o.http, config: o.config, rule, index, actor: o.actor }),
     ),
   );
   const picked = new Map<string, PickedGroup>();
