@@ -10,13 +10,14 @@ import type { GoogleConfig } from "../../../config/google-schema.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";
-import type { DesiredGroup, DesiredUser, Evidence } from "../../types.js";
+import type { DesiredUser, Evidence } from "../../types.js";
 import { SkipCounter, type SourceContext, type SourceResult } from "../contract.js";
 import { DirectoryHttp } from "../directory-http.js";
+import { userGroups } from "../picked-groups.js";
 import { readSourceCa } from "../identity-platform.js";
 import { GOOGLE, isQuotaAnswer, type GoogleUserJson } from "./api.js";
 import { googleAuthorizer, type GoogleAuthorizer } from "./credentials.js";
-import { describeRule, pickGroups, toDesiredGroup, type PickedGroup } from "./groups.js";
+import { describeRule, GOOGLE_GROUPS, pickGoogleGroups } from "./groups.js";
 import { readMembers, readUsers, toDesiredUser, type GroupMembers } from "./people.js";
 import { googleSignIn } from "./sign-in.js";
 
@@ -46,19 +47,6 @@ function googleHttp(
     logger: ctx.logger,
     ...(ca !== undefined ? { ca } : {}),
   });
-}
-
-/** The picked groups as user groups, and the user group of each picked Google group. */
-function desiredGroups(picked: PickedGroup[], config: GoogleConfig, rc: RecordContext) {
-  const userGroupOf = new Map<string, string>();
-  const groups: DesiredGroup[] = [];
-  for (const p of picked) {
-    const g = toDesiredGroup(p, rc, `source.google.groups[${config.groups.indexOf(p.rule)}]`);
-    if (g === undefined) continue;
-    groups.push(g);
-    userGroupOf.set(p.group.id, g.id);
-  }
-  return { groups, userGroupOf };
 }
 
 /** Each person once, with the user groups of every picked group they are in; outsiders skipped. */
@@ -102,14 +90,14 @@ export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext
   const http = googleHttp(config, ctx, auth, ca);
   const actor = auth.actor;
   try {
-    const { picked, reads: groupReads } = await pickGroups({ http, config, actor });
+    const { picked, reads: groupReads } = await pickGoogleGroups({ http, config, actor });
     const problems = new ProblemList();
     const rc: RecordContext = {
       problems,
       defaultIdentity: ctx.defaultIdentity,
       passwordWarned: { value: false },
     };
-    const { groups, userGroupOf } = desiredGroups(picked, config, rc);
+    const { groups, userGroupOf } = userGroups(picked, GOOGLE_GROUPS, rc);
     const skipped = new SkipCounter();
     const labels = picked.map((p) => ({
       id: p.group.id,
