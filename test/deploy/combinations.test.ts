@@ -5,8 +5,8 @@
  * namespace of settings/; each mounts a config its ConfigMap holds, which loads with the
  * environment of its container; the layout makes the per-organization schedules an Indexed Job
  * whose indexes, target list and token Secrets are the config's targets; the source's own wiring
- * (Entra workload identity, the Okta key, the LDAP password) reaches every pod that reads it.
- * And every component folder is in the list, so none is left out of the check.
+ * (Entra and Google workload identity, the Okta key, the LDAP password) reaches every pod that
+ * reads it. And every component folder is in the list, so none is left out of the check.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
@@ -156,6 +156,25 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
             if (shared && c.source === "entra") expect(labels["azure.workload.identity/use"]).toBe("true");
             if (shared && c.source === "okta") expect(mounts).toContain("/var/run/secrets/okta");
             if (shared && c.source === "ldap") expect(mounts).toContain("/var/run/secrets/ldap");
+            if (shared && c.source === "google") {
+              // Workload identity federation: the pool's token and the credentials config, no key.
+              expect(mounts).toContain("/var/run/secrets/google");
+              const google = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === "google")!;
+              const sources = google["projected"]["sources"] as K8sObject[];
+              expect(
+                sources.map((s) => s["serviceAccountToken"]?.["path"] ?? s["configMap"]?.["name"]),
+              ).toEqual(["token", "usersync-google"]);
+              const credentials = JSON.parse(
+                find(objects, "ConfigMap", "usersync-google")["data"]["credentials.json"] as string,
+              ) as { type: string; credential_source: { file: string }; audience: string };
+              expect(credentials.type).toBe("external_account");
+              expect(credentials.credential_source.file).toBe("/var/run/secrets/google/token");
+              // The token's audience is the provider the credentials config exchanges it at.
+              expect(sources[0]!["serviceAccountToken"]["audience"]).toBe(`https:${credentials.audience}`);
+              expect(
+                (config.source as { google?: { credentialsFile?: string } }).google?.credentialsFile,
+              ).toBe("/var/run/secrets/google/credentials.json");
+            }
             // The config loads as the pod reads it: with the environment of its container.
             const env = containerEnv(objects, cronJob);
             const at = join(root, `${schedule}-${file}`);

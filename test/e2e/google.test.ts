@@ -140,7 +140,11 @@ describe("a Google-fed sync through the built CLI", () => {
           { match: later, kind: "repeat-token", times: 1 },
           /already followed \(a paging loop\)/,
         ],
-        ["a token refused twice", { match: big, kind: "expired", times: 2 }, /401 twice/],
+        [
+          "a token refused twice",
+          { match: big, kind: "expired", times: 2 },
+          /refused a fresh token too \(401/,
+        ],
         ["a connection reset every time", { match: later, kind: "reset" }, /usably after 5 tries/],
       ];
       for (const [name, fault, why] of cases) {

@@ -5,8 +5,10 @@
  * docs/*.md, through the built CLI. Each is laid out as a pod would see it (the paths it names
  * under /etc/usersync, /var/lib/usersync and /var/run/secrets pointed into a folder, with the
  * component's sample files and a token there), then `validate --config` must pass, and where
- * the config can reach a stand-in a dry `plan` runs against the emulator: a file source, and
- * Entra through the Graph stand-in (src/emulator/graph) with a tenant whose groups the shipped
+ * the config can reach a stand-in a dry `plan` runs against the emulator: a file source, Entra
+ * through the Graph stand-in (src/emulator/graph) with a tenant whose groups the shipped rules
+ * pick, and Google through the Google stand-in (src/emulator/google) signed in by workload
+ * identity federation, as the component's pods are, with a customer whose groups the shipped
  * rules pick. A shipped example that validate refuses fails here, naming the file.
  *
  * Doc blocks that are fragments of a directory's settings (LDAP, Okta) are validated with a
@@ -22,6 +24,8 @@ import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle, EmulatorSeed, EmulatorSignIn } from "../../src/emulator/types.js";
 import { startGraphStandIn, type GraphStandIn, type GraphTenant } from "../../src/emulator/graph/server.js";
 import { entraSettings, SECRET, smallTenant, TLS } from "../helpers/entra.js";
+import type { GoogleStandIn } from "../../src/emulator/google/server.js";
+import { CA_FILE, DOMAIN, smallCustomer, startGoogle, U, writeFederation } from "../helpers/google.js";
 import { markdownFiles } from "./doc-blocks.js";
 import { ROOT, runCli, withTempDir } from "./run-cli.js";
 
@@ -115,8 +119,32 @@ function shippedTenant(): GraphTenant {
   };
 }
 
+/** A customer whose groups every shipped Google rule picks (analytics-*, analytics-admins, org-*). */
+function shippedCustomer() {
+  const customer = smallCustomer();
+  const group = (name: string, members: string[]) => ({
+    id: `03abc000${name.replace(/-/g, "")}`,
+    email: `${name}@${DOMAIN}`,
+    name,
+    members: members.map((id) => ({ id, type: "USER" as const })),
+  });
+  return {
+    ...customer,
+    groups: [
+      ...customer.groups,
+      group("analytics-admins", [U.ada]),
+      group("org-alpha", [U.ada, U.grace]),
+      group("org-beta", [U.ken]),
+      group("org-gamma", [U.grace, U.ken]),
+    ],
+  };
+}
+
 let emulator: EmulatorHandle;
 let graph: GraphStandIn;
+let google: GoogleStandIn;
+/** The service for Google-fed configs: Google signs people in, keyed by sub (the Google id). */
+let googleService: EmulatorHandle;
 beforeAll(async () => {
   // The group the sync's users.yaml declares, as the onboarding batch finds it after the first sync.
   emulator = await startEmulator({
@@ -139,16 +167,26 @@ beforeAll(async () => {
   });
   // Idle for longer than the slowest test here (the stand-in stops by itself after that).
   graph = await startGraphStandIn({ tenant: shippedTenant(), tls: TLS, idleMs: 900_000 });
+  google = await startGoogle({ ...shippedCustomer(), idleMs: 900_000 });
+  googleService = await startEmulator({
+    port: 0,
+    tokens: { [TOKEN]: "admin" },
+    signIn: { oauthIssuerLocation: "https://accounts.google.com", oauthSubjectIdClaim: "sub" },
+    seed: { workspaces: [{ id: "demo", name: "Demo" }] },
+  });
 });
 afterAll(async () => {
   await emulator?.close();
   await graph?.close();
+  await google?.close();
+  await googleService?.close();
 });
 
 /**
  * The config as its pod (or a person's checkout) would run it here: pod paths pointed into
  * `dir` (the component's samples copied under etc/, a token under each secrets path), every
- * organization at the emulator, Entra at the stand-in. Returns the file and what can run.
+ * organization at the emulator, Entra and Google at their stand-ins (Google through workload
+ * identity federation, as the component's pods sign in). Returns the file and what can run.
  */
 async function localize(
   shipped: Shipped,
@@ -179,12 +217,13 @@ async function localize(
     return node;
   };
   const local = walk(config) as Tree;
+  const service = source === "google" ? googleService : emulator;
   const target = (local["target"] ?? {}) as Tree;
-  if (target["baseUrl"] !== "embedded") target["baseUrl"] = emulator.url;
+  if (target["baseUrl"] !== "embedded") target["baseUrl"] = service.url;
   if (target["tokenFile"] === undefined) target["tokenEnv"] = "USERSYNC_TOKEN";
   local["target"] = target;
   if (targets)
-    for (const t of local["targets"] as Tree[]) if (t["baseUrl"] !== "embedded") t["baseUrl"] = emulator.url;
+    for (const t of local["targets"] as Tree[]) if (t["baseUrl"] !== "embedded") t["baseUrl"] = service.url;
   // A block that names its file in a first comment (`# fixtures/multi-org/usersync.yaml`) reads
   // its desired state beside that file, as the docs run it.
   const named = /^#\s*(\S+\.ya?ml)\s*$/m.exec(shipped.text.split("\n")[0] ?? "")?.[1];
@@ -193,11 +232,24 @@ async function localize(
     src["desired"] = join(ROOT, dirname(named), src["desired"]);
   // A directory fragment is checked against the demo's people, who sign in with built-in logins:
   // the fragment's identity.default (external, for the directory's SSO people) is not theirs.
-  if (source !== "file" && source !== "entra") delete (local["identity"] as Tree | undefined)?.["default"];
+  if (source !== "file" && source !== "entra" && source !== "google")
+    delete (local["identity"] as Tree | undefined)?.["default"];
   if (source === "entra") {
     const s = local["source"] as Tree;
     const shippedEntra = s["entra"] as Tree;
     s["entra"] = { ...entraSettings(graph.url), groups: shippedEntra["groups"] };
+  }
+  if (source === "google") {
+    // The shipped rules, read at the stand-in with a federation config as gcloud writes it (its
+    // token file the pod's projected token); a doc's delegation subject has no key here.
+    const s = local["source"] as Tree;
+    const { groups } = s["google"] as Tree;
+    s["google"] = {
+      apiUrl: google.url,
+      caFile: CA_FILE,
+      credentialsFile: await writeFederation(dir, google.url),
+      groups,
+    };
   }
   for (const token of tokens)
     for (const name of names.length > 0 ? names : [""]) {
@@ -218,14 +270,14 @@ async function check(shipped: Shipped): Promise<void> {
     // The directory is read by validate (Entra: the stand-in); a file source's desired state is
     // its own (or, for a fragment that names none, the demo's); LDAP and Okta fragments are
     // checked against a desired-state file.
-    const readsDirectory = source === "entra";
+    const readsDirectory = source === "entra" || source === "google";
     const config = parse(await readFile(file, "utf8")) as Tree;
     const desired = ((config["source"] as Tree | undefined)?.["desired"] as string | undefined) ?? undefined;
     const positional = readsDirectory ? [] : desired !== undefined && !targets ? [] : [DEMO_USERS];
     const validate = await runCli(["validate", "--config", file, ...positional], { env, cwd: dir });
     expect(validate.code, `${shipped.name}: validate\n${validate.stdout}${validate.stderr}`).toBe(0);
     expect(validate.stdout, shipped.name).toMatch(/^OK: /m);
-    if (source !== "file" && source !== "entra") return;
+    if (source !== "file" && source !== "entra" && source !== "google") return;
     const plan = await runCli(
       [
         "plan",
@@ -252,7 +304,7 @@ describe("every shipped config validates through the built CLI", () => {
     });
   }, 60_000);
 
-  it("each config of the Kubernetes components, and a dry plan against the emulator and the Graph stand-in", async () => {
+  it("each config of the Kubernetes components, and a dry plan against the emulator and the Graph and Google stand-ins", async () => {
     const configs = await componentConfigs();
     expect(configs.map((c) => c.name)).toEqual(
       expect.arrayContaining([
@@ -261,6 +313,8 @@ describe("every shipped config validates through the built CLI", () => {
         "deploy/kubernetes/components/source/entra/usersync.yaml",
         "deploy/kubernetes/components/source/file/multi-org.yaml",
         "deploy/kubernetes/components/source/file/usersync.yaml",
+        "deploy/kubernetes/components/source/google/multi-org.yaml",
+        "deploy/kubernetes/components/source/google/usersync.yaml",
         "deploy/kubernetes/components/source/ldap/usersync.yaml",
         "deploy/kubernetes/components/source/okta/usersync.yaml",
       ]),

@@ -4,12 +4,12 @@
  * importer is the small HTTP helper of the other destinations (src/outputs/http.ts): the
  * in-cluster Kubernetes API (passwords to Secrets) and a Prometheus Pushgateway; and the one
  * HTTP client of the directory sources (src/desired/sources/directory-http.ts: Graph, Okta), whose
- * reads are GETs with their own throttling rules. Two credential modules talk to an identity
- * platform outside the directory's API, with the CA the source trusts: Entra's (one GET of the
- * tenant's discovery document, to tell a misspelled tenant from an unreachable platform) and
- * Google's (the fetch google-auth-library is given, for the key's token_uri and the extra CA).
- * Folding both into directory-http.ts is the next step. Anything new that imports undici must be
- * named here on purpose.
+ * reads are GETs with their own throttling rules; beside it, the sources' one way to their
+ * identity platform outside the directory's API, with the CA the source trusts
+ * (src/desired/sources/identity-platform.ts: the fetch google-auth-library is given, for the
+ * key's token_uri and the extra CA, and Entra's one GET of the tenant's discovery document). No
+ * directory's own folder imports undici. Anything new that imports undici must be named here on
+ * purpose.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +22,7 @@ function sources(dir: string): string[] {
 }
 
 describe("undici boundary", () => {
-  it("only src/service/transport.ts and exchange.ts (and the helper of the Kubernetes and Pushgateway clients, and the directory sources' client) import undici", () => {
+  it("only src/service/transport.ts and exchange.ts (and the helper of the Kubernetes and Pushgateway clients, the directory sources' client and their identity-platform helper) import undici", () => {
     const importers = sources("src").filter((f) =>
       /from\s+["']undici["']|import\(\s*["']undici["']\s*\)|require\(\s*["']undici["']/.test(
         readFileSync(f, "utf8"),
@@ -30,8 +30,7 @@ describe("undici boundary", () => {
     );
     expect(importers.sort()).toEqual([
       join("src", "desired", "sources", "directory-http.ts"),
-      join("src", "desired", "sources", "entra", "credential.ts"),
-      join("src", "desired", "sources", "google", "credentials.ts"),
+      join("src", "desired", "sources", "identity-platform.ts"),
       join("src", "outputs", "http.ts"),
       join("src", "service", "exchange.ts"),
       join("src", "service", "transport.ts"),

@@ -1,6 +1,6 @@
 /**
- * The HTTP side of a directory read (Microsoft Graph, Okta): one per directory per run, so its
- * throttling is honoured run-wide. GETs only; every answer checked before it is believed.
+ * The HTTP side of a directory read (Microsoft Graph, Okta, Google): one per directory per run,
+ * so its throttling is honoured run-wide. GETs only; every answer checked before it is believed.
  *
  * - Bounded concurrency (p-limit), a deadline for the whole answer, a size cap.
  * - Throttling (429, 503, 504): EVERY caller pauses until the time the server named

@@ -2,7 +2,7 @@
 import type { ServerResponse } from "node:http";
 import { QUOTA_EXCEEDED } from "./access.js";
 import type { GoogleDirectory, ListReply } from "./directory.js";
-import { apiError, type TokenReply } from "./token.js";
+import { apiError, type GoogleTokens, type TokenReply } from "./token.js";
 import type { GoogleFault, GoogleFaultKind } from "./types.js";
 
 export type Send = (res: ServerResponse, reply: TokenReply) => void;
@@ -26,6 +26,7 @@ function errorFault(kind: GoogleFaultKind): TokenReply | undefined {
     case "rate":
       return apiError(429, "Rate Limit Exceeded", "rateLimitExceeded", "RESOURCE_EXHAUSTED");
     case "expired":
+    case "revoked":
       return apiError(401, "Request had invalid authentication credentials.", "authError", "UNAUTHENTICATED");
     case 500:
       return apiError(500, "Internal error encountered.", "backendError", "INTERNAL");
@@ -55,8 +56,10 @@ export function answer(o: {
   kind: GoogleFaultKind | undefined;
   directory: GoogleDirectory;
   send: Send;
+  tokens: GoogleTokens;
 }): number {
   const { res, reply, kind } = o;
+  if (kind === "revoked") o.tokens.expireAll();
   if (kind === undefined) {
     o.send(res, reply);
     return reply.status;

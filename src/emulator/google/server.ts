@@ -113,7 +113,7 @@ export async function startGoogleStandIn(options: GoogleStandInOptions): Promise
     if ("principal" in who) rec.principal = who.principal;
     const reply = "refused" in who ? who.refused : route(directory, path, url.searchParams);
     const kind = reply.status === 200 || reply.status === 404 ? takeFault(faults, rec.url) : undefined;
-    rec.status = answer({ res, reply, kind, directory, send });
+    rec.status = answer({ res, reply, kind, directory, send, tokens });
   };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     state.idle?.refresh();

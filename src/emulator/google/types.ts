@@ -66,6 +66,7 @@ export type GoogleFaultKind =
   | "html"
   | "repeat-token" // the next page token is the one just used
   | "expired" // 401: the token is no longer valid
+  | "revoked" // every token issued so far stops working, and this request gets the 401
   | "empty"; // a list page with no items and no nextPageToken
 
 export interface GoogleFault {

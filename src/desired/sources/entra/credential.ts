@@ -7,26 +7,17 @@
  * platform sends (AADSTS…) never contain them.
  */
 import { readFile } from "node:fs/promises";
-import { rootCertificates } from "node:tls";
 import type { TokenCredential } from "@azure/identity";
-import { Agent, request } from "undici";
 import type { EntraConfig } from "../../../config/entra-schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
+import { platformStatus, readSourceCa } from "../identity-platform.js";
 
 export const GRAPH_SCOPE = "https://graph.microsoft.com/.default";
 const PUBLIC_AUTHORITY = "https://login.microsoftonline.com";
 
 /** The CA bundle for both hosts: the file's CAs added to Node's roots, never replacing them. */
-export async function readCa(config: EntraConfig): Promise<string[] | undefined> {
-  if (config.caFile === undefined) return undefined;
-  try {
-    return [...rootCertificates, await readFile(config.caFile, "utf8")];
-  } catch (err) {
-    throw new DirectoryError({
-      message: `source.entra.caFile ${config.caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): check the path and its permissions`,
-    });
-  }
-}
+export const readCa = (config: EntraConfig): Promise<string[] | undefined> =>
+  readSourceCa(config.caFile, "source.entra.caFile");
 
 async function readSecret(config: EntraConfig, env: NodeJS.ProcessEnv): Promise<string> {
   if (config.secretFile !== undefined) {
@@ -139,19 +130,15 @@ async function discovery(
   ca: string[] | undefined,
 ): Promise<"unknown-tenant" | "unreachable" | { other: string }> {
   const url = `${config.authorityHost.replace(/\/$/, "")}/${encodeURIComponent(config.tenant)}/v2.0/.well-known/openid-configuration`;
-  const agent = new Agent({ connect: ca !== undefined ? { ca } : {} });
   try {
-    const res = await request(url, { dispatcher: agent, signal: AbortSignal.timeout(15_000) });
-    await res.body.text();
-    if (res.statusCode >= 400 && res.statusCode < 500) return "unknown-tenant";
-    if (res.statusCode >= 500 || res.statusCode === 429) return "unreachable";
-    return { other: `its discovery document answers ${res.statusCode}` };
+    const status = await platformStatus(url, { ca, timeoutMs: 15_000 });
+    if (status >= 400 && status < 500) return "unknown-tenant";
+    if (status >= 500 || status === 429) return "unreachable";
+    return { other: `its discovery document answers ${status}` };
   } catch (err) {
     if (isOutage(err) || (err as Error).name === "TimeoutError") return "unreachable";
     const code = (err as { code?: string }).code ?? (err as Error).message;
     return { other: `its discovery document cannot be read (${code})` };
-  } finally {
-    await agent.close();
   }
 }
 

@@ -6,15 +6,16 @@
  * discovery document allows and, through `fields=`, only what is used. Quota errors come as 403
  * or 429 with the reasons `userRateLimitExceeded` / `rateLimitExceeded` and are throttling
  * (paced run-wide by DirectoryHttp); a 401 mid-read gets one fresh token and one retry, a
- * second is an outage (exit 5); any other refusal is a setup error naming the fix (exit 4).
+ * second is a read not whole (exit 5), both DirectoryHttp's (`renew`); a 401 before any answer
+ * and any other refusal is a setup error naming the fix (exit 4).
  */
 import type { GoogleConfig } from "../../../config/google-schema.js";
-import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
+import { DirectoryError } from "../../../errors.js";
 import type { DirectoryAnswer, DirectoryHttp } from "../directory-http.js";
 import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
 import { readAll, Tally, type PageRule } from "../pages.js";
 import type { ReadTally } from "../contract.js";
-import { GOOGLE_SCOPES, type GoogleAuthorizer } from "./credentials.js";
+import { GOOGLE_SCOPES } from "./credentials.js";
 
 export const GOOGLE = "Google Directory API";
 
@@ -85,32 +86,6 @@ export function scopeQuery(config: GoogleConfig): Record<string, string> {
     : { customer: config.customer ?? "my_customer" };
 }
 
-/**
- * A GET that survives one token expiring mid-read: on a 401 the authorizer gets one fresh token
- * and the request is sent again; a second 401 is an outage (exit 5), not a setup mistake.
- */
-export function renewingGet(http: DirectoryHttp, auth: GoogleAuthorizer) {
-  return async <B>(url: string, what: string): Promise<DirectoryAnswer<B>> => {
-    try {
-      return await http.get<B>(url, what);
-    } catch (err) {
-      if (!(err instanceof DirectoryHttpError) || err.status !== 401) throw err;
-    }
-    await auth.renew();
-    try {
-      return await http.get<B>(url, what);
-    } catch (err) {
-      if (err instanceof DirectoryHttpError && err.status === 401)
-        throw new SourceUnavailableError({
-          message: `${what}: ${GOOGLE} refused a freshly renewed token (401 twice): Google's authorization is failing now; nothing was sent, a later run may succeed`,
-        });
-      throw err;
-    }
-  };
-}
-
-export type GoogleGet = ReturnType<typeof renewingGet>;
-
 /** A listing's pages: items under `field`, the next page the same request with `pageToken`. */
 function listRule(first: string, field: string, what: string): PageRule<Record<string, unknown>> {
   return {
@@ -134,7 +109,7 @@ function listRule(first: string, field: string, what: string): PageRule<Record<s
 
 /** Every item of a listing, proved whole (pages.ts): every token followed, none twice, no id twice. */
 export async function listAll(
-  get: GoogleGet,
+  http: DirectoryHttp,
   first: string,
   field: string,
   what: string,
@@ -142,10 +117,7 @@ export async function listAll(
   return readAll({
     first,
     rule: listRule(first, field, what),
-    get: async (url) => {
-      const a = await get<Record<string, unknown>>(url, what);
-      return { body: a.body, headers: a.headers };
-    },
+    get: (url) => http.get<Record<string, unknown>>(url, what),
     tally: new Tally(what),
   });
 }
@@ -184,7 +156,8 @@ export function setupError(
     fix = `Google rejected the group search: correct ${o.about} (e.g. email:analytics-*, name:'Sales Team'; developers.google.com/admin-sdk/directory/v1/guides/search-groups)`;
   else if (err.status === 400)
     fix = `check source.google.customer (${o.config.customer ?? "my_customer"}: my_customer, or the customer id C0… from Admin console > Account settings) or source.google.domain`;
-  else if (err.status === 401) fix = "the token was refused: check the credentials file";
+  else if (err.status === 401)
+    fix = `${GOOGLE} at ${o.config.apiUrl} refused the token it was given before accepting any: the credentials' token endpoint (token_uri, token_url) and source.google.apiUrl must be the same Google (not a stand-in's key with the real API, or the reverse); else the credentials file is not what it should be`;
   else fix = "check source.google and docs/google.md";
   return new DirectoryError({ message: `${said}. Fix: ${fix} (docs/google.md)` });
 }

@@ -19,12 +19,13 @@
 import { readFile } from "node:fs/promises";
 import type * as GoogleAuthLibraryModule from "google-auth-library";
 import type { AuthClient, ExternalAccountClient, JWT } from "google-auth-library";
+import type { GoogleConfig } from "../../../config/google-schema.js";
+import { DirectoryError } from "../../../errors.js";
+import { platformFetch } from "../identity-platform.js";
+import { tokenError } from "./token-errors.js";
 
 /** google-auth-library, loaded when a Google source is read (docs/architecture.md, "Start-up"). */
 type GoogleAuthLibrary = typeof GoogleAuthLibraryModule;
-import { Agent, fetch as undiciFetch } from "undici";
-import type { GoogleConfig } from "../../../config/google-schema.js";
-import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
 
 export const GOOGLE_SCOPES = [
   "https://www.googleapis.com/auth/admin.directory.user.readonly",
@@ -51,8 +52,11 @@ export interface GoogleAuthorizer {
   actor: string;
   /** The Authorization header's value (a cached token until shortly before its end). */
   authorization(): Promise<string>;
-  /** Drops the token and gets a fresh one (after a 401 mid-read). */
-  renew(): Promise<void>;
+  /**
+   * The directory refused `refused` (an Authorization value) mid-read: the next `authorization()`
+   * is a fresh token from a new client. Callers refused the same token share one renewal.
+   */
+  renew(refused: string): Promise<void>;
 }
 
 const setting = (config: GoogleConfig) => config.credentialsFile ?? `the file ${config.credentialsEnv} names`;
@@ -85,15 +89,12 @@ async function readCredentials(
   });
 }
 
-/** fetch for google-auth-library: the key's token_uri instead of Google's fixed one, and the extra CA. */
+/** google-auth-library's transport: the key's token_uri instead of Google's fixed one, the extra CA. */
 function transport(tokenUri: string | undefined, ca: string[] | undefined) {
-  const dispatcher = new Agent(ca ? { connect: { ca } } : {});
-  const fetchImplementation = (input: unknown, init?: Record<string, unknown>) => {
-    const url = String(input instanceof URL ? input.href : input);
-    const target = tokenUri !== undefined && url === GOOGLE_TOKEN_URL ? tokenUri : url;
-    const { agent: _agent, ...rest } = init ?? {};
-    return undiciFetch(target, { ...(rest as object), dispatcher } as Parameters<typeof undiciFetch>[1]);
-  };
+  const fetchImplementation = platformFetch({
+    ...(ca ? { ca } : {}),
+    ...(tokenUri !== undefined ? { redirect: (url) => (url === GOOGLE_TOKEN_URL ? tokenUri : url) } : {}),
+  });
   // gaxios' own retries would hide an outage behind minutes of waiting: one try, our errors.
   return { fetchImplementation, retry: false } as unknown as TransporterOptions;
 }
@@ -199,95 +200,38 @@ export async function googleAuthorizer(o: {
     });
   const { kind, actor } = maker;
   let client = maker.make();
+  /** The Authorization value last given out, and the request for one under way. */
+  let current: string | undefined;
   let pending: Promise<string> | undefined;
   const token = async (): Promise<string> => {
     try {
       const answer = await client.getAccessToken();
       if (!answer.token) throw new Error("google-auth-library gave no token");
-      return `Bearer ${answer.token}`;
+      return (current = `Bearer ${answer.token}`);
     } catch (err) {
-      throw tokenError(err, { config, json, kind, actor });
+      throw tokenError(err, { config, json, kind, actor, scopes: GOOGLE_SCOPES });
     }
   };
-  const once = () => (pending ??= token().finally(() => (pending = undefined)));
+  const once = (): Promise<string> => {
+    if (pending) return pending;
+    const p = token().finally(() => {
+      if (pending === p) pending = undefined;
+    });
+    return (pending = p);
+  };
   return {
     kind,
     actor,
+    // google-auth-library's client caches its token until shortly before its end.
     authorization: once,
-    renew: async () => {
-      client = maker.make();
+    renew: async (refused) => {
+      // A new client (an empty cache) once for the refused token; a token minted since is fresh.
+      if (refused === current) {
+        client = maker.make();
+        current = undefined;
+        pending = undefined;
+      }
       await once();
     },
   };
-}
-
-/** What google-auth-library's error says: the OAuth error, its description, the status. */
-function describe(err: unknown): { status?: number; error: string; description: string; code?: string } {
-  const e = err as {
-    response?: { status?: number; data?: unknown };
-    code?: unknown;
-    cause?: { code?: unknown };
-    message?: unknown;
-  };
-  const data = (e.response?.data ?? {}) as { error?: unknown; error_description?: unknown };
-  const nested =
-    typeof data.error === "object" && data.error !== null
-      ? (data.error as { message?: unknown; status?: unknown })
-      : undefined;
-  const code =
-    typeof e.code === "string" ? e.code : typeof e.cause?.code === "string" ? e.cause.code : undefined;
-  return {
-    ...(e.response?.status !== undefined ? { status: e.response.status } : {}),
-    error: typeof data.error === "string" ? data.error : String(nested?.status ?? ""),
-    description: String(
-      data.error_description ?? nested?.message ?? (typeof e.message === "string" ? e.message : ""),
-    )
-      .split("\n")[0]!
-      .slice(0, 300),
-    ...(code !== undefined ? { code } : {}),
-  };
-}
-
-function tokenError(
-  err: unknown,
-  o: { config: GoogleConfig; json: CredentialsJson; kind: GoogleAuthorizer["kind"]; actor: string },
-): Error {
-  if (err instanceof DirectoryError) return err;
-  const d = describe(err);
-  const clientId = typeof o.json.client_id === "string" ? o.json.client_id : "(the key's client_id)";
-  const where =
-    `getting a Google token (${o.kind}, as ${o.actor}) failed: ${d.status ?? d.code ?? ""} ${d.error}${d.description ? ` (${d.description})` : ""}`.replace(
-      /\s+/g,
-      " ",
-    );
-  const outage =
-    (d.code !== undefined && RETRYABLE_NETWORK_CODES.has(d.code)) ||
-    (d.status !== undefined && (d.status >= 500 || d.status === 429));
-  if (outage)
-    return new SourceUnavailableError({
-      message: `${where}: Google's token endpoint cannot be reached now; nothing was sent, a later run may succeed`,
-    });
-  let fix: string;
-  if (d.error === "unauthorized_client")
-    fix = `domain-wide delegation is not authorised for the client id ${clientId} with the scopes ${GOOGLE_SCOPES.join(",")}: in the Admin console, Security > Access and data control > API controls > Manage Domain Wide Delegation, add that client id with exactly these scopes (docs/google.md)`;
-  else if (/Invalid JWT Signature/i.test(d.description))
-    fix = `the key ${String(o.json.private_key_id ?? "")} is not (any more) a key of ${String(o.json.client_email)}: create a new key, or move to workload identity federation, which has no key (docs/google.md)`;
-  else if (
-    /invalid email or user id|not a valid email/i.test(d.description) ||
-    (d.error === "invalid_grant" && o.config.subject !== undefined && /user/i.test(d.description))
-  )
-    fix = `source.google.subject (${o.config.subject ?? ""}) is not a user of the Workspace: name an admin's primary email`;
-  else if (d.error === "invalid_target")
-    fix = `the workload identity pool provider in the credentials' audience (${String(o.json.audience ?? "")}) does not exist or is disabled: recreate the config with gcloud iam workload-identity-pools create-cred-config (docs/google.md)`;
-  else if (d.error === "invalid_grant" && o.kind === "workload identity federation")
-    fix = `the pool refused the Kubernetes service-account token: check the provider's issuer (the cluster's OIDC issuer), its attribute condition and the token's audience, and that the pod mounts the projected token (docs/google.md)`;
-  else if (
-    /getAccessToken|PERMISSION_DENIED/i.test(d.description) ||
-    (d.status === 403 && o.kind === "workload identity federation")
-  )
-    fix = `the federated principal may not impersonate ${o.actor}: grant it roles/iam.workloadIdentityUser on that service account (docs/google.md)`;
-  else if (d.code === "ENOTFOUND" || d.code === "ERR_INVALID_URL")
-    fix = "the token endpoint's host is unknown: check token_uri / token_url in the credentials file";
-  else fix = "check the credentials file and docs/google.md";
-  return new DirectoryError({ message: `${where}. Fix: ${fix}` });
 }

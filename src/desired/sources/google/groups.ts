@@ -1,31 +1,18 @@
 /**
- * The Google groups the rules pick: by email or by id (`groups.get`), or by a Directory API
- * group search (`groups.list` with `query`, 200 a page, for the configured customer or domain).
- * A rule that picks nothing is a setup mistake (exit 4), never "no people"; a group two rules
- * pick belongs to the first. A picked group becomes a user group through the shared group rule.
+ * How a Google group rule picks: by email or by id (`groups.get`), or by a Directory API group
+ * search (`groups.list` with `query`, 200 a page, for the configured customer or domain). A rule
+ * that picks nothing is a setup mistake (exit 4), never "no people". The rest (a group two rules
+ * pick belongs to the first; a picked group becomes a user group by the shared group rule) is
+ * the sources room's (../picked-groups.ts): here only a Google group's id, values and label.
  */
 import type { GoogleConfig, GoogleRule } from "../../../config/google-schema.js";
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
-import type { RecordContext } from "../../records.js";
-import { applyGroupRule } from "../group-rule.js";
-import type { DesiredGroup, ReadTally } from "../../types.js";
+import type { ReadTally } from "../../types.js";
+import type { DirectoryHttp } from "../directory-http.js";
+import { pickGroups, type GroupKind } from "../picked-groups.js";
 import type { Values } from "../template.js";
-import {
-  directoryUrl,
-  FIELDS,
-  listAll,
-  PAGE,
-  scopeQuery,
-  setupError,
-  type GoogleGet,
-  type GoogleGroupJson,
-} from "./api.js";
-
-export interface PickedGroup {
-  group: GoogleGroupJson;
-  rule: GoogleRule;
-}
+import { directoryUrl, FIELDS, listAll, PAGE, scopeQuery, setupError, type GoogleGroupJson } from "./api.js";
 
 /** How a rule is written in the evidence's scope and in messages. */
 export function describeRule(rule: GoogleRule): string {
@@ -35,20 +22,19 @@ export function describeRule(rule: GoogleRule): string {
 }
 
 async function pickByRule(o: {
-  get: GoogleGet;
+  http: DirectoryHttp;
   config: GoogleConfig;
   rule: GoogleRule;
-  index: number;
+  ruleKey: string;
   actor: string;
 }) {
-  const { get, config, rule } = o;
+  const { http, config, rule, ruleKey } = o;
   const what = `Google groups of ${describeRule(rule)}`;
-  const ruleKey = `source.google.groups[${o.index}]`;
   const about = `${ruleKey}.${rule.email !== undefined ? "email" : rule.groupId !== undefined ? "groupId" : "query"}`;
   try {
     const key = rule.email ?? rule.groupId;
     if (key !== undefined) {
-      const a = await get<GoogleGroupJson>(
+      const a = await http.get<GoogleGroupJson>(
         directoryUrl(config, `groups/${encodeURIComponent(key)}`, { fields: FIELDS.group }),
         what,
       );
@@ -61,7 +47,7 @@ async function pickByRule(o: {
       maxResults: String(PAGE.groups),
       fields: FIELDS.groups,
     });
-    const { items, tally } = await listAll(get, first, "groups", what);
+    const { items, tally } = await listAll(http, first, "groups", what);
     if (items.length === 0)
       throw new DirectoryError({
         message: `${ruleKey} picks no group (query ${JSON.stringify(rule.query)}): a rule that picks nothing is a mistake, not "nobody": check it against the Admin console's groups`,
@@ -73,23 +59,12 @@ async function pickByRule(o: {
 }
 
 /** Every picked group once, in rule order; with each listing's tally. */
-export async function pickGroups(o: {
-  get: GoogleGet;
-  config: GoogleConfig;
-  actor: string;
-}): Promise<{ picked: PickedGroup[]; reads: ReadTally[] }> {
-  const answers = await Promise.all(
-    o.config.groups.map((rule, index) =>
-      pickByRule({ get: o.get, config: o.config, rule, index, actor: o.actor }),
-    ),
-  );
-  const picked = new Map<string, PickedGroup>();
-  answers.forEach((a, i) => {
-    for (const group of a.groups)
-      if (typeof group.id === "string" && !picked.has(group.id))
-        picked.set(group.id, { group, rule: o.config.groups[i]! });
+export function pickGoogleGroups(o: { http: DirectoryHttp; config: GoogleConfig; actor: string }) {
+  return pickGroups({
+    kind: GOOGLE_GROUPS,
+    rules: o.config.groups,
+    pick: (rule, ruleKey) => pickByRule({ ...o, rule, ruleKey }),
   });
-  return { picked: [...picked.values()], reads: answers.map((a) => a.read) };
 }
 
 /** A group's template values: `{id}`, `{email}`, `{emailLocal}`, `{name}`, `{description}`. */
@@ -106,22 +81,11 @@ function groupValues(g: GoogleGroupJson): Values {
   return values;
 }
 
-/** The template of a Google group's name: the shared rule's default id and name. */
-const NAME = "{name}";
-
-/** A picked Google group as a user group, by the shared group rule (group-rule.ts). */
-export function toDesiredGroup(
-  p: PickedGroup,
-  ctx: RecordContext,
-  ruleKey: string,
-): DesiredGroup | undefined {
-  const { group } = p;
-  return applyGroupRule({
-    rule: p.rule,
-    values: groupValues(group),
-    nameTemplate: NAME,
-    group: `google group ${visible(group.email ?? group.id)} (${group.id})`,
-    ruleKey,
-    ctx,
-  });
-}
+/** A Google group to the shared rule: its name `{name}` is the user group's default id and name. */
+export const GOOGLE_GROUPS: GroupKind<GoogleGroupJson> = {
+  setting: "source.google",
+  idOf: (g) => (typeof g.id === "string" ? g.id : undefined),
+  nameTemplate: "{name}",
+  values: groupValues,
+  label: (g) => `google group ${visible(g.email ?? g.id)} (${g.id})`,
+};

@@ -6,33 +6,20 @@
  * (DirectoryHttp, `isThrottled`); the evidence lists each listing, what was skipped and the
  * people per group (`google:<group id>`), checked against the last successful run.
  */
-import { readFile } from "node:fs/promises";
-import { rootCertificates } from "node:tls";
 import type { GoogleConfig } from "../../../config/google-schema.js";
-import { DirectoryError } from "../../../errors.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";
-import type { DesiredGroup, DesiredUser, Evidence } from "../../types.js";
+import type { DesiredUser, Evidence } from "../../types.js";
 import { SkipCounter, type SourceContext, type SourceResult } from "../contract.js";
 import { DirectoryHttp } from "../directory-http.js";
-import { GOOGLE, isQuotaAnswer, renewingGet, type GoogleUserJson } from "./api.js";
+import { userGroups } from "../picked-groups.js";
+import { readSourceCa } from "../identity-platform.js";
+import { GOOGLE, isQuotaAnswer, type GoogleUserJson } from "./api.js";
 import { googleAuthorizer, type GoogleAuthorizer } from "./credentials.js";
-import { describeRule, pickGroups, toDesiredGroup, type PickedGroup } from "./groups.js";
+import { describeRule, GOOGLE_GROUPS, pickGoogleGroups } from "./groups.js";
 import { readMembers, readUsers, toDesiredUser, type GroupMembers } from "./people.js";
 import { googleSignIn } from "./sign-in.js";
-
-/** The CA bundle for the API and the token endpoints: the file's CAs added to Node's roots. */
-async function readCa(config: GoogleConfig): Promise<string[] | undefined> {
-  if (config.caFile === undefined) return undefined;
-  try {
-    return [...rootCertificates, await readFile(config.caFile, "utf8")];
-  } catch (err) {
-    throw new DirectoryError({
-      message: `source.google.caFile ${config.caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): check the path`,
-    });
-  }
-}
 
 /** Where the evidence says the read came from: `customer my_customer` or `domain example.com`. */
 export function googleSourceName(config: GoogleConfig): string {
@@ -51,6 +38,8 @@ function googleHttp(
     directory: GOOGLE,
     origin: config.apiUrl,
     authorize: () => auth.authorization(),
+    // A 401 after Google accepted this run's token: one fresh token, that request once more.
+    renew: (refused) => auth.renew(refused),
     concurrency: config.concurrency,
     timeoutMs: config.timeoutMs,
     maxThrottleWaitMs: config.maxWaitSeconds * 1000,
@@ -58,19 +47,6 @@ function googleHttp(
     logger: ctx.logger,
     ...(ca !== undefined ? { ca } : {}),
   });
-}
-
-/** The picked groups as user groups, and the user group of each picked Google group. */
-function desiredGroups(picked: PickedGroup[], config: GoogleConfig, rc: RecordContext) {
-  const userGroupOf = new Map<string, string>();
-  const groups: DesiredGroup[] = [];
-  for (const p of picked) {
-    const g = toDesiredGroup(p, rc, `source.google.groups[${config.groups.indexOf(p.rule)}]`);
-    if (g === undefined) continue;
-    groups.push(g);
-    userGroupOf.set(p.group.id, g.id);
-  }
-  return { groups, userGroupOf };
 }
 
 /** Each person once, with the user groups of every picked group they are in; outsiders skipped. */
@@ -106,30 +82,30 @@ function desiredUsers(o: {
 }
 
 export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext): Promise<SourceResult> {
-  const ca = await readCa(config);
+  // For the API and the token endpoints alike.
+  const ca = await readSourceCa(config.caFile, "source.google.caFile");
   const auth = await googleAuthorizer({ config, env: ctx.env, ca });
   // The first token before any read: a setup mistake stops here, named (exit 4).
   await auth.authorization();
   const http = googleHttp(config, ctx, auth, ca);
-  const get = renewingGet(http, auth);
   const actor = auth.actor;
   try {
-    const { picked, reads: groupReads } = await pickGroups({ get, config, actor });
+    const { picked, reads: groupReads } = await pickGoogleGroups({ http, config, actor });
     const problems = new ProblemList();
     const rc: RecordContext = {
       problems,
       defaultIdentity: ctx.defaultIdentity,
       passwordWarned: { value: false },
     };
-    const { groups, userGroupOf } = desiredGroups(picked, config, rc);
+    const { groups, userGroupOf } = userGroups(picked, GOOGLE_GROUPS, rc);
     const skipped = new SkipCounter();
     const labels = picked.map((p) => ({
       id: p.group.id,
       label: JSON.stringify(p.group.email ?? p.group.id),
     }));
-    const { members, reads } = await readMembers({ get, config, groups: labels, skipped, actor });
+    const { members, reads } = await readMembers({ http, config, groups: labels, skipped, actor });
     const anyone = [...members.values()].some((m) => m.people.length > 0);
-    const directory = anyone ? await readUsers({ get, config, actor }) : undefined;
+    const directory = anyone ? await readUsers({ http, config, actor }) : undefined;
     const { users, googleOf } = desiredUsers({
       members,
       userGroupOf,

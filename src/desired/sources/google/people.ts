@@ -11,6 +11,7 @@ import { visible } from "../../characters.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
 import type { DesiredUser, ReadTally } from "../../types.js";
 import type { SkipCounter } from "../contract.js";
+import type { DirectoryHttp } from "../directory-http.js";
 import {
   directoryUrl,
   FIELDS,
@@ -18,7 +19,6 @@ import {
   PAGE,
   scopeQuery,
   setupError,
-  type GoogleGet,
   type GoogleMemberJson,
   type GoogleUserJson,
 } from "./api.js";
@@ -33,7 +33,7 @@ export interface GroupMembers {
 
 /** Every picked group's members, concurrently within the run's bounds; non-people skipped and counted. */
 export async function readMembers(o: {
-  get: GoogleGet;
+  http: DirectoryHttp;
   config: GoogleConfig;
   groups: { id: string; label: string }[];
   skipped: SkipCounter;
@@ -49,7 +49,7 @@ export async function readMembers(o: {
         fields: FIELDS.members,
       });
       try {
-        const { items, tally } = await listAll(o.get, first, "members", what);
+        const { items, tally } = await listAll(o.http, first, "members", what);
         const people: string[] = [];
         for (const m of items as GoogleMemberJson[]) {
           const mid = m.id ?? m.email ?? "(no id)";
@@ -77,7 +77,7 @@ export async function readMembers(o: {
 
 /** The customer's (or domain's) users, by id. */
 export async function readUsers(o: {
-  get: GoogleGet;
+  http: DirectoryHttp;
   config: GoogleConfig;
   actor: string;
 }): Promise<{ users: Map<string, GoogleUserJson>; read: ReadTally }> {
@@ -88,7 +88,7 @@ export async function readUsers(o: {
     fields: FIELDS.users,
   });
   try {
-    const { items, tally } = await listAll(o.get, first, "users", what);
+    const { items, tally } = await listAll(o.http, first, "users", what);
     return { users: new Map((items as GoogleUserJson[]).map((u) => [u.id, u])), read: tally };
   } catch (err) {
     throw setupError(err, { config: o.config, what, actor: o.actor });

@@ -3,11 +3,29 @@
  * ID token's `sub` is the Google user `id`, which the reader puts in `authenticationId`. When the
  * organization keys people by `email`, each person's `authenticationId` becomes their primary
  * email (what Google's `email` claim carries). Any other claim cannot be read from the Directory
- * API: exit 4, naming the claim and the fix.
+ * API: exit 4, naming the claim and the fix. The step itself is the sources room's
+ * (../sign-in.ts); here only Google's claims.
  */
 import { DirectoryError } from "../../../errors.js";
-import type { DesiredUser, SignInStep } from "../../types.js";
+import type { SignInStep } from "../../types.js";
+import { subjectClaimStep, type SubjectClaims } from "../sign-in.js";
 import type { GoogleUserJson } from "./api.js";
+
+const GOOGLE_CLAIMS: SubjectClaims<GoogleUserJson> = {
+  directory: "Google",
+  subWarning:
+    "Google's people are mapped by their sub claim (the Google user id), which matches only once Google is the organization's OIDC provider",
+  idOf: (u) => u.id,
+  reader: (claim) => {
+    if (claim === "sub") return undefined; // the Google user id, already in place
+    if (claim === "email")
+      return { from: "the primary email", field: "primaryEmail", read: (u) => u.primaryEmail };
+    throw new DirectoryError({
+      message: `the organization keys people by the ID-token claim "${claim}" (oauthSubjectIdClaim), which the Google Directory API cannot give: Google's ID token carries sub (the Google user id) and email (the primary email). Set oauthSubjectIdClaim to sub (recommended: it never changes) or email (docs/google.md)`,
+    });
+  },
+  fix: () => "Give every person a primary email, or set oauthSubjectIdClaim to sub (docs/google.md)",
+};
 
 /**
  * The Google source's sign-in step (SourceResult.signIn): people stay keyed by `sub` (their
@@ -15,40 +33,5 @@ import type { GoogleUserJson } from "./api.js";
  * desired user id.
  */
 export function googleSignIn(googleOf: ReadonlyMap<string, GoogleUserJson>): SignInStep {
-  return ({ signIn, users, logger }) => {
-    if (signIn === undefined || signIn.kind === "builtin") {
-      logger.warn(
-        `${signIn ? "the organization signs people in with its built-in identity provider" : "this service does not tell how its organization signs people in"}: Google's people are mapped by their sub claim (the Google user id), which matches only once Google is the organization's OIDC provider`,
-      );
-      return;
-    }
-    logger.info(
-      { claim: signIn.claim, issuer: signIn.issuer },
-      `the organization keys logins by the claim ${signIn.claim}`,
-    );
-    keyBySubjectClaim({ claim: signIn.claim, users, googleUserOf: (u) => googleOf.get(u.id) });
-  };
-}
-
-export function keyBySubjectClaim(o: {
-  claim: string;
-  users: readonly DesiredUser[];
-  googleUserOf: (user: DesiredUser) => GoogleUserJson | undefined;
-}): void {
-  if (o.claim === "sub") return; // the Google user id, already in place
-  if (o.claim !== "email")
-    throw new DirectoryError({
-      message: `the organization keys people by the ID-token claim "${o.claim}" (oauthSubjectIdClaim), which the Google Directory API cannot give: Google's ID token carries sub (the Google user id) and email (the primary email). Set oauthSubjectIdClaim to sub (recommended: it never changes) or email (docs/google.md)`,
-    });
-  const missing: string[] = [];
-  for (const user of o.users) {
-    if (user.identity !== "external" || user.state !== "present") continue;
-    const email = o.googleUserOf(user)?.primaryEmail;
-    if (typeof email === "string" && email !== "") user.authenticationId = email;
-    else missing.push(user.email);
-  }
-  if (missing.length > 0)
-    throw new DirectoryError({
-      message: `the organization keys people by the claim email, but ${missing.length} Google people have no primary email: ${missing.slice(0, 5).join(", ")} (docs/google.md)`,
-    });
+  return subjectClaimStep(GOOGLE_CLAIMS, googleOf);
 }

@@ -1,14 +1,14 @@
 /**
- * The Okta groups the rules pick: by id (`GET /api/v1/groups/{id}`), by exact name (a `search`
- * on `profile.name`, then the exact name among the answers) or by a `search` expression, each
+ * How an Okta group rule picks: by id (`GET /api/v1/groups/{id}`), by exact name (a `search` on
+ * `profile.name`, then the exact name among the answers) or by a `search` expression, each
  * listing followed to its end in the largest pages the spec allows. A rule that picks nothing is
- * a setup mistake (exit 4), never "no people"; a group two rules pick belongs to the first.
+ * a setup mistake (exit 4), never "no people". The rest (a group two rules pick belongs to the
+ * first; a picked group becomes a user group by the shared group rule) is the sources room's
+ * (../picked-groups.ts): here only an Okta group's id, values and label.
  */
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
-import type { RecordContext } from "../../records.js";
-import { applyGroupRule } from "../group-rule.js";
-import type { DesiredGroup } from "../../types.js";
+import { pickGroups, type GroupKind } from "../picked-groups.js";
 import { profileValues } from "./people.js";
 import type { OktaConfig } from "../../../config/okta-schema.js";
 import type { DirectoryHttp } from "../directory-http.js";
@@ -17,11 +17,6 @@ import type { ReadTally } from "../../types.js";
 import { GROUPS_PAGE, listRule, setupError, type OktaGroupJson } from "./api.js";
 
 export type OktaRule = OktaConfig["groups"][number];
-
-export interface PickedGroup {
-  group: OktaGroupJson;
-  rule: OktaRule;
-}
 
 /** How a rule is written in the evidence's scope and in messages. */
 export function describeRule(rule: OktaRule): string {
@@ -87,35 +82,19 @@ async function pickByRule(http: DirectoryHttp, orgUrl: string, rule: OktaRule) {
 }
 
 /** Every picked group once, in rule order; with each listing's tally. */
-export async function pickGroups(o: {
-  http: DirectoryHttp;
-  config: OktaConfig;
-}): Promise<{ picked: PickedGroup[]; reads: ReadTally[] }> {
-  const answers = await Promise.all(o.config.groups.map((rule) => pickByRule(o.http, o.config.orgUrl, rule)));
-  const picked = new Map<string, PickedGroup>();
-  answers.forEach((a, i) => {
-    for (const group of a.groups)
-      if (!picked.has(group.id)) picked.set(group.id, { group, rule: o.config.groups[i]! });
-  });
-  return { picked: [...picked.values()], reads: answers.map((a) => a.read) };
-}
-
-/** An Okta group's name: the default id and name of the user group it becomes. */
-const NAME = "{name}";
-
-/** A picked Okta group as a user group: the shared rule over `{id}`, `{name}`, `{description}` and the profile. */
-export function toDesiredGroup(
-  p: PickedGroup,
-  ctx: RecordContext,
-  ruleKey: string,
-): DesiredGroup | undefined {
-  const { group } = p;
-  return applyGroupRule({
-    rule: p.rule,
-    values: profileValues(group.id, group.profile),
-    nameTemplate: NAME,
-    group: `okta group ${visible(String(group.profile.name ?? group.id))} (${group.id})`,
-    ruleKey,
-    ctx,
+export function pickOktaGroups(o: { http: DirectoryHttp; config: OktaConfig }) {
+  return pickGroups({
+    kind: OKTA_GROUPS,
+    rules: o.config.groups,
+    pick: (rule) => pickByRule(o.http, o.config.orgUrl, rule),
   });
 }
+
+/** An Okta group to the shared rule: `{id}`, `{name}`, `{description}` and the profile; `{name}` the default. */
+export const OKTA_GROUPS: GroupKind<OktaGroupJson> = {
+  setting: "source.okta",
+  idOf: (g) => g.id,
+  nameTemplate: "{name}",
+  values: (g) => profileValues(g.id, g.profile),
+  label: (g) => `okta group ${visible(String(g.profile.name ?? g.id))} (${g.id})`,
+};

@@ -11,11 +11,12 @@ import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { DirectoryHttp } from "../directory-http.js";
+import { userGroups } from "../picked-groups.js";
 import { SourceIncompleteError } from "../errors.js";
-import type { DesiredGroup, DesiredUser, Evidence } from "../../types.js";
+import type { DesiredUser, Evidence } from "../../types.js";
 import type { OktaUserJson } from "./api.js";
 import { oktaAuthorizer } from "./credentials.js";
-import { describeRule, pickGroups, toDesiredGroup } from "./groups.js";
+import { describeRule, OKTA_GROUPS, pickOktaGroups } from "./groups.js";
 import { OktaPacer } from "./pacer.js";
 import { readMembers, toDesiredUser } from "./people.js";
 import { oktaSignIn } from "./subject.js";
@@ -60,21 +61,14 @@ export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): P
   const renew = auth.renew?.bind(auth);
   const { http, pacer } = oktaHttp(config, ctx, () => auth.authorization(), renew);
   try {
-    const { picked, reads: groupReads } = await pickGroups({ http, config });
+    const { picked, reads: groupReads } = await pickOktaGroups({ http, config });
     const problems = new ProblemList();
     const rc: RecordContext = {
       problems,
       defaultIdentity: ctx.defaultIdentity,
       passwordWarned: { value: false },
     };
-    const userGroupOf = new Map<string, string>();
-    const groups: DesiredGroup[] = [];
-    for (const p of picked) {
-      const g = toDesiredGroup(p, rc, `source.okta.groups[${config.groups.indexOf(p.rule)}]`);
-      if (g === undefined) continue;
-      groups.push(g);
-      userGroupOf.set(p.group.id, g.id);
-    }
+    const { groups, userGroupOf } = userGroups(picked, OKTA_GROUPS, rc);
     const labels = picked.map((p) => ({
       id: p.group.id,
       label: JSON.stringify(String(p.group.profile.name ?? p.group.id)),

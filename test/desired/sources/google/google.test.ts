@@ -245,6 +245,62 @@ describe("signing in", () => {
 
 const c0 = (key: string) => config(key).source.google!;
 
+/** The Directory API requests to `path`, with the status each got. */
+const statusesOf = (path: RegExp) =>
+  apiCalls(google)
+    .filter((r) => path.test(r.url))
+    .map((r) => r.status);
+
+describe("a token Google refuses (DirectoryHttp's renew)", () => {
+  it("mid-read: one fresh token from a new grant, and the refused request once more", async () => {
+    await withTempDir(async (dir) => {
+      for (const [way, c, grant] of [
+        [
+          "a delegated key",
+          config(await writeKey(dir, google.url)),
+          ["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+        ],
+        [
+          "workload identity federation",
+          config(await writeFederation(dir, google.url), { subject: undefined }),
+          ["urn:ietf:params:oauth:grant-type:token-exchange", "generateAccessToken"],
+        ],
+      ] as const) {
+        google.requests.length = 0;
+        google.tokens.grants.length = 0;
+        google.faults.length = 0;
+        // Every token issued so far stops working: the retry passes only with a fresh one.
+        google.faults.push({ match: /platform\/members/, kind: "revoked", times: 1 });
+        const { state } = await read(c);
+        expect(state.users, way).toHaveLength(5);
+        // The first token, then exactly one more: google-auth-library's cache is not reused.
+        expect(google.tokens.grants, way).toEqual([...grant, ...grant]);
+        expect(statusesOf(/platform\/members/), way).toEqual([401, 200]);
+      }
+      google.faults.length = 0;
+    });
+  });
+
+  it("on the first request (nothing accepted yet): a setup mistake, exit 4, the fix named, no renewal", async () => {
+    await withTempDir(async (dir) => {
+      google.requests.length = 0;
+      google.tokens.grants.length = 0;
+      google.faults.length = 0;
+      google.faults.push({ match: /\/admin\//, kind: "expired" });
+      const f = await failure(read(config(await writeKey(dir, google.url))));
+      google.faults.length = 0;
+      expect(f.code).toBe(4);
+      expect(f.message).toMatch(
+        /answered 401 authError .*refused the token it was given before accepting any: the credentials' token endpoint .* and source.google.apiUrl must be the same Google/,
+      );
+      expect(google.tokens.grants).toEqual(["urn:ietf:params:oauth:grant-type:jwt-bearer"]);
+      // Each rule's first request once: a refused first token is not asked again.
+      expect(apiCalls(google).every((r) => r.status === 401)).toBe(true);
+      expect(apiCalls(google)).toHaveLength(2);
+    });
+  });
+});
+
 describe("a read that is not whole stops with exit 5", () => {
   it("retries a quota answer, a 503, a cut or HTML page, and renews a token that expired mid-read", async () => {
     await withTempDir(async (dir) => {
@@ -275,7 +331,7 @@ describe("a read that is not whole stops with exit 5", () => {
         [
           config(key),
           { match: /platform\/members/, kind: "expired" as never, times: 2 },
-          /refused a freshly renewed token \(401 twice\)/,
+          /refused a fresh token too \(401 to .*platform\/members.*\), after accepting this run's token before/,
         ],
         [
           config(key, { maxWaitSeconds: 1 }),
