@@ -3,12 +3,14 @@
  * mode), and unlinked credentials (`unlinkedCredentials: delete`). Also lists what is left alone
  * (unmanaged, unlinked) so nothing is silently dropped.
  */
-import type { DesiredUser } from "../desired/types.js";
+import type { DesiredUser, Identity } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import { isListed, linkedIdp, lower, otherHolders, rowMapping, type PlanContext } from "./context.js";
 import { idpIsMapped, linkedIdpAt } from "./auth-links.js";
 import { cleanMapping } from "./mapping-step.js";
 import { graceSince } from "./grace.js";
+import { leaverAccess, type LeaverAccess } from "./access/leaver-access.js";
+import { planAccessRevoke, revokeWords, signsInElsewhere } from "./revoke-access.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
 import type { Step } from "./types.js";
 
@@ -23,6 +25,10 @@ function deleteUser(
   input: {
     mapping?: Mapping | undefined;
     credentials?: IdpUser | undefined;
+    /** The login the mapping points at, deleted or not (a kept one still signs the person in). */
+    linked?: IdpUser | undefined;
+    /** The row's identity, for a row marked absent. */
+    identity?: Identity | undefined;
     names: Array<string | undefined>;
     inScope: boolean;
     reason: string;
@@ -34,7 +40,8 @@ function deleteUser(
   const target = mapping ? mappingKey(mapping.id) : credentials ? idpKey(credentials.email) : undefined;
   if (target === undefined) return;
   const deletesMapping = mapping !== undefined && ctx.policy.deletions === "remove";
-  if (!credentials && !deletesMapping) return;
+  const access = !credentials && !deletesMapping ? accessToRevoke(ctx, input) : undefined;
+  if (!credentials && !deletesMapping && !access) return;
   if (ctx.policy.deletions === "none") {
     if (input.inScope && !ctx.safety.isProtected(input.names))
       notice(ctx, {
@@ -49,6 +56,12 @@ function deleteUser(
     const since = graceSince(ctx.grace, target);
     if (since === undefined) return;
     reason = `${reason} since ${since}; policy.revokeAfter ${ctx.policy.revokeAfter?.text} has passed`;
+  }
+  if (access && mapping) {
+    const { names, inScope } = input;
+    const words = `${revokeWords(input.linked)}; ${reason}`;
+    planAccessRevoke(ctx, { mapping, access, names, inScope, reason: words });
+    return;
   }
   const steps: Step[] = [];
   const credStep = credentials ? deleteCredentialsStep(credentials, mapping, reason) : undefined;
@@ -72,6 +85,20 @@ function deleteUser(
     steps,
     deletes: { user: target, stepIds: steps.map((s) => s.id) },
   });
+}
+
+/**
+ * `deletions: revoke` without a login to delete: the access of a leaver who may still sign in
+ * (revoke-access.ts), or undefined when they cannot or hold nothing any more.
+ */
+function accessToRevoke(
+  ctx: PlanContext,
+  o: { mapping?: Mapping | undefined; linked?: IdpUser | undefined; identity?: Identity | undefined },
+): LeaverAccess | undefined {
+  if (ctx.policy.deletions !== "revoke" || o.mapping === undefined) return undefined;
+  const { mapping, linked, identity } = o;
+  if (!signsInElsewhere(ctx, { mapping, linked, identity })) return undefined;
+  return leaverAccess(ctx, mapping);
 }
 
 function deleteCredentialsStep(credentials: IdpUser, mapping: Mapping | undefined, reason: string): Step {
@@ -102,6 +129,8 @@ export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
   deleteUser(ctx, {
     mapping: m,
     credentials,
+    linked,
+    identity: d.identity,
     names: [d.id, d.email, m?.email, linked?.email, credentials?.email],
     inScope:
       ctx.safety.desiredInScope(d, m?.groups ?? []) &&
@@ -177,6 +206,7 @@ function planUnlistedMapping(ctx: PlanContext, m: Mapping, linked: IdpUser | und
   deleteUser(ctx, {
     mapping: m,
     credentials,
+    linked,
     names,
     inScope: true,
     reason: "not in the desired state (mode full)",
@@ -193,6 +223,11 @@ function wouldDelete(
 ): boolean {
   const { deletions } = ctx.policy;
   if (deletions === "none") return false;
-  if (deletions === "revoke" && !(linked && deletableCredentials(ctx, linked, m.id))) return false;
+  if (
+    deletions === "revoke" &&
+    !(linked && deletableCredentials(ctx, linked, m.id)) &&
+    accessToRevoke(ctx, { mapping: m, linked }) === undefined
+  )
+    return false;
   return !ctx.safety.isProtected(names);
 }
