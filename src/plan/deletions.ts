@@ -20,22 +20,21 @@ function deletableCredentials(ctx: PlanContext, idp: IdpUser, mappingId: string 
   return ctx.idx.desiredByEmail.get(lower(idp.email))?.state !== "present";
 }
 
-function deleteUser(
-  ctx: PlanContext,
-  input: {
-    mapping?: Mapping | undefined;
-    credentials?: IdpUser | undefined;
-    /** The login the mapping points at, deleted or not (a kept one still signs the person in). */
-    linked?: IdpUser | undefined;
-    /** The row's identity, for a row marked absent. */
-    identity?: Identity | undefined;
-    names: Array<string | undefined>;
-    inScope: boolean;
-    reason: string;
-    /** Missing from the source (full mode): waits for `policy.revokeAfter`, when set. */
-    graced?: boolean;
-  },
-): void {
+interface DeleteInput {
+  mapping?: Mapping | undefined;
+  credentials?: IdpUser | undefined;
+  /** The login the mapping points at, deleted or not (a kept one still signs the person in). */
+  linked?: IdpUser | undefined;
+  /** The row's identity, for a row marked absent. */
+  identity?: Identity | undefined;
+  names: Array<string | undefined>;
+  inScope: boolean;
+  reason: string;
+  /** Missing from the source (full mode): waits for `policy.revokeAfter`, when set. */
+  graced?: boolean;
+}
+
+function deleteUser(ctx: PlanContext, input: DeleteInput): void {
   const { mapping, credentials } = input;
   const target = mapping ? mappingKey(mapping.id) : credentials ? idpKey(credentials.email) : undefined;
   if (target === undefined) return;
@@ -51,16 +50,17 @@ function deleteUser(
       });
     return;
   }
-  let reason = input.reason;
-  if (input.graced && ctx.grace && input.inScope && !ctx.safety.isProtected(input.names)) {
-    const since = graceSince(ctx.grace, target);
-    if (since === undefined) return;
-    reason = `${reason} since ${since}; policy.revokeAfter ${ctx.policy.revokeAfter?.text} has passed`;
-  }
+  const reason = reasonAfterGrace(ctx, input, target);
+  if (reason === undefined) return;
   if (access && mapping) {
     const { names, inScope } = input;
-    const words = `${revokeWords(input.linked)}; ${reason}`;
-    planAccessRevoke(ctx, { mapping, access, names, inScope, reason: words });
+    planAccessRevoke(ctx, {
+      mapping,
+      access,
+      names,
+      inScope,
+      reason: `${revokeWords(input.linked)}; ${reason}`,
+    });
     return;
   }
   const steps: Step[] = [];
@@ -85,6 +85,19 @@ function deleteUser(
     steps,
     deletes: { user: target, stepIds: steps.map((s) => s.id) },
   });
+}
+
+/** The deletion's reason, with since when a leaver is missing; undefined while `policy.revokeAfter` lasts. */
+function reasonAfterGrace(
+  ctx: PlanContext,
+  input: { names: Array<string | undefined>; inScope: boolean; reason: string; graced?: boolean },
+  target: string,
+): string | undefined {
+  if (!input.graced || !ctx.grace || !input.inScope || ctx.safety.isProtected(input.names))
+    return input.reason;
+  const since = graceSince(ctx.grace, target);
+  if (since === undefined) return undefined;
+  return `${input.reason} since ${since}; policy.revokeAfter ${ctx.policy.revokeAfter?.text} has passed`;
 }
 
 /**

@@ -10,7 +10,6 @@
  */
 import type { Identity } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import type { LeaverAccess } from "./access/leaver-access.js";
 import type { PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
 import { base, copyMapping, mappingKey, notice, profileMapping, stepId } from "./steps.js";
@@ -59,7 +58,8 @@ export function planAccessRevoke(
   ctx: PlanContext,
   o: {
     mapping: Mapping;
-    access: LeaverAccess;
+    /** What access/leaver-access.ts found: the groups the mapping keeps. */
+    access: { keptGroups: string[] };
     names: Array<string | undefined>;
     inScope: boolean;
     reason: string;

@@ -201,15 +201,20 @@ function computeSummary(plan: Plan): PlanSummary {
     for (const f of fields) increment(summary.people.fields, f);
   }
   // A leaver whose revoke takes only grants or filters has no step of their own.
-  for (const id of plan.accessRevoked ?? []) if (!byPerson.has(id)) summary.people.revoke += 1;
+  summary.people.revoke += (plan.accessRevoked ?? []).filter((id) => !byPerson.has(id)).length;
   summary.membership = byKey(summary.membership);
   summary.bulk.groups = byKey(summary.bulk.groups);
+  addWaiting(summary, plan);
+  return summary;
+}
+
+/** Who waits (grace) and what only the mode keeps. */
+function addWaiting(summary: PlanSummary, plan: Plan): void {
   const first = plan.grace?.pending[0];
   if (first) summary.pending = { people: plan.grace!.pending.length, firstUntil: first.until };
   if (plan.keptByMode) summary.keptByMode = plan.keptByMode;
   const kept = plan.notices.filter((n) => n.kind === "keptByMode").length;
   if (kept > 0) summary.permissionsKeptByMode = kept;
-  return summary;
 }
 
 /**
