@@ -245,7 +245,7 @@ export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanS
   const endsWith =
     (id: string) =>
     (k: string): boolean =>
-      k.endsWith(`/user/${id}`) || k.endsWith(`:user/${id}`);
+      k === `mapping:${id}` || k.endsWith(`/user/${id}`) || k.endsWith(`:user/${id}`);
   const revoked = plan.accessRevoked?.filter(
     (id) => !plan.steps.some((s) => !succeeded.has(s.id) && s.touches.some(endsWith(id))),
   );
