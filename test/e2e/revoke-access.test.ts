@@ -118,7 +118,7 @@ describe("a leaver who signs in through the identity provider (deletions: revoke
     expect(accessOf("jane")).toEqual(before.jane);
     expect(accessOf("ann")).toEqual(before.ann);
     expect(accessOf("jane").filters).toHaveLength(1);
-  });
+  }, 120_000);
 
   it("within the limit: no group, grant or filter left, the mapping stays; a second plan is empty", async () => {
     await people({ bob: ["sales"], ann: ["sales"] });
@@ -133,7 +133,16 @@ describe("a leaver who signs in through the identity provider (deletions: revoke
     const again = await cli("plan", "--detailed-exitcode");
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toMatch(/No changes/);
-  });
+    // The access review sees her with no access left (her login is at the identity provider).
+    const review = await cli("review", "--format", "json");
+    expect(review.code, review.stderr).toBe(0);
+    const reviewed = (JSON.parse(review.stdout) as { people: Array<Record<string, unknown>> }).people;
+    expect(reviewed.find((p) => p["id"] === "jane")).toMatchObject({
+      login: "external",
+      access: [],
+      organizationPermissions: [],
+    });
+  }, 120_000);
 
   it("a person who comes back gets their access back", async () => {
     await people({ bob: ["sales"], ann: ["sales"], jane: ["sales"] });
@@ -141,5 +150,5 @@ describe("a leaver who signs in through the identity provider (deletions: revoke
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(accessOf("jane").groups).toEqual(["sales"]);
     expect((await cli("plan", "--detailed-exitcode")).code).toBe(0);
-  });
+  }, 120_000);
 });
