@@ -16,6 +16,7 @@ export { checkOneSource } from "../desired/sources/index.js";
 import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
 import { listActualState, type ActualState } from "../service/index.js";
+import { signInForRevoke } from "./sign-in-read.js";
 import {
   plan as makePlan,
   checkBuiltinIdentity,
@@ -271,6 +272,8 @@ async function listChecked(
       };
   const jit = config.source.type !== "file"; // a directory's people, made at sign-in too?
   const actual = await listActualState(connection.client, { permissions, dataFilters, jit });
+  const signIn = await signInForRevoke(connection.client, actual, policy);
+  if (signIn !== undefined) actual.signIn = signIn;
   const durationMs = Math.round(performance.now() - started);
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)

@@ -32,6 +32,8 @@ interface Mover {
 function onlyGroupsDiffer(ctx: PlanContext, s: UpdateMappingStep): boolean {
   const { before, after } = s;
   if (s.status !== "planned" || typeof after.authenticationId === "object") return false;
+  // A leaver's access revoke keeps its own PUT: the plan shows it as one person's revoke.
+  if (s.revokesAccess) return false;
   if (s.dependsOn.some((d) => !ctx.steps.has(d) || nounOf(ctx.steps.get(d)!.kind) !== "group")) return false;
   return (
     after.authenticationId === before.authenticationId &&

@@ -115,6 +115,12 @@ export interface PlanContext {
   keptByMode: number;
   /** People of the desired state left unplanned because another mapping holds their login. */
   conflicts: number;
+  /**
+   * Leavers who sign in through the identity provider whose access this plan revokes (user id ->
+   * reason; plan/revoke-access.ts), and whether `maxDeletes` holds those revokes back.
+   */
+  accessRevokes: Map<string, string>;
+  accessRevokesHeld: boolean;
 }
 
 export function makeContext(input: {
@@ -130,6 +136,8 @@ export function makeContext(input: {
     grace: makeGraceState(input.policy, grace),
     keptByMode: 0,
     conflicts: 0,
+    accessRevokes: new Map(),
+    accessRevokesHeld: false,
     idx: buildIndexes(input.desired, input.actual),
     safety: makeSafety(input.policy, input.actual.callerId),
     steps: new Map(),

@@ -3,12 +3,14 @@
  * mode), and unlinked credentials (`unlinkedCredentials: delete`). Also lists what is left alone
  * (unmanaged, unlinked) so nothing is silently dropped.
  */
-import type { DesiredUser } from "../desired/types.js";
+import type { DesiredUser, Identity } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import { isListed, linkedIdp, lower, otherHolders, rowMapping, type PlanContext } from "./context.js";
 import { idpIsMapped, linkedIdpAt } from "./auth-links.js";
 import { cleanMapping } from "./mapping-step.js";
 import { graceSince } from "./grace.js";
+import { leaverAccess, type LeaverAccess } from "./access/leaver-access.js";
+import { planAccessRevoke, revokeWords, signsInElsewhere } from "./revoke-access.js";
 import { base, cleanIdpUser, commitUser, credentialsTarget, idpKey, mappingKey, notice } from "./steps.js";
 import type { Step } from "./types.js";
 
@@ -18,23 +20,27 @@ function deletableCredentials(ctx: PlanContext, idp: IdpUser, mappingId: string 
   return ctx.idx.desiredByEmail.get(lower(idp.email))?.state !== "present";
 }
 
-function deleteUser(
-  ctx: PlanContext,
-  input: {
-    mapping?: Mapping | undefined;
-    credentials?: IdpUser | undefined;
-    names: Array<string | undefined>;
-    inScope: boolean;
-    reason: string;
-    /** Missing from the source (full mode): waits for `policy.revokeAfter`, when set. */
-    graced?: boolean;
-  },
-): void {
+interface DeleteInput {
+  mapping?: Mapping | undefined;
+  credentials?: IdpUser | undefined;
+  /** The login the mapping points at, deleted or not (a kept one still signs the person in). */
+  linked?: IdpUser | undefined;
+  /** The row's identity, for a row marked absent. */
+  identity?: Identity | undefined;
+  names: Array<string | undefined>;
+  inScope: boolean;
+  reason: string;
+  /** Missing from the source (full mode): waits for `policy.revokeAfter`, when set. */
+  graced?: boolean;
+}
+
+function deleteUser(ctx: PlanContext, input: DeleteInput): void {
   const { mapping, credentials } = input;
   const target = mapping ? mappingKey(mapping.id) : credentials ? idpKey(credentials.email) : undefined;
   if (target === undefined) return;
   const deletesMapping = mapping !== undefined && ctx.policy.deletions === "remove";
-  if (!credentials && !deletesMapping) return;
+  const access = !credentials && !deletesMapping ? accessToRevoke(ctx, input) : undefined;
+  if (!credentials && !deletesMapping && !access) return;
   if (ctx.policy.deletions === "none") {
     if (input.inScope && !ctx.safety.isProtected(input.names))
       notice(ctx, {
@@ -44,11 +50,18 @@ function deleteUser(
       });
     return;
   }
-  let reason = input.reason;
-  if (input.graced && ctx.grace && input.inScope && !ctx.safety.isProtected(input.names)) {
-    const since = graceSince(ctx.grace, target);
-    if (since === undefined) return;
-    reason = `${reason} since ${since}; policy.revokeAfter ${ctx.policy.revokeAfter?.text} has passed`;
+  const reason = reasonAfterGrace(ctx, input, target);
+  if (reason === undefined) return;
+  if (access && mapping) {
+    const { names, inScope } = input;
+    planAccessRevoke(ctx, {
+      mapping,
+      access,
+      names,
+      inScope,
+      reason: `${revokeWords(input.linked)}; ${reason}`,
+    });
+    return;
   }
   const steps: Step[] = [];
   const credStep = credentials ? deleteCredentialsStep(credentials, mapping, reason) : undefined;
@@ -72,6 +85,33 @@ function deleteUser(
     steps,
     deletes: { user: target, stepIds: steps.map((s) => s.id) },
   });
+}
+
+/** The deletion's reason, with since when a leaver is missing; undefined while `policy.revokeAfter` lasts. */
+function reasonAfterGrace(
+  ctx: PlanContext,
+  input: { names: Array<string | undefined>; inScope: boolean; reason: string; graced?: boolean },
+  target: string,
+): string | undefined {
+  if (!input.graced || !ctx.grace || !input.inScope || ctx.safety.isProtected(input.names))
+    return input.reason;
+  const since = graceSince(ctx.grace, target);
+  if (since === undefined) return undefined;
+  return `${input.reason} since ${since}; policy.revokeAfter ${ctx.policy.revokeAfter?.text} has passed`;
+}
+
+/**
+ * `deletions: revoke` without a login to delete: the access of a leaver who may still sign in
+ * (revoke-access.ts), or undefined when they cannot or hold nothing any more.
+ */
+function accessToRevoke(
+  ctx: PlanContext,
+  o: { mapping?: Mapping | undefined; linked?: IdpUser | undefined; identity?: Identity | undefined },
+): LeaverAccess | undefined {
+  if (ctx.policy.deletions !== "revoke" || o.mapping === undefined) return undefined;
+  const { mapping, linked, identity } = o;
+  if (!signsInElsewhere(ctx, { mapping, linked, identity })) return undefined;
+  return leaverAccess(ctx, mapping);
 }
 
 function deleteCredentialsStep(credentials: IdpUser, mapping: Mapping | undefined, reason: string): Step {
@@ -102,6 +142,8 @@ export function planAbsentUser(ctx: PlanContext, d: DesiredUser): void {
   deleteUser(ctx, {
     mapping: m,
     credentials,
+    linked,
+    identity: d.identity,
     names: [d.id, d.email, m?.email, linked?.email, credentials?.email],
     inScope:
       ctx.safety.desiredInScope(d, m?.groups ?? []) &&
@@ -177,6 +219,7 @@ function planUnlistedMapping(ctx: PlanContext, m: Mapping, linked: IdpUser | und
   deleteUser(ctx, {
     mapping: m,
     credentials,
+    linked,
     names,
     inScope: true,
     reason: "not in the desired state (mode full)",
@@ -193,6 +236,11 @@ function wouldDelete(
 ): boolean {
   const { deletions } = ctx.policy;
   if (deletions === "none") return false;
-  if (deletions === "revoke" && !(linked && deletableCredentials(ctx, linked, m.id))) return false;
+  if (
+    deletions === "revoke" &&
+    !(linked && deletableCredentials(ctx, linked, m.id)) &&
+    accessToRevoke(ctx, { mapping: m, linked }) === undefined
+  )
+    return false;
   return !ctx.safety.isProtected(names);
 }

@@ -1,10 +1,12 @@
 /**
  * `maxDeletes`: an empty, truncated or wrongly filtered file must never wipe an organization.
  * All or nothing: when the plan wants more user deletions than allowed, every deletion step
- * is held back (group deletions too, since pruning assumed the members were gone); creates
- * and updates stay planned.
+ * is held back (group deletions too, since pruning assumed the members were gone; access
+ * revokes whole, revoke-access.ts); creates and updates stay planned.
  */
 import type { PlanContext } from "./context.js";
+import { mappingKey } from "./fingerprint.js";
+import { holdAccessRevokes } from "./revoke-access.js";
 import type { Plan } from "./types.js";
 
 /** A guard's limit: the run's allowance when given, else the count, else the share of `base`. */
@@ -25,7 +27,10 @@ export const deletionLimit = (ctx: PlanContext, managedUsers: number): number =>
   guardLimit(ctx.policy.maxDeletes, ctx.policy.allowDeletes, managedUsers);
 
 export function applyDeleteGuard(ctx: PlanContext, managedUsers: number): Plan["deleteGuard"] {
-  const wanted = new Set(ctx.userDeletions.values()).size;
+  // A leaver whose access is revoked is one person, whatever steps the revoke takes.
+  const people = new Set(ctx.userDeletions.values());
+  for (const id of ctx.accessRevokes.keys()) people.add(mappingKey(id));
+  const wanted = people.size;
   const limit = deletionLimit(ctx, managedUsers);
   if (wanted > limit) {
     for (const id of ctx.userDeletions.keys()) {
@@ -33,6 +38,7 @@ export function applyDeleteGuard(ctx: PlanContext, managedUsers: number): Plan["
       if (s) s.status = "heldBack";
     }
     for (const s of ctx.steps.values()) if (s.kind === "deleteGroup") s.status = "heldBack";
+    holdAccessRevokes(ctx);
   }
   return { limit, wanted, managedUsers };
 }

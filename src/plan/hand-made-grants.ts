@@ -14,7 +14,7 @@ import type { Policy } from "./policy.js";
 import { workspaceMatcher } from "./safety.js";
 
 /** Whether the run manages workspace permissions: `permissions.workspaces` set and an entry carrying some. */
-function managesWorkspaces(desired: DesiredState, policy: Policy): boolean {
+export function managesWorkspaces(desired: DesiredState, policy: Policy): boolean {
   if (policy.permissions.workspaces.length === 0) return false;
   if (desired.groups.some((g) => g.workspaces !== undefined)) return true;
   return desired.users.some((u) => u.state === "present" && u.workspaces !== undefined);

@@ -108,6 +108,12 @@ export function checkWorkspaceReferences(
 }
 
 /**
+ * A full run with `deletions: revoke` may revoke the access of a leaver the desired state does not
+ * name (plan/revoke-access.ts): their direct grants are only seen by reading everyone's.
+ */
+const revokesUnnamed = (policy: Policy): boolean => policy.mode === "full" && policy.deletions === "revoke";
+
+/**
  * What a run lists to plan permissions (service/permission-listing.ts), or undefined when none
  * are managed: the workspaces of `permissions.workspaces`, every group, the users whose grants
  * are managed, and the organization's grants when any user or group names them.
@@ -129,9 +135,13 @@ export function permissionListing(
     inScope: workspaceMatcher(policy.permissions.workspaces),
     users: !workspaces
       ? []
-      : filters || listsEveryUsersGrants(desired, policy)
+      : filters || listsEveryUsersGrants(desired, policy) || revokesUnnamed(policy)
         ? "all"
-        : desired.users.filter((u) => u.state === "present" && u.workspaces !== undefined).map((u) => u.id),
+        : desired.users
+            .filter((u) =>
+              u.state === "present" ? u.workspaces !== undefined : policy.deletions === "revoke",
+            )
+            .map((u) => u.id),
     organization,
     pageSize,
   };

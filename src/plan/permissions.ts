@@ -27,7 +27,8 @@ import type { PlanContext } from "./context.js";
 import { orgPermissionKey, permissionKey } from "./fingerprint.js";
 import { guardLimit } from "./guard.js";
 import { groupRefusal, mappingCreatedBy, userRefusal } from "./access/holders.js";
-import { withHandMadeGrants } from "./hand-made-grants.js";
+import { managesWorkspaces, withHandMadeGrants } from "./hand-made-grants.js";
+import { managesOrganization } from "./access/leaver-access.js";
 import { keptByMode } from "./kept-grants.js";
 import { workspaceMatcher } from "./safety.js";
 import { base, groupKey, mappingKey, notice, stepId } from "./steps.js";
@@ -37,6 +38,8 @@ import type { OrganizationChange, PermissionChange, Plan, Step, StepKind } from 
 interface Holder extends DesiredAccess {
   assignee: Assignee;
   createdBy: string | undefined;
+  /** A leaver whose access is revoked: every managed grant goes, in either mode. */
+  leaver?: true;
 }
 
 const hasAccess = (r: DesiredAccess): boolean => r.workspaces !== undefined || r.organization !== undefined;
@@ -89,6 +92,23 @@ function userHolders(ctx: PlanContext): Holder[] {
   return out;
 }
 
+/**
+ * Leavers whose access this plan revokes (revoke-access.ts), as holders of nothing: their managed
+ * grants are planned away like any other removal. None while the deletion guard holds them back.
+ */
+function leaverHolders(ctx: PlanContext): Holder[] {
+  if (ctx.accessRevokesHeld || ctx.accessRevokes.size === 0) return [];
+  const workspaces = managesWorkspaces(ctx.desired, ctx.policy);
+  const organization = managesOrganization(ctx);
+  return [...ctx.accessRevokes.keys()].sort().map((id) => ({
+    assignee: { type: "user", id },
+    createdBy: undefined,
+    leaver: true,
+    ...(workspaces ? { workspaces: [] } : {}),
+    ...(organization ? { organization: [] } : {}),
+  }));
+}
+
 const pick = (r: DesiredAccess): DesiredAccess => ({
   ...(r.workspaces !== undefined ? { workspaces: r.workspaces } : {}),
   ...(r.organization !== undefined ? { organization: r.organization } : {}),
@@ -124,7 +144,7 @@ function workspaceChanges(
   for (const [ws, want] of wanted) if (inScope(ws)) pairs.set(ws, [have.get(ws) ?? EMPTY_GRANT, want]);
   for (const [ws, grant] of have) {
     if (wanted.has(ws) || !inScope(ws)) continue;
-    if (ctx.policy.mode === "full") pairs.set(ws, [grant, EMPTY_GRANT]);
+    if (ctx.policy.mode === "full" || h.leaver) pairs.set(ws, [grant, EMPTY_GRANT]);
     else if (!isEmptyGrant(grant)) keptByMode(ctx, h.assignee, ws, grant);
   }
   for (const [ws, [before, after]] of pairs) {
@@ -171,7 +191,7 @@ function organizationChange(
 /** Plans every permission step; returns the permission guard, or undefined when nothing is managed. */
 export function planPermissions(ctx: PlanContext): Plan["permissionGuard"] {
   if (!managesPermissions(ctx)) return undefined;
-  const holders = [...groupHolders(ctx), ...userHolders(ctx)];
+  const holders = [...groupHolders(ctx), ...userHolders(ctx), ...leaverHolders(ctx)];
   const actual = ctx.actual.permissions;
   const byAssignee = new Map<string, Map<string, WorkspaceGrant>>();
   for (const a of actual?.assignments ?? []) {
@@ -267,7 +287,11 @@ function reasonOf(
     .join(" and ");
   if (verb === "grant")
     return `${who} gain${list.length === 1 ? "s" : ""} permissions the desired state lists`;
-  const why =
-    ctx.policy.mode === "full" ? "the desired state does not list them" : "the desired state lists fewer";
+  const leavers = list.every((c) => c.assignee.type === "user" && ctx.accessRevokes.has(c.assignee.id));
+  const why = leavers
+    ? "access revoked (leavers who sign in through the identity provider)"
+    : ctx.policy.mode === "full"
+      ? "the desired state does not list them"
+      : "the desired state lists fewer";
   return `${who} lose${list.length === 1 ? "s" : ""} permissions: ${why}`;
 }

@@ -75,6 +75,9 @@ export function plan(input: PlanInput): Plan {
     estimate: estimate(steps, input.limits ?? defaultLimits),
     ...(ctx.keptByMode > 0 ? { keptByMode: ctx.keptByMode } : {}),
     ...(ctx.conflicts > 0 ? { conflicts: ctx.conflicts } : {}),
+    ...(ctx.accessRevokes.size > 0
+      ? { accessRevoked: [...ctx.accessRevokes.keys()].sort(compareStrings) }
+      : {}),
     ...(input.actual.jit ? { jit: jitOf(ctx, input.actual.jit) } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
   };

@@ -79,6 +79,7 @@ export function classifyPerson(steps: readonly Step[]): PersonChange {
   const kinds = new Set(steps.map((s) => s.kind));
   if (kinds.has("deleteMapping")) return "remove";
   if (kinds.has("createMapping")) return "add";
+  if (steps.some((s) => s.kind === "updateMapping" && s.revokesAccess)) return "revoke";
   if (kinds.has("deleteCredentials") && steps.every((s) => s.kind === "deleteCredentials")) return "revoke";
   return "change";
 }
@@ -199,14 +200,21 @@ function computeSummary(plan: Plan): PlanSummary {
     const fields = new Set(steps.flatMap(changedFields));
     for (const f of fields) increment(summary.people.fields, f);
   }
+  // A leaver whose revoke takes only grants or filters has no step of their own.
+  summary.people.revoke += (plan.accessRevoked ?? []).filter((id) => !byPerson.has(id)).length;
   summary.membership = byKey(summary.membership);
   summary.bulk.groups = byKey(summary.bulk.groups);
+  addWaiting(summary, plan);
+  return summary;
+}
+
+/** Who waits (grace) and what only the mode keeps. */
+function addWaiting(summary: PlanSummary, plan: Plan): void {
   const first = plan.grace?.pending[0];
   if (first) summary.pending = { people: plan.grace!.pending.length, firstUntil: first.until };
   if (plan.keptByMode) summary.keptByMode = plan.keptByMode;
   const kept = plan.notices.filter((n) => n.kind === "keptByMode").length;
   if (kept > 0) summary.permissionsKeptByMode = kept;
-  return summary;
 }
 
 /**
@@ -233,5 +241,14 @@ export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanS
     const members = s.members.filter((m) => !unfinished.has(`person:${m}`));
     if (members.length > 0) done.push({ ...s, members });
   }
-  return summarizePlan({ ...plan, steps: done });
+  // A leaver counts as revoked once every step touching their access succeeded.
+  const endsWith =
+    (id: string) =>
+    (k: string): boolean =>
+      k === `mapping:${id}` || k.endsWith(`/user/${id}`) || k.endsWith(`:user/${id}`);
+  const revoked = plan.accessRevoked?.filter(
+    (id) => !plan.steps.some((s) => !succeeded.has(s.id) && s.touches.some(endsWith(id))),
+  );
+  const { accessRevoked: _all, ...rest } = plan;
+  return summarizePlan({ ...rest, ...(revoked?.length ? { accessRevoked: revoked } : {}), steps: done });
 }

@@ -74,6 +74,11 @@ export interface UpdateMappingStep extends StepBase {
   target: string;
   before: Mapping;
   after: PlannedMapping;
+  /**
+   * A leaver who signs in through the identity provider (`deletions: revoke`): the update takes
+   * them out of their groups, and the step is a deletion for `maxDeletes` (plan/revoke-access.ts).
+   */
+  revokesAccess?: true;
 }
 export interface DeleteMappingStep extends StepBase {
   kind: "deleteMapping";
@@ -249,6 +254,12 @@ export interface Plan {
   jit?: { settings: string[]; sharedGroups: string[] };
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
+  /**
+   * `deletions: revoke`: the ids of the leavers who sign in through the identity provider whose
+   * access this plan revokes (groups, managed grants and filters; the mapping stays), sorted;
+   * held back with the other deletions over `maxDeletes`. Written only when not empty.
+   */
+  accessRevoked?: string[];
   /**
    * What the desired state was read from and the evidence the read was whole (src/desired/sources/):
    * attached by the pipeline after planning, for the auditor; the planner never reads it.

@@ -15,6 +15,12 @@ const heldByGuard = (o: ObjectView): boolean =>
 export const withoutHeldBack = (objects: readonly ObjectView[]): ObjectView[] =>
   objects.filter((o) => !heldByGuard(o));
 
+/** A leaver's access revoke (plan/revoke-access.ts) in its own words: its reason up to the first `;`. */
+function revokesAccess(o: ObjectView): string | undefined {
+  const s = o.steps.find((v) => v.step.kind === "updateMapping" && v.step.revokesAccess)?.step;
+  return s?.reason.split(";")[0];
+}
+
 const VERB = { "+": "create", "~": "update", "-": "delete" } as const;
 
 /** The section of what the deletion guard holds back, or none. */
@@ -27,9 +33,11 @@ export function guardSection(plan: Plan, objects: readonly ObjectView[]): Notice
     message:
       o.kind === "group"
         ? "the group would be deleted"
-        : `${plan.deletions === "remove" ? "remove" : "revoke"}: ${o.steps
-            .map((v) => `${v.action === "-" ? "" : `${VERB[v.action]} `}${v.noun} ${v.step.target}`)
-            .join(", ")}`,
+        : revokesAccess(o)
+          ? `revoke: ${revokesAccess(o)}`
+          : `${plan.deletions === "remove" ? "remove" : "revoke"}: ${o.steps
+              .map((v) => `${v.action === "-" ? "" : `${VERB[v.action]} `}${v.noun} ${v.step.target}`)
+              .join(", ")}`,
   }));
   return [
     {

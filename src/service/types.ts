@@ -56,6 +56,13 @@ export interface ActualState {
    */
   builtinIdp?: false;
   /**
+   * How the organization signs people in (`OrganizationSignIn.kind`), read only when a run may
+   * revoke someone whose mapping points at no built-in login (cli/pipeline.ts): `oidc` means such
+   * a person may still sign in through the identity provider, so `deletions: revoke` takes their
+   * access away (plan/revoke-access.ts); unset where the API cannot tell (legacy).
+   */
+  signIn?: "builtin" | "oidc";
+  /**
    * False when the service has no bulk membership endpoints (`userManagement` `addMembers` /
    * `removeMembers`): a probe of a group's members answered 404 or 405. The planner then moves
    * people between groups with one mapping PUT each.

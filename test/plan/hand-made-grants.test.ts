@@ -150,6 +150,10 @@ describe("a hand-made direct grant to a person the file lists without workspaces
     expect(permissionListing(state, aPolicy(policy({ mode: "full" })), 500)?.users).toBe("all");
     expect(permissionListing(state, aPolicy(policy()), 500)?.users).toEqual(["al"]);
     const everyoneLists = aDesiredState([aUser({ email: "al@example.com", id: "al", workspaces: [] })]);
-    expect(permissionListing(everyoneLists, aPolicy(policy({ mode: "full" })), 500)?.users).toEqual(["al"]);
+    expect(
+      permissionListing(everyoneLists, aPolicy(policy({ mode: "full", deletions: "remove" })), 500)?.users,
+    ).toEqual(["al"]);
+    // With deletions: revoke a full run may revoke a leaver the file does not name: their grants are read too.
+    expect(permissionListing(everyoneLists, aPolicy(policy({ mode: "full" })), 500)?.users).toBe("all");
   });
 });

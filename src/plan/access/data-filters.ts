@@ -27,6 +27,8 @@ interface Holder {
   assignee: Assignee;
   filters: readonly DesiredDataFilter[];
   createdBy: string | undefined;
+  /** A leaver whose access is revoked (plan/revoke-access.ts): every managed filter goes, in either mode. */
+  leaver?: true;
 }
 
 /** Whether this plan manages data filters: a scope in the config and `dataFilters` on an entry. */
@@ -76,6 +78,10 @@ function holders(ctx: PlanContext): Holder[] {
     if (why !== undefined) refuse(mappingKey(u.id), why);
     else out.push({ assignee: { type: "user", id: u.id }, filters: u.dataFilters, createdBy });
   }
+  // Their filters go once their access has (filter-order.ts); none while maxDeletes holds them back.
+  if (!ctx.accessRevokesHeld)
+    for (const id of [...ctx.accessRevokes.keys()].sort())
+      out.push({ assignee: { type: "user", id }, filters: [], createdBy: undefined, leaver: true });
   return out;
 }
 
@@ -99,7 +105,9 @@ function filterStep(
       ? `${who} has no data filter on ${ws}: the desired state sets one`
       : kind === "updateDataFilter"
         ? `${who}'s data filter on ${ws} differs from the desired state${change.widening ? " (it may show more rows: a widening)" : ""}`
-        : `${who}'s data filter on ${ws} is no longer in the desired state${change.widening ? " while its access remains (a widening)" : ""}`;
+        : h.leaver
+          ? `${who}'s data filter on ${ws} goes once their access is revoked${change.widening ? ", but access it guards remains (a widening)" : ""}`
+          : `${who}'s data filter on ${ws} is no longer in the desired state${change.widening ? " while its access remains (a widening)" : ""}`;
   const common = {
     ...base({
       kind,
@@ -142,7 +150,7 @@ function holderSteps(
       out.push(filterStep(h, ws, { before: cur.maql, after: maql, widening }));
     }
   }
-  if (ctx.policy.mode === "full")
+  if (ctx.policy.mode === "full" || h.leaver)
     for (const [ws, cur] of o.have)
       if (!wanted.has(ws) && o.inScope(ws))
         out.push(filterStep(h, ws, { before: cur.maql, widening: o.reach.guardsAfter(h.assignee, ws) }));
