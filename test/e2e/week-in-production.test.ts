@@ -33,7 +33,15 @@ import { startCli, type CliResult } from "./run-cli.js";
 import { startFakeKubeApi } from "../helpers/fake-kube-api.js";
 import { startFakePushgateway } from "../helpers/fake-pushgateway.js";
 import { ageStateFile, readStateFile } from "../helpers/state-file.js";
-import { find, jobSpecOf, podRun, render, type K8sObject, type PodRun } from "../helpers/kustomize.js";
+import {
+  find,
+  jobSpecOf,
+  podRun,
+  render,
+  type K8sObject,
+  type Overlay,
+  type PodRun,
+} from "../helpers/kustomize.js";
 import { skipWithout } from "../helpers/skips.js";
 
 const TOKEN = "week-token";
@@ -278,8 +286,16 @@ async function runPod(
   return r;
 }
 
+/** `kubectl kustomize` of a shipped overlay, once per overlay (deploy/ does not change during the week): a deep copy each time. */
+const rendered = new Map<Overlay, K8sObject[]>();
+function renderShipped(overlay: Overlay): K8sObject[] {
+  let objects = rendered.get(overlay);
+  if (!objects) rendered.set(overlay, (objects = render(overlay)));
+  return structuredClone(objects);
+}
+
 async function layOut(w: Workload): Promise<Pod> {
-  const objects = render(WORKLOADS[w].overlay);
+  const objects = renderShipped(WORKLOADS[w].overlay);
   const workload = find(objects, "CronJob", WORKLOADS[w].cronJob);
   const run = await podRun(objects, workload, {
     root: join(dir, w),
@@ -346,7 +362,9 @@ describe.skipIf(skipWithout(["kubectl"], { what: "a week in production", onCi: "
         startFakePushgateway(),
       ]);
       // The organization as it is before the week: the shipped sample's people and some staff.
-      const shipped = parse(find(render("hourly-sync"), "ConfigMap", "usersync")["data"]["users.yaml"]);
+      const shipped = parse(
+        find(renderShipped("hourly-sync"), "ConfigMap", "usersync")["data"]["users.yaml"],
+      );
       users = {
         version: 1,
         groups: [...shipped.groups, { id: "finance", name: "Finance" }, { id: "sales", name: "Sales" }],

@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalLine } from "../../src/outputs/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { mulberry32 } from "../../src/emulator/faults.js";
-import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { runCli, startCli } from "../e2e/run-cli.js";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import type { RequestLogEntry } from "../../src/emulator/types.js";
+import { memoryTempDir, runCli, startCli } from "../e2e/run-cli.js";
+import { readFile, rm } from "node:fs/promises";
 import {
   ADMIN,
   TOKEN,
@@ -39,7 +38,7 @@ let config: string;
 let desired: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "usersync-crash-"));
+  dir = await memoryTempDir("usersync-crash-");
   desired = join(dir, "users.yaml");
   config = await writeConfig(dir);
   await writeDesired(desired, users);
@@ -63,19 +62,37 @@ async function journalTrail(file: string): Promise<Array<Partial<JournalLine>>> 
     .map((line) => JSON.parse(line) as Partial<JournalLine>);
 }
 
-/** Resolves once the emulator has answered `writes` writes, or the child has exited. */
-function afterWrites(emulator: EmulatorHandle, writes: number, exited: Promise<unknown>): Promise<void> {
-  return new Promise((resolve) => {
-    let stop = false;
-    void exited.then(() => (stop = true));
-    const timer = setInterval(() => {
-      const c = emulator.counters().byMethod;
-      if (stop || (c["POST"] ?? 0) + (c["PUT"] ?? 0) + (c["DELETE"] ?? 0) >= writes) {
-        clearInterval(timer);
-        resolve();
+const WRITES = new Set(["POST", "PUT", "DELETE"]);
+
+/**
+ * Counts the writes the emulator carries out (its onRequest hook, told before each answer goes
+ * out). `after(n)` resolves once n have been answered (a macrotask after the hook: the answer is
+ * on its way), or the child has exited. Event-driven: no timer polls the counters.
+ */
+function writeCounter(): {
+  onRequest: (e: RequestLogEntry) => void;
+  after(n: number, exited: Promise<unknown>): Promise<void>;
+} {
+  let writes = 0;
+  let waiting: { n: number; resolve: () => void } | undefined;
+  return {
+    onRequest(entry) {
+      if (!WRITES.has(entry.method)) return;
+      writes++;
+      if (waiting && writes >= waiting.n) {
+        const { resolve } = waiting;
+        waiting = undefined;
+        setImmediate(resolve);
       }
-    }, 1);
-  });
+    },
+    after(n, exited) {
+      return new Promise((resolve) => {
+        if (writes >= n) return resolve();
+        waiting = { n, resolve };
+        void exited.then(() => resolve());
+      });
+    },
+  };
 }
 
 describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (seed ${SEED})`, () => {
@@ -87,8 +104,10 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
     // Two writes per user: every kill lands between the first write and the last.
     const killAt = Math.floor(random() * (USERS * 2 - 10));
     it(`trial ${trial}: killed after ${killAt} writes, a clean re-run converges`, async () => {
+      const writes = writeCounter();
       const emulator = await startEmulator({
         port: 0,
+        onRequest: writes.onRequest,
         tokens: { [TOKEN]: "admin" },
         seed: seedOf(),
         faults: { latencyMs: 3 },
@@ -106,7 +125,7 @@ describe(`crash loop: ${TRIALS} trials of kill -9 during a ${USERS}-user apply (
           join(dir, `journal-${trial}.jsonl`),
         ];
         const run = startCli(apply, { env: cliEnv() });
-        await afterWrites(emulator, killAt, run.done);
+        await writes.after(killAt, run.done);
         run.child.kill("SIGKILL");
         const killed = await run.done;
         expect(killed.signal, "the run finished before the kill").toBe("SIGKILL");
