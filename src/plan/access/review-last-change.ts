@@ -44,13 +44,13 @@ export function dateChanges(previous: Review, current: Review, changes: ReviewCh
   for (const p of current.people) {
     const old = before.get(p.key);
     const oldRows = new Map((old?.access ?? []).map((a) => [a.workspace, a]));
-    for (const a of p.access) {
+    // A row object may be shared by the people of one group set (review-people.ts): a dated row is a copy.
+    p.access = p.access.map((a) => {
       const last = changedRows.has(`${p.key}\u0000${a.workspace}`)
         ? interval
         : oldRows.get(a.workspace)?.lastChange;
-      if (last !== undefined) a.lastChange = last;
-      else delete a.lastChange;
-    }
+      return last === undefined ? a : { ...a, lastChange: last };
+    });
     const last = changedPeople.has(p.key) ? interval : old?.lastChange;
     if (last !== undefined) p.lastChange = last;
     else delete p.lastChange;
