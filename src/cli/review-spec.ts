@@ -31,7 +31,7 @@ export function reviewSpec<G>(o: {
       since: {
         type: "string",
         value: "FILE",
-        help: "a previous review (--format json): add what changed since it",
+        help: "a previous review (--format json): add what changed since it, and\ndate each change between the two (last_change)",
       },
       "detailed-exitcode": {
         type: "boolean",

@@ -114,6 +114,71 @@ function compareWithStore(review: Review, state: EmulatorState): Expected {
   return expected;
 }
 
+/** Every dated row (`person|workspace`) and person (id) of a review, with its lastChange. */
+function dated(review: Review): { rows: Record<string, string>; people: Record<string, string> } {
+  const rows: Record<string, string> = {};
+  const people: Record<string, string> = {};
+  for (const p of review.people) {
+    if (p.lastChange !== undefined) people[p.id ?? p.key] = p.lastChange;
+    for (const a of p.access) if (a.lastChange !== undefined) rows[`${p.id}|${a.workspace}`] = a.lastChange;
+  }
+  return sorted({ rows, people });
+}
+
+function sorted<T extends Record<string, Record<string, string>>>(o: T): T {
+  return Object.fromEntries(
+    Object.entries(o).map(([k, v]) => [
+      k,
+      Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))),
+    ]),
+  ) as T;
+}
+
+const interval = (previous: Review, current: Review): string =>
+  `${previous.snapshot.generatedAt}/${current.snapshot.generatedAt}`;
+
+/**
+ * What a review of `now` taken with `--since` a review of `was` dates, from the two stores alone:
+ * a row is dated when it is new or its permissions or filters' MAQL differ; a person when they are
+ * new, or a row of theirs is new, changed or gone, or their organization permissions or login differ.
+ */
+function expectedDates(
+  was: EmulatorState,
+  now: EmulatorState,
+  when: string,
+): { rows: Record<string, string>; people: Record<string, string> } {
+  const sig = (state: EmulatorState): Map<string, string> => {
+    const maql = new Map((state.dataFilters ?? []).map((f) => [f.id, f.maql]));
+    return new Map(
+      [...expectedAccess(state).rows].map(([k, v]) => [
+        k,
+        `${v.permissions.join(" ")} / ${v.filters
+          .map((id) => maql.get(id))
+          .sort()
+          .join(" AND ")}`,
+      ]),
+    );
+  };
+  const [before, after] = [sig(was), sig(now)];
+  const rows: Record<string, string> = {};
+  const people: Record<string, string> = {};
+  for (const [k, v] of after) if (before.get(k) !== v) rows[k] = when;
+  for (const k of [...Object.keys(rows), ...[...before.keys()].filter((k) => !after.has(k))])
+    people[k.split("|")[0]!] = when;
+  const [orgWas, orgNow] = [expectedOrganization(was), expectedOrganization(now)];
+  const external = (id: string) => id === "contractor.sso";
+  for (const m of now.mappings) {
+    const old = was.mappings.find((x) => x.id === m.id);
+    if (
+      old === undefined ||
+      String(orgWas.get(m.id)) !== String(orgNow.get(m.id)) ||
+      loginOf(was, m.id, external) !== loginOf(now, m.id, external)
+    )
+      people[m.id] = when;
+  }
+  return sorted({ rows, people });
+}
+
 describe("usersync review against the demo organization", () => {
   let review: Review;
   it("lists with GETs only and answers who reaches what, as the store says", async () => {
@@ -236,6 +301,61 @@ describe("usersync review against the demo organization", () => {
     expect(after.changes!.counts.personCame ?? 0).toBeGreaterThanOrEqual(came.length);
     // The region filter now made for sales-emea narrows it for its people.
     expect(of("filtersNarrowed")).toContain("radia.perlman|sales-emea");
+    // A first review dates nothing; this one dates what differs between the two stores.
+    expect(dated(review)).toEqual({ rows: {}, people: {} });
+    expect(dated(after)).toEqual(expectedDates(before, emulator.state(), interval(review, after)));
+  });
+
+  it("last_change: carried from review to review, and a hand change dated by the review that saw it", async () => {
+    const after = JSON.parse(await readFile(join(dir, "after.json"), "utf8")) as Review;
+    const quiet = await run(["review", "--format", "json", "--out", "quiet.json", "--since", "after.json"]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const carried = JSON.parse(await readFile(join(dir, "quiet.json"), "utf8")) as Review;
+    expect(carried.changes!.changes).toEqual([]);
+    expect(dated(carried)).toEqual(dated(after));
+    expect(Object.keys(dated(carried).rows).length).toBeGreaterThan(0);
+
+    // By hand: a direct EXPORT grant to someone on a workspace they did not reach.
+    const before = emulator.state();
+    const reach = expectedAccess(before).rows;
+    const [who, ws] = before.mappings
+      .filter((m) => m.id !== "admin")
+      .flatMap((m) => (before.workspaces ?? []).map((w) => [m.id, w.id] as const))
+      .find(([m, w]) => !reach.has(`${m}|${w}`))!;
+    const res = await fetch(`${emulator.url}/api/v1/actions/workspaces/${ws}/managePermissions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify([{ assigneeIdentifier: { id: who, type: "user" }, permissions: ["EXPORT"] }]),
+    });
+    expect(res.status).toBeLessThan(300);
+    const r = await run(["review", "--format", "csv", "--out", "later.csv", "--since", "quiet.json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const r2 = await run(["review", "--format", "json", "--out", "later.json", "--since", "quiet.json"]);
+    expect(r2.code, r2.stderr).toBe(0);
+    const later = JSON.parse(await readFile(join(dir, "later.json"), "utf8")) as Review;
+    const fresh = expectedDates(before, emulator.state(), interval(carried, later));
+    expect(Object.keys(fresh.rows)).toEqual([`${who}|${ws}`]);
+    // What changed now is dated now; everything else keeps the date the earlier review gave it.
+    const want = {
+      rows: { ...dated(carried).rows, ...fresh.rows },
+      people: { ...dated(carried).people, ...fresh.people },
+    };
+    expect(dated(later)).toEqual(sorted(want));
+    const schema = JSON.parse(await readFile(join(ROOT, "docs/review.schema.json"), "utf8")) as object;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    expect(validate(later), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+    // The CSV says the same, row by row (its review is a second listing of the same store).
+    const rows = parseCsv(await readFile(join(dir, "later.csv"), "utf8"), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    const csvDates = Object.fromEntries(
+      rows
+        .filter((x) => x["workspace"] !== "" && x["last_change"] !== "")
+        .map((x) => [`${x["person"]}|${x["workspace"]}`, x["last_change"]!.split("/")[0]]),
+    );
+    expect(csvDates).toEqual(
+      Object.fromEntries(Object.entries(want.rows).map(([k, v]) => [k, v.split("/")[0]])),
+    );
   });
 
   it("the same state gives the same digest", async () => {

@@ -115,6 +115,9 @@ const emeaFilter = filter("f-emea", {
   title: "EMEA only",
 });
 
+/** When jane's sales-emea row changed: between two reviews (review-last-change.ts). */
+export const LAST_CHANGE = "2026-08-01T06:00:00.000Z/2026-11-01T06:00:00.000Z";
+
 export const PEOPLE: ReviewPerson[] = [
   person({
     id: "jane",
@@ -126,14 +129,17 @@ export const PEOPLE: ReviewPerson[] = [
     drift: ["loses EXPORT, VIEW on finance (hand-made direct grant)"],
     access: [
       access("finance", [direct("jane", "finance", ["EXPORT", "VIEW"], false)], [], true),
-      access(
-        "sales-emea",
-        [
-          viaGroup(["sales-emea"], "sales-emea", ["ANALYZE", "VIEW"]),
-          fromAbove(["sales-emea", "sales"], ["sales", "sales-emea"], ["VIEW"]),
-        ],
-        [emeaFilter],
-      ),
+      {
+        ...access(
+          "sales-emea",
+          [
+            viaGroup(["sales-emea"], "sales-emea", ["ANALYZE", "VIEW"]),
+            fromAbove(["sales-emea", "sales"], ["sales", "sales-emea"], ["VIEW"]),
+          ],
+          [emeaFilter],
+        ),
+        lastChange: LAST_CHANGE,
+      },
     ],
   }),
   person({

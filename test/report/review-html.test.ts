@@ -13,7 +13,7 @@ import { renderReviewHtml } from "../../src/report/review/html.js";
 import { openFile, startChromium, type Browser } from "../helpers/chromium.js";
 import { decodePng, inkedPixels } from "../helpers/png.js";
 import { skipWithout } from "../helpers/skips.js";
-import { aReview, HOSTILE_MAQL, HOSTILE_NAME } from "./review-fixture.js";
+import { aReview, HOSTILE_MAQL, HOSTILE_NAME, LAST_CHANGE } from "./review-fixture.js";
 
 const skip = skipWithout(["chromium"], { what: "the access review's HTML page", onCi: "run" });
 
@@ -169,6 +169,10 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
     );
     expect(detail).toContain('{label/region} = "EMEA"');
     expect(detail).toContain("on parent workspace sales");
+    expect(detail).toContain(
+      "Changed after the review of 2026-08-01T06:00:00.000Z and by the review of 2026-11-01T06:00:00.000Z",
+    );
+    expect(await page.textContent("#access-table tbody tr:first-child")).toContain(LAST_CHANGE);
     await page.keyboard.press("Space");
     expect(await page.getAttribute(button, "aria-expanded")).toBe("false");
     expect(await page.$(`#${controls}`)).toBeNull();

@@ -13,6 +13,7 @@ import type { Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { buildReview } from "../../plan/access/review.js";
 import { asReview, reviewChanges } from "../../plan/access/review-changes.js";
+import { changeInterval, dateChanges } from "../../plan/access/review-last-change.js";
 import type { Review } from "../../plan/access/review-types.js";
 import {
   organizationCsvPath,
@@ -145,6 +146,11 @@ export async function runReview(
           `--since: the previous review is of ${previous.snapshot.organization}, this one of ${review.snapshot.organization}; the changes compare two organizations`,
         );
       review.changes = reviewChanges(previous, review);
+      dateChanges(previous, review, review.changes);
+      if (changeInterval(previous.snapshot, review.snapshot) === undefined)
+        logger.warn(
+          `--since: the previous review was taken ${previous.snapshot.generatedAt}, not before this one (${review.snapshot.generatedAt}); the changes are listed but not dated (last_change stays empty for them)`,
+        );
       review.summary.changes = review.changes.changes.length;
     }
     const cpu = process.cpuUsage(started);

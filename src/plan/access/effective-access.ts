@@ -6,15 +6,15 @@
  * applies them to the plan: `permissions` hold on the workspace, `hierarchy` on it and on every
  * workspace below it; a group passes its grants and filters to the members of every group below it.
  *
- * TODO merge with reach.ts: reach.ts answers "does anyone still reach this workspace after the
- * plan" for the filter guard; this answers "why" for the review, on the listed state. One model
- * should serve both (DESIGN section 12); duplicated here while issue 37 reshapes reach.ts.
+ * The grants, the workspace tree and the group chains are grant-model.ts's, the model the
+ * planner's filter guard reads too (reach.ts): what the review reports is what the guard assumes.
  *
  * Cost: everything is computed once per group and once per distinct set of direct groups (people
  * share a handful of sets), so 10,000 people cost about as much as their groups (bench/review.mjs).
  */
 import type { ActualDataFilter } from "../../data-filters.js";
 import {
+  assigneeKey,
   compareIds as cmp,
   permissionSet,
   type Workspace,
@@ -23,6 +23,7 @@ import {
 } from "../../permissions.js";
 import type { AccessReason, EffectiveFilter } from "./review-types.js";
 import { byFilter, byReason, effective, withChain } from "./access-reasons.js";
+import { grantIndex, groupChains, workspaceTree } from "./grant-model.js";
 
 export interface AccessModelInput {
   workspaces: readonly Workspace[];
@@ -44,7 +45,7 @@ export interface RawAccess {
 
 export interface AccessModel {
   /** From the root down to the workspace (a cycle in the listing is cut where it closes). */
-  pathOf(workspace: string): string[];
+  pathOf(workspace: string): readonly string[];
   /**
    * Groups reached from `groups` through parents, each with the chain that reaches it first
    * (breadth first: the shortest), `[direct group, ..., it]`.
@@ -63,76 +64,42 @@ interface Contribution {
 
 // eslint-disable-next-line max-lines-per-function -- one model: its caches (paths, chains, group-set rows) are shared by the questions it answers
 export function makeAccessModel(input: AccessModelInput): AccessModel {
-  const parentOf = new Map(input.workspaces.map((w) => [w.id, w.parent] as const));
-  const children = new Map<string, string[]>();
-  for (const w of input.workspaces)
-    if (w.parent !== undefined)
-      (children.get(w.parent) ?? children.set(w.parent, []).get(w.parent)!).push(w.id);
-  for (const list of children.values()) list.sort(cmp);
-
-  const paths = new Map<string, string[]>();
-  const pathOf = (ws: string): string[] => {
-    let p = paths.get(ws);
-    if (p) return p;
-    const up: string[] = [];
-    const seen = new Set<string>();
-    for (let at: string | undefined = ws; at !== undefined && !seen.has(at); at = parentOf.get(at)) {
-      seen.add(at);
-      up.push(at);
-    }
-    p = up.reverse();
-    paths.set(ws, p);
-    return p;
-  };
-  /** `ws` and every workspace below it, each with the chain from `ws` down to it. */
-  const below = (ws: string): Array<[string, string[]]> => {
-    const out: Array<[string, string[]]> = [];
-    const seen = new Set<string>();
-    const walk = (at: string, chain: string[]): void => {
-      if (seen.has(at)) return;
-      seen.add(at);
-      out.push([at, chain]);
-      for (const c of children.get(at) ?? []) walk(c, [...chain, c]);
-    };
-    walk(ws, [ws]);
-    return out;
-  };
-
-  // What each assignee's grants give, workspace by workspace (hierarchy spread below).
+  const tree = workspaceTree(input.workspaces);
+  const pathOf = tree.pathOf;
+  const grants = grantIndex(
+    tree,
+    input.assignments.map((a) => ({
+      key: assigneeKey(a.assignee),
+      workspace: a.workspace,
+      permissions: a.permissions,
+      hierarchy: a.hierarchy,
+    })),
+  );
+  const holders = new Map(input.assignments.map((a) => [assigneeKey(a.assignee), a.assignee] as const));
+  /** What each assignee's grants give, workspace by workspace, as reasons (chain and text added per person). */
   const byAssignee = new Map<string, Contribution[]>();
-  for (const a of input.assignments) {
-    const key = `${a.assignee.type}/${a.assignee.id}`;
-    const list = byAssignee.get(key) ?? byAssignee.set(key, []).get(key)!;
-    const kind = a.assignee.type === "user" ? "direct" : "group";
-    const here = permissionSet([...a.permissions, ...a.hierarchy]);
-    if (here.length > 0)
-      list.push({
-        workspace: a.workspace,
-        reason: {
-          kind,
-          holder: a.assignee,
-          groupChain: [],
-          grantedOn: a.workspace,
-          workspaceChain: [a.workspace],
-          permissions: here,
-          text: "",
-        },
-      });
-    if (a.hierarchy.length === 0) continue;
-    for (const [ws, chain] of below(a.workspace).slice(1))
-      list.push({
-        workspace: ws,
-        reason: {
-          kind: "hierarchy",
-          holder: a.assignee,
-          groupChain: [],
-          grantedOn: a.workspace,
-          workspaceChain: chain,
-          permissions: a.hierarchy,
-          text: "",
-        },
-      });
-  }
+  const contributionsOf = (key: string): Contribution[] => {
+    let list = byAssignee.get(key);
+    if (list) return list;
+    const holder = holders.get(key);
+    list = [];
+    if (holder)
+      for (const c of grants.contributions(key))
+        list.push({
+          workspace: c.workspace,
+          reason: {
+            kind: c.kind === "hierarchy" ? "hierarchy" : holder.type === "user" ? "direct" : "group",
+            holder,
+            groupChain: [],
+            grantedOn: c.grantedOn,
+            workspaceChain: c.workspaceChain,
+            permissions: c.permissions,
+            text: "",
+          },
+        });
+    byAssignee.set(key, list);
+    return list;
+  };
 
   const filtersByHolder = new Map<string, ActualDataFilter[]>();
   const filtersOn = new Map<string, number>();
@@ -148,17 +115,7 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     const key = groups.join("\u0000");
     let out = chainsCache.get(key);
     if (out) return out;
-    out = new Map();
-    let frontier: Array<[string, string[]]> = groups.map((g) => [g, [g]]);
-    while (frontier.length > 0) {
-      const next: Array<[string, string[]]> = [];
-      for (const [g, chain] of frontier) {
-        if (out.has(g)) continue;
-        out.set(g, chain);
-        for (const p of input.groupParents.get(g) ?? []) if (!out.has(p)) next.push([p, [...chain, p]]);
-      }
-      frontier = next;
-    }
+    out = groupChains(groups, (g) => input.groupParents.get(g) ?? []);
     chainsCache.set(key, out);
     return out;
   };
@@ -197,7 +154,7 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     if (rows) return rows;
     const reasonsAt = new Map<string, AccessReason[]>();
     for (const [g, chain] of [...chainsOf(groups)].sort(([a], [b]) => cmp(a, b)))
-      for (const c of byAssignee.get(`userGroup/${g}`) ?? []) {
+      for (const c of contributionsOf(`userGroup/${g}`)) {
         const list = reasonsAt.get(c.workspace) ?? reasonsAt.set(c.workspace, []).get(c.workspace)!;
         list.push(withChain(c.reason, chain));
       }
@@ -226,7 +183,7 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     filterCount: (ws) => filtersOn.get(ws) ?? 0,
     accessOf(userId, groups) {
       const shared = sharedRows(groups);
-      const ownGrants = byAssignee.get(`user/${userId}`) ?? [];
+      const ownGrants = contributionsOf(`user/${userId}`);
       const ownFiltersList = filtersByHolder.get(`user/${userId}`) ?? [];
       if (ownGrants.length === 0 && ownFiltersList.length === 0)
         return [...shared.values()].sort((a, b) => cmp(a.workspace, b.workspace));

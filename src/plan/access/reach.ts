@@ -10,11 +10,14 @@
  * steps never run). Read from the actual grants and the planned permission steps. Where usersync
  * does not know (permissions not listed, a workspace outside `permissions.workspaces`) access is
  * taken to remain: a filter removed then is at worst counted as a widening.
+ *
+ * Grants over the workspace tree are grant-model.ts's, the model the access review reads too.
  */
-import { assigneeKey, isEmptyGrant, type Assignee, type WorkspaceGrant } from "../../permissions.js";
+import { assigneeKey, type Assignee } from "../../permissions.js";
 import { mappingOf, type PlanContext } from "../context.js";
 import { workspaceMatcher } from "../safety.js";
 import { memberships, type Memberships } from "./after-plan.js";
+import { grantIndex, groupClosure, workspaceTree, type KeyedGrant } from "./grant-model.js";
 
 export interface Reach {
   /** Whether `a` can see `workspace` after the plan (true when it cannot be known). */
@@ -36,71 +39,34 @@ export interface Reach {
   readonly memberships: Memberships;
 }
 
-/** Walks a graph from `start` (excluded unless `self`), each node once. */
-function closure(start: Iterable<string>, next: (id: string) => Iterable<string>): Set<string> {
-  const out = new Set<string>();
-  const walk = (id: string): void => {
-    if (out.has(id)) return;
-    out.add(id);
-    for (const n of next(id)) walk(n);
-  };
-  for (const s of start) walk(s);
-  return out;
-}
-
-function grantsAfter(ctx: PlanContext): Map<string, WorkspaceGrant> {
-  const grants = new Map<string, WorkspaceGrant>();
+/** The grants after the plan: the listed ones, then each planned grant and revoke step's `after`. */
+function grantsAfter(ctx: PlanContext): KeyedGrant[] {
+  const out: KeyedGrant[] = [];
   for (const a of ctx.actual.permissions?.assignments ?? [])
-    grants.set(`${a.workspace}|${assigneeKey(a.assignee)}`, a);
+    out.push({
+      key: assigneeKey(a.assignee),
+      workspace: a.workspace,
+      permissions: a.permissions,
+      hierarchy: a.hierarchy,
+    });
   // Grant steps come before revoke steps: a revoke's `after` is the last word when both run.
   for (const s of ctx.steps.values())
     if (
       (s.kind === "grantWorkspacePermissions" || s.kind === "revokeWorkspacePermissions") &&
       s.status === "planned"
     )
-      for (const c of s.changes) grants.set(`${s.target}|${assigneeKey(c.assignee)}`, c.after);
-  return grants;
-}
-
-/** Direct and hierarchy grants after the plan, and the workspace tree they follow. */
-function workspaceGrants(ctx: PlanContext): {
-  direct: (key: string, workspace: string) => boolean;
-  below: (workspace: string) => Set<string>;
-} {
-  const grants = grantsAfter(ctx);
-  const workspaces = ctx.actual.permissions?.workspaces ?? [];
-  const parentOf = new Map(workspaces.map((w) => [w.id, w.parent] as const));
-  const childrenOf = new Map<string, string[]>();
-  for (const [id, parent] of parentOf)
-    if (parent !== undefined) (childrenOf.get(parent) ?? childrenOf.set(parent, []).get(parent)!).push(id);
-  const belowCache = new Map<string, Set<string>>();
-  return {
-    direct(key, workspace) {
-      const own = grants.get(`${workspace}|${key}`);
-      if (own && own.permissions.length > 0) return true;
-      const seen = new Set<string>();
-      for (let at: string | undefined = workspace; at !== undefined && !seen.has(at); at = parentOf.get(at)) {
-        seen.add(at);
-        const g = grants.get(`${at}|${key}`);
-        if (g && !isEmptyGrant(g) && g.hierarchy.length > 0) return true;
-      }
-      return false;
-    },
-    below: (workspace) =>
-      belowCache.get(workspace) ??
-      belowCache
-        .set(
-          workspace,
-          closure([workspace], (w) => childrenOf.get(w) ?? []),
-        )
-        .get(workspace)!,
-  };
+      for (const c of s.changes) out.push({ key: assigneeKey(c.assignee), workspace: s.target, ...c.after });
+  return out;
 }
 
 export function makeReach(ctx: PlanContext): Reach {
   const perms = ctx.actual.permissions;
   const listed = workspaceMatcher(ctx.policy.permissions.workspaces);
-  const { direct, below } = workspaceGrants(ctx);
+  // The one model of grants over the workspace tree (grant-model.ts), on the grants after the plan.
+  const tree = workspaceTree(perms?.workspaces ?? []);
+  const grants = grantIndex(tree, grantsAfter(ctx));
+  const direct = grants.reaches;
+  const below = tree.below;
   const m = memberships(ctx);
   const groupParents = duringGroupParents(ctx);
   const userGroups = duringUserGroups(ctx, m);
@@ -110,14 +76,14 @@ export function makeReach(ctx: PlanContext): Reach {
   const groupsOf = (a: Assignee): Set<string> =>
     cached(`during ${assigneeKey(a)}`, () => {
       const start = a.type === "user" ? userGroups(a.id) : (groupParents.get(a.id) ?? []);
-      const set = closure(start, (g) => groupParents.get(g) ?? []);
+      const set = groupClosure(start, (g) => groupParents.get(g) ?? []);
       if (a.type === "userGroup") set.delete(a.id);
       return set;
     });
   const groupsAfter = (a: Assignee): Set<string> | undefined => {
     const start = a.type === "user" ? m.userAfter(a.id) : m.parentsAfter(a.id);
     if (start === undefined) return undefined;
-    return closure(
+    return groupClosure(
       start.filter((g) => m.parentsAfter(g) !== undefined),
       (g) => (m.parentsAfter(g) ?? []).filter((p) => m.parentsAfter(p) !== undefined),
     );

@@ -44,7 +44,7 @@ export function workspaceRows(
       id: w.id,
       ...(w.name !== undefined ? { name: w.name } : {}),
       ...(w.parent !== undefined ? { parent: w.parent } : {}),
-      path: model.pathOf(w.id),
+      path: [...model.pathOf(w.id)],
       filterCount: model.filterCount(w.id),
       peopleWithAccess: reach.get(w.id) ?? 0,
     }))

@@ -104,6 +104,13 @@ export interface WorkspaceAccess {
    * others: they may see every row others are kept from.
    */
   unfiltered: boolean;
+  /**
+   * When this row last changed (its permissions, or the meaning of its filters), as far as a chain
+   * of reviews knows (review-last-change.ts): the ISO 8601 interval `<previous review's
+   * generatedAt>/<this review's generatedAt>` when it changed between them, carried from review to
+   * review while it does not; absent when no review given to `--since` saw it change.
+   */
+  lastChange?: string;
   /** Whether the desired state gives the person this access; absent when not compared. */
   desired?: {
     /** The permissions the desired state gives here (direct and through desired groups). */
@@ -152,7 +159,11 @@ export interface ReviewPerson {
   /** Organization MANAGE, or MANAGE on any workspace. */
   privileged: boolean;
   access: WorkspaceAccess[];
-  /** When something about this person last changed, when usersync knows (state file), ISO 8601. */
+  /**
+   * When something about this person last changed (status, organization permissions, a row
+   * gained, lost or changed), as `WorkspaceAccess.lastChange`: an ISO 8601 interval between two
+   * reviews, carried forward; absent when no review of the chain saw a change.
+   */
   lastChange?: string;
 }
 

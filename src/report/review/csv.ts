@@ -6,6 +6,7 @@
  * of their own. With `targets:`, the combined CSV starts with an `organization` column.
  */
 import { csvLine } from "../../desired/csv-cell.js";
+import { changeInterval } from "../../plan/access/review-last-change.js";
 import type { Review, ReviewChange, ReviewPerson, WorkspaceAccess } from "../../plan/access/review-types.js";
 
 export const ACCESS_COLUMNS = [
@@ -89,12 +90,13 @@ export interface CsvOptions {
 /** The access cells of a row without access: a person who reaches nothing, or access lost since. */
 const NO_ACCESS: readonly string[] = Array<string>(9).fill("");
 
-// eslint-disable-next-line max-lines-per-function -- the rows in the order a reviewer reads them: people, their lost access, people gone
 export function renderReviewCsv(review: Review, options: CsvOptions = {}): string {
   const org = options.organization === true ? [review.snapshot.organization] : [];
   const lines: string[] = [];
   if (options.header !== false)
     lines.push(csvLine([...(options.organization ? ["organization"] : []), ...ACCESS_COLUMNS]));
+  // Access lost and people gone changed between the previous review and this one.
+  const lostWhen = review.changes ? (changeInterval(review.changes.since, review.snapshot) ?? "") : "";
   const changesOf = new Map<string, ReviewChange[]>();
   for (const c of review.changes?.changes ?? []) {
     const k = `${c.person}\u0000${c.workspace ?? ""}`;
@@ -108,7 +110,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
       lines.push(csvLine([...org, ...personCells(p), ...NO_ACCESS, p.lastChange ?? "", personChange]));
     for (const a of p.access) {
       const change = [personChange, changeCell(p.key, a.workspace)].filter((x) => x !== "").join("; ");
-      lines.push(csvLine([...org, ...personCells(p), ...accessCells(a), p.lastChange ?? "", change]));
+      lines.push(csvLine([...org, ...personCells(p), ...accessCells(a), a.lastChange ?? "", change]));
     }
     if (review.changes) {
       const reached = new Set(p.access.map((a) => a.workspace));
@@ -119,7 +121,9 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
           c.workspace !== undefined &&
           !reached.has(c.workspace)
         )
-          lines.push(csvLine([...org, ...personCells(p), c.workspace, ...NO_ACCESS, changeText(c)]));
+          lines.push(
+            csvLine([...org, ...personCells(p), c.workspace, ...NO_ACCESS.slice(1), lostWhen, changeText(c)]),
+          );
     }
   }
   // People gone since the previous review: a row each (and one per workspace they lost).
@@ -137,15 +141,8 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
         "",
         "",
         c.workspace ?? "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
+        ...NO_ACCESS.slice(1),
+        lostWhen,
         changeText(c),
       ]),
     );

@@ -61,7 +61,7 @@ makeTable(host("access-host"), {
     col("reason", "Reason", function (r) { return reasonSummary(r.a); }),
     col("filter", "Row filter", filterSummary, function (r) { return r.a.unfiltered ? badge("unfiltered", "bad") : el("code", { className: "maql", text: filterSummary(r.a) }); }),
     col("managed", "Desired state", function (r) { return label(AGREEMENT, r.p.agreement) + (handMade(r) ? " hand-made" : ""); }, function (r) { return el("span", null, [badge(label(AGREEMENT, r.p.agreement), AGREE_KIND[r.p.agreement] || "muted"), handMade(r) ? badge("hand-made", "bad") : null]); }),
-    col("lastChange", "Last change", function (r) { return r.p.lastChange || ""; })]
+    col("lastChange", "Last change", function (r) { return r.a.lastChange || ""; })]
 });
 
 makeTable(host("people-host"), {

@@ -86,12 +86,18 @@ function filterItem(f) {
 }
 function section(title, children) { return el("div", { className: "why" }, [el("h4", { text: title })].concat(children)); }
 
+// An interval between two reviews (review-last-change.ts), said in words; an instant as it is.
+function lastChangeText(v) {
+  var two = v.split("/");
+  return two.length === 2 ? "Changed after the review of " + two[0] + " and by the review of " + two[1] + "." : "Changed " + v + ".";
+}
 function accessDetail(row) {
   var a = row.a, p = row.p;
   var parts = [section("Why " + who(p) + " reaches " + a.workspace, [el("ul", { className: "chain" }, a.reasons.map(reasonItem))])];
   parts.push(section("Row filters (the service combines them: rows every filter allows)", [a.filters.length
     ? el("ul", { className: "chain" }, a.filters.map(filterItem))
     : el("p", { className: a.unfiltered ? "alarm" : "", text: a.unfiltered ? "No filter applies to this person here, while others on this workspace are filtered: they see every row." : "No filter applies here (nobody on this workspace is filtered)." })]));
+  if (a.lastChange) parts.push(section("Last change", [el("p", { text: lastChangeText(a.lastChange) })]));
   if (a.desired) parts.push(section("What the desired state gives", [el("p", { text: "Permissions: " + (a.desired.permissions.join(", ") || "none") }),
     el("p", null, ["Filters: "].concat(a.desired.filters.length ? a.desired.filters.map(function (m) { return el("code", { className: "maql", text: m }); }) : ["none"]))]));
   return el("div", { className: "details" }, parts);
@@ -107,7 +113,7 @@ function personDetail(p) {
   if (p.protected) facts.push("Protected: " + p.protected);
   if (p.authenticationId) facts.push("authenticationId: " + p.authenticationId);
   if (p.desiredState) facts.push("Desired state: " + p.desiredState);
-  if (p.lastChange) facts.push("Last change: " + p.lastChange);
+  if (p.lastChange) facts.push("Last change: " + lastChangeText(p.lastChange));
   if (facts.length) parts.push(section("Facts", facts.map(function (f) { return el("p", { text: f }); })));
   return el("div", { className: "details" }, parts);
 }

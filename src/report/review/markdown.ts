@@ -130,6 +130,8 @@ export function renderReviewMarkdown(review: Review): string {
     );
   out.push("", "## Access", "");
   const rows: string[][] = [];
+  // Rows are dated only by a chain of reviews (--since): the column is there when one was given.
+  const dated = review.changes !== undefined;
   const personCells = (p: ReviewPerson): string[] => [p.email ?? p.id ?? p.key, p.status, p.agreement];
   for (const p of review.people)
     for (const a of p.access)
@@ -144,10 +146,14 @@ export function renderReviewMarkdown(review: Review): string {
             ? "**none (others filtered)**"
             : "",
         managed(a),
+        ...(dated ? [a.lastChange ?? ""] : []),
       ]);
   out.push(
     ...table(
-      ["person", "status", "agreement", "workspace", "permissions", "reason", "filter", "managed"],
+      [
+        ...["person", "status", "agreement", "workspace", "permissions", "reason", "filter", "managed"],
+        ...(dated ? ["last change"] : []),
+      ],
       rows.slice(0, MARKDOWN_ACCESS_ROWS),
     ),
   );
