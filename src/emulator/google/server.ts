@@ -7,14 +7,8 @@
  * the quota: access.ts; faults on demand: faults.ts. Every request is logged. It stops by itself
  * after `idleMs` without a request.
  */
-import {
-  createServer as createHttp,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
-import { createServer as createHttps } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenStandIn } from "../stand-in-listen.js";
 import { Access } from "./access.js";
 import { GoogleDirectory, type ListReply } from "./directory.js";
 import { answer, takeFault } from "./faults.js";
@@ -94,7 +88,7 @@ export async function startGoogleStandIn(options: GoogleStandInOptions): Promise
   const access = new Access(options, directory, tokens);
   const requests: GoogleRequestRecord[] = [];
   const faults: (GoogleFault & { left?: number })[] = options.faults ?? [];
-  const state: { idle?: NodeJS.Timeout; api: number } = { api: 0 };
+  const state = { api: 0 };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, rec: GoogleRequestRecord, url: URL) => {
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
@@ -116,28 +110,15 @@ export async function startGoogleStandIn(options: GoogleStandInOptions): Promise
     rec.status = answer({ res, reply, kind, directory, send, tokens });
   };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    state.idle?.refresh();
     const url = new URL(req.url ?? "/", "http://stand-in");
     const rec: GoogleRequestRecord = { method: req.method ?? "", url: url.pathname + url.search, status: 0 };
     requests.push(rec);
     void handle(req, res, rec, url);
   };
 
-  const server: Server = options.tls
-    ? createHttps({ ...options.tls, noDelay: true }, listener)
-    : createHttp({ noDelay: true }, listener);
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = (): Promise<void> =>
-    new Promise((resolve) => {
-      clearTimeout(state.idle);
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  state.idle = setTimeout(() => void close(), options.idleMs ?? 600_000);
-  state.idle.unref();
+  const { url, close } = await listenStandIn(listener, options);
   return {
-    url: `${options.tls ? "https" : "http"}://127.0.0.1:${port}`,
+    url,
     directory,
     tokens,
     requests,

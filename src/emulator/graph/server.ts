@@ -6,14 +6,8 @@
  * opaque `$skiptoken` nextLinks, Graph's error body `{error: {code, message, innerError}}`, and
  * faults on demand (routes.ts). It stops by itself after `idleMs` without a request.
  */
-import {
-  createServer as createHttp,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
-import { createServer as createHttps } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenStandIn } from "../stand-in-listen.js";
 import { Directory, type GraphTenant } from "./directory.js";
 import { GraphQueryError } from "./query.js";
 import { GraphRoutes, graphError, type Answer, type GraphFault } from "./routes.js";
@@ -58,7 +52,6 @@ export async function startGraphStandIn(options: GraphStandInOptions): Promise<G
   const faults = options.faults ?? [];
   const routes = new GraphRoutes(new Directory(options.tenant), faults);
   const requests: GraphRequestRecord[] = [];
-  const state: { idle?: NodeJS.Timeout } = {};
 
   const answer = async (req: IncomingMessage): Promise<Answer> => {
     try {
@@ -70,7 +63,6 @@ export async function startGraphStandIn(options: GraphStandInOptions): Promise<G
     }
   };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    state.idle?.refresh();
     void answer(req).then(async (a) => {
       const url = new URL(req.url ?? "/", "http://stand-in");
       const consistencyLevel = req.headers["consistencylevel"] as string | undefined;
@@ -88,19 +80,7 @@ export async function startGraphStandIn(options: GraphStandInOptions): Promise<G
     });
   };
 
-  const server: Server = options.tls
-    ? createHttps({ ...options.tls, noDelay: true }, listener)
-    : createHttp({ noDelay: true }, listener);
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  routes.base = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
-  const close = (): Promise<void> =>
-    new Promise((resolve) => {
-      clearTimeout(state.idle);
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  state.idle = setTimeout(() => void close(), options.idleMs ?? 600_000);
-  state.idle.unref();
-  return { url: routes.base, directory: routes.directory, requests, faults, close };
+  const { url, close } = await listenStandIn(listener, options);
+  routes.base = url;
+  return { url, directory: routes.directory, requests, faults, close };
 }
