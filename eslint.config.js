@@ -40,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/plan/**/*.ts"],
+    files: ["src/plan/**/*.ts", "src/review/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

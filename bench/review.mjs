@@ -28,7 +28,7 @@ import {
 
 const CHILD = process.argv[2] === "--child";
 const { defaultPolicy } = await fromDist("plan/index.js");
-const { buildReview } = await fromDist("plan/access/review.js");
+const { buildReview } = await fromDist("review/build.js");
 
 if (CHILD) {
   const actual = JSON.parse(readFileSync(process.argv[3], "utf8"));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import type { Review } from "../../src/plan/access/review-types.js";
+import type { Review } from "../../src/review/types.js";
 import { ROOT, runCli } from "./run-cli.js";
 import { expectedAccess, loginOf } from "./review-expected.js";
 

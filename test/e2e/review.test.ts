@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle, EmulatorState } from "../../src/emulator/types.js";
-import type { Review } from "../../src/plan/access/review-types.js";
+import type { Review } from "../../src/review/types.js";
 import { ROOT, runCli } from "./run-cli.js";
 import { expectedAccess, expectedOrganization, loginOf, type Expected } from "./review-expected.js";
 

@@ -1,5 +1,5 @@
 /**
- * A hand-built access review (plan/access/review-types.ts) for the HTML page's tests: a small
+ * A hand-built access review (review/types.ts) for the HTML page's tests: a small
  * organization with a hierarchy (root > sales > sales-emea), groups with a parent, a direct grant
  * made by hand, a revoked person who keeps access, a hand-made filter, and a person and a filter
  * whose names are hostile (`<script>`, quotes, `</script>` in MAQL).
@@ -10,7 +10,7 @@ import type {
   Review,
   ReviewPerson,
   WorkspaceAccess,
-} from "../../src/plan/access/review-types.js";
+} from "../../src/review/types.js";
 import type { WorkspacePermission } from "../../src/permissions.js";
 
 export const HOSTILE_NAME = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">"'&`;

@@ -11,10 +11,10 @@ import { toPolicy } from "../../config/index.js";
 import { listActualState, type ActualState } from "../../service/index.js";
 import type { Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
-import { buildReview } from "../../plan/access/review.js";
-import { asReview, reviewChanges } from "../../plan/access/review-changes.js";
-import { changeInterval, dateChanges } from "../../plan/access/review-last-change.js";
-import type { Review } from "../../plan/access/review-types.js";
+import { buildReview } from "../../review/build.js";
+import { asReview, reviewChanges } from "../../review/changes.js";
+import { changeInterval, dateChanges } from "../../review/last-change.js";
+import type { Review } from "../../review/types.js";
 import {
   organizationCsvPath,
   renderOrganizationCsv,

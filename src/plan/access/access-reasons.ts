@@ -1,7 +1,7 @@
 /** The reasons and filters of effective-access.ts: how each reads for a person, and their order. */
 import type { ActualDataFilter } from "../../data-filters.js";
 import { compareIds as cmp, type Assignee } from "../../permissions.js";
-import type { AccessReason, EffectiveFilter } from "./review-types.js";
+import type { AccessReason, EffectiveFilter } from "./reach-types.js";
 
 const assigneeText = (a: Assignee): string => (a.type === "user" ? "own grant" : `group ${a.id}`);
 

@@ -21,7 +21,7 @@ import {
   type WorkspaceAssignment,
   type WorkspacePermission,
 } from "../../permissions.js";
-import type { AccessReason, EffectiveFilter } from "./review-types.js";
+import type { AccessReason, EffectiveFilter } from "./reach-types.js";
 import { byFilter, byReason, effective, withChain } from "./access-reasons.js";
 import { grantIndex, groupChains, workspaceTree } from "./grant-model.js";
 

@@ -6,8 +6,8 @@
  * of their own. With `targets:`, the combined CSV starts with an `organization` column.
  */
 import { csvLine } from "../../desired/csv-cell.js";
-import { changeInterval } from "../../plan/access/review-last-change.js";
-import type { Review, ReviewChange, ReviewPerson, WorkspaceAccess } from "../../plan/access/review-types.js";
+import { changeInterval } from "../../review/last-change.js";
+import type { Review, ReviewChange, ReviewPerson, WorkspaceAccess } from "../../review/types.js";
 
 export const ACCESS_COLUMNS = [
   "person",

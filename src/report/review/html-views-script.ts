@@ -1,6 +1,6 @@
 /**
  * The access review page's sections (in the page's inline script, after TABLE_SCRIPT): what each
- * table shows of the review model (plan/access/review-types.ts), and what a row unfolds to: the
+ * table shows of the review model (review/types.ts), and what a row unfolds to: the
  * reason chain (group -> parent groups, hierarchy from a parent workspace, direct) and the
  * filters with their MAQL. Plain browser JavaScript, no backticks or dollar-brace.
  */

@@ -9,7 +9,7 @@
  * `textContent` only. The same review gives the same bytes.
  */
 import { createHash } from "node:crypto";
-import type { Review, ReviewSummary } from "../../plan/access/review-types.js";
+import type { Review, ReviewSummary } from "../../review/types.js";
 import { SECTIONS_SCRIPT } from "./html-sections-script.js";
 import { REVIEW_CSS } from "./html-style.js";
 import { TABLE_SCRIPT } from "./html-table-script.js";

@@ -1,5 +1,5 @@
 /** The access review's renderers (docs/audits.md): CSV, JSON, Markdown, HTML. */
-import type { Review } from "../../plan/access/review-types.js";
+import type { Review } from "../../review/types.js";
 import { renderReviewCsv } from "./csv.js";
 import { renderReviewHtml } from "./html.js";
 import { renderReviewJson } from "./json.js";

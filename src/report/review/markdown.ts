@@ -3,7 +3,7 @@
  * findings, the changes since the previous review, organization permissions, and the access table
  * (capped: a job summary has a size limit; the CSV and JSON carry every row).
  */
-import type { Review, ReviewPerson, WorkspaceAccess } from "../../plan/access/review-types.js";
+import type { Review, ReviewPerson, WorkspaceAccess } from "../../review/types.js";
 
 /** Access rows shown before the table says "and N more". */
 export const MARKDOWN_ACCESS_ROWS = 500;

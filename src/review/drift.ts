@@ -2,9 +2,9 @@
  * The review's "does the desired state agree": the plan made against the desired state, its
  * steps laid out by the person they change (review.ts marks a managed person with steps `drifted`).
  */
-import type { ActualState } from "../../service/types.js";
-import { personOfSteps } from "../summary.js";
-import type { Plan, Step } from "../types.js";
+import type { ActualState } from "../service/types.js";
+import { personOfSteps } from "../plan/summary.js";
+import type { Plan, Step } from "../plan/types.js";
 
 /** Person key (`user/<id>`, `login/<email>`) -> one line per step that changes them. */
 export function stepsByPerson(plan: Plan, actual: ActualState): Map<string, string[]> {

@@ -3,18 +3,18 @@
  * organization, the policy and, when one is configured, the desired state and the plan made
  * against it. No I/O, no clock: the caller passes the time and the listing's request count.
  */
-import type { OrganizationPermission } from "../../permissions.js";
-import { makeSafety, workspaceMatcher } from "../safety.js";
-import { makeAccessModel } from "./effective-access.js";
-import { makeDesiredIndex } from "./review-desired.js";
-import { reviewFindings } from "./review-findings.js";
-import type { ReviewInput } from "./review-input.js";
-import { listPeople, makePersonContext } from "./review-people.js";
-import { belowFn, contentDigest, groupRows, orgRows, summarize, workspaceRows } from "./review-parts.js";
-import { stepsByPerson } from "./review-drift.js";
-import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence } from "./review-types.js";
+import type { OrganizationPermission } from "../permissions.js";
+import { makeSafety, workspaceMatcher } from "../plan/safety.js";
+import { makeAccessModel } from "../plan/access/effective-access.js";
+import { makeDesiredIndex } from "./desired.js";
+import { reviewFindings } from "./findings.js";
+import type { ReviewInput } from "./input.js";
+import { listPeople, makePersonContext } from "./people.js";
+import { belowFn, contentDigest, groupRows, orgRows, summarize, workspaceRows } from "./parts.js";
+import { stepsByPerson } from "./drift.js";
+import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence } from "./types.js";
 
-export type { ReviewInput } from "./review-input.js";
+export type { ReviewInput } from "./input.js";
 
 export function buildReview(input: ReviewInput): Review {
   const { actual, policy } = input;

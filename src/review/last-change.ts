@@ -13,7 +13,7 @@
  * changes `reviewChanges` lists for it); for a person also their status, organization permissions
  * and any row gained or lost.
  */
-import type { Review, ReviewChanges } from "./review-types.js";
+import type { Review, ReviewChanges } from "./types.js";
 
 /** A UTC time as reviews write it (`toISOString`): such strings sort as the times do. */
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;

@@ -4,9 +4,9 @@
  * organization permissions, status. Compared by person key and workspace id; filters by meaning
  * (the same label and values in another spelling are the same filter).
  */
-import { meaningOf } from "../../data-filters.js";
-import { compareIds as cmp } from "../../permissions.js";
-import type { ChangeKind, Review, ReviewChange, ReviewChanges, ReviewPerson } from "./review-types.js";
+import { meaningOf } from "../data-filters.js";
+import { compareIds as cmp } from "../permissions.js";
+import type { ChangeKind, Review, ReviewChange, ReviewChanges, ReviewPerson } from "./types.js";
 
 const norm = (maql: string): string => JSON.stringify(meaningOf(maql));
 

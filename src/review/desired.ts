@@ -5,14 +5,14 @@
  * filters. "Gives" is strict: a user or group that leaves `workspaces` (or `organization`, or
  * `dataFilters`) out gives nothing there, since usersync does not manage it.
  */
-import { sameMeaning } from "../../data-filters.js";
-import type { DesiredGroup, DesiredState, DesiredUser } from "../../desired/types.js";
+import { sameMeaning } from "../data-filters.js";
+import type { DesiredGroup, DesiredState, DesiredUser } from "../desired/types.js";
 import {
   permissionSet,
   type Assignee,
   type OrganizationPermission,
   type WorkspacePermission,
-} from "../../permissions.js";
+} from "../permissions.js";
 
 export interface DesiredAccessOf {
   workspaces: Map<string, WorkspacePermission[]>;

@@ -1,9 +1,9 @@
 /** What the access review is computed from (review.ts): the listing, the policy, and the desired state and its plan when compared. */
-import type { DesiredState } from "../../desired/types.js";
-import type { ActualState } from "../../service/types.js";
-import type { Policy } from "../policy.js";
-import type { Plan } from "../types.js";
-import type { ReviewSnapshot } from "./review-types.js";
+import type { DesiredState } from "../desired/types.js";
+import type { ActualState } from "../service/types.js";
+import type { Policy } from "../plan/policy.js";
+import type { Plan } from "../plan/types.js";
+import type { ReviewSnapshot } from "./types.js";
 
 export interface ReviewInput {
   /** The listing: every workspace, grant, organization grant and filter (cli/review-listing.ts). */

@@ -3,14 +3,14 @@
  * their login status, scope, protection, agreement with the desired state, workspace access
  * (effective-access.ts) and organization permissions, each with its reasons.
  */
-import { compareIds as cmp, permissionSet, type OrganizationPermission } from "../../permissions.js";
-import type { IdpUser, Mapping } from "../../service/types.js";
-import type { DesiredUser } from "../../desired/types.js";
-import type { AccessModel } from "./effective-access.js";
-import type { DesiredIndex } from "./review-desired.js";
-import type { ReviewInput } from "./review-input.js";
-import { builtinProtected } from "../policy.js";
-import type { Safety } from "../safety.js";
+import { compareIds as cmp, permissionSet, type OrganizationPermission } from "../permissions.js";
+import type { IdpUser, Mapping } from "../service/types.js";
+import type { DesiredUser } from "../desired/types.js";
+import type { AccessModel } from "../plan/access/effective-access.js";
+import type { DesiredIndex } from "./desired.js";
+import type { ReviewInput } from "./input.js";
+import { builtinProtected } from "../plan/policy.js";
+import type { Safety } from "../plan/safety.js";
 import type {
   AccessReason,
   Agreement,
@@ -19,7 +19,7 @@ import type {
   OrganizationReason,
   ReviewPerson,
   WorkspaceAccess,
-} from "./review-types.js";
+} from "./types.js";
 
 export interface PersonContext {
   input: ReviewInput;

@@ -1,9 +1,9 @@
 /** The review's tables beside its people (review.ts): workspaces, organization permissions, the summary, the digest. */
 import { createHash } from "node:crypto";
-import { compareIds as cmp } from "../../permissions.js";
-import type { ActualState } from "../../service/types.js";
-import type { AccessModel } from "./effective-access.js";
-import type { PersonContext } from "./review-people.js";
+import { compareIds as cmp } from "../permissions.js";
+import type { ActualState } from "../service/types.js";
+import type { AccessModel } from "../plan/access/effective-access.js";
+import type { PersonContext } from "./people.js";
 import type {
   OrganizationPermissionRow,
   Review,
@@ -11,7 +11,7 @@ import type {
   ReviewPerson,
   ReviewSummary,
   ReviewWorkspace,
-} from "./review-types.js";
+} from "./types.js";
 
 export function belowFn(workspaces: readonly { id: string; parent?: string }[]): (ws: string) => string[] {
   const children = new Map<string, string[]>();

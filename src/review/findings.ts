@@ -3,9 +3,9 @@
  * state (hand-made grants, privileged access outside it, a missing filter) are only made when
  * one was compared; the others always are.
  */
-import { sameMeaning } from "../../data-filters.js";
-import { compareIds as cmp } from "../../permissions.js";
-import type { Finding, FindingKind, ReviewPerson } from "./review-types.js";
+import { sameMeaning } from "../data-filters.js";
+import { compareIds as cmp } from "../permissions.js";
+import type { Finding, FindingKind, ReviewPerson } from "./types.js";
 
 const SEVERITY: Record<FindingKind, Finding["severity"]> = {
   revokedWithAccess: "high",
