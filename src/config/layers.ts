@@ -8,7 +8,7 @@ import { isAbsolute, resolve } from "node:path";
 import { keyLines, parseYaml } from "../desired/yaml-text.js";
 import type { Problem } from "../errors.js";
 import { envNameOf, LEAVES, PERCENT_PATTERN, PATH_LEAVES } from "./schema.js";
-import { OKTA_PATH_LEAVES } from "./okta-schema.js";
+import { OKTA_PATH_LEAVES } from "../desired/sources/okta/schema.js";
 import type { LeafKind } from "./schema.js";
 import { didYouMean } from "./known-keys.js";
 

@@ -4,12 +4,12 @@
  * the three in step.
  */
 import { z } from "zod";
-import { ENTRA_PATH_LEAVES, entraSection } from "./entra-schema.js";
-import { oktaSource } from "./okta-schema.js";
-import { GOOGLE_PATH_LEAVES, googleSource } from "./google-schema.js";
-export { oktaSecretEnv } from "./okta-schema.js";
+import { ENTRA_PATH_LEAVES, entraSection } from "../desired/sources/entra/schema.js";
+import { oktaSource } from "../desired/sources/okta/schema.js";
+import { GOOGLE_PATH_LEAVES, googleSource } from "../desired/sources/google/schema.js";
+export { oktaSecretEnv } from "../desired/sources/okta/schema.js";
 import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js";
-import { ldapSection } from "./ldap-schema.js";
+import { ldapSection } from "../desired/sources/ldap/schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
@@ -59,8 +59,8 @@ const source = z.strictObject({
   }).optional(),
   ldap: ldapSection.optional(),
   entra: entraSection.optional(),
-  okta: oktaSource.optional(), // issue 30: okta-schema.ts
-  google: googleSource.optional(), // issue 41: google-schema.ts
+  okta: oktaSource.optional(), // issue 30: desired/sources/okta/schema.ts
+  google: googleSource.optional(), // issue 41: desired/sources/google/schema.ts
 });
 
 const identity = z.strictObject({

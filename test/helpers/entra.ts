@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { entraSection, type EntraConfig } from "../../src/config/entra-schema.js";
+import { entraSection, type EntraConfig } from "../../src/desired/sources/entra/schema.js";
 import {
   startGraphStandIn,
   type GraphFault,

@@ -6,8 +6,8 @@
  * (the Okta stand-in), each over a real socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ldapSection } from "../../../src/config/ldap-schema.js";
-import { oktaSource } from "../../../src/config/okta-schema.js";
+import { ldapSection } from "../../../src/desired/sources/ldap/schema.js";
+import { oktaSource } from "../../../src/desired/sources/okta/schema.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { openEntraSource } from "../../../src/desired/sources/entra/index.js";
 import { readLdapDesired } from "../../../src/desired/sources/ldap/index.js";

@@ -8,7 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { TokenCredential } from "@azure/identity";
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
 import { platformStatus, readSourceCa } from "../identity-platform.js";
 

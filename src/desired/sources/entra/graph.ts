@@ -6,7 +6,7 @@
  * names the fix (exit 4).
  */
 import type { Logger } from "pino";
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
 import { DirectoryHttp } from "../directory-http.js";
 import { DirectoryHttpError } from "../errors.js";

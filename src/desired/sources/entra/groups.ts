@@ -3,7 +3,7 @@
  * `$filter`; the rest of it is the shared group rule (../group-rule.ts), over the group's
  * `{displayName}`, `{mailNickname}`, `{id}`, `{description}`. The first rule that picks a group wins.
  */
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { visible } from "../../characters.js";
 import type { RecordContext } from "../../records.js";
 import type { DesiredGroup } from "../../types.js";

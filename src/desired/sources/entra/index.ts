@@ -6,7 +6,7 @@
  * One failed group fails the read: nothing is planned from a part.
  */
 import type { Config } from "../../../config/schema.js";
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { ConfigError } from "../../../errors.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";

@@ -5,7 +5,7 @@
  * (service principals, devices, contacts) are skipped with a count, never silently. Every listing is
  * proved whole (pages.ts); a rule that picks nothing or a name that picks two is a setup error.
  */
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
 import type { ReadTally } from "../contract.js";
 import type { DirectoryHttp } from "../directory-http.js";

@@ -4,7 +4,7 @@
  * User.Read.All, Graph still lists a group's users but with nothing but their id, which must not
  * be read as "these people have no email".
  */
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
 import type { GroupMembers } from "./members.js";
 

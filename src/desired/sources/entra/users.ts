@@ -5,7 +5,7 @@
  * Guest`) is skipped and counted unless the config includes guests. Problems name the user by
  * their Graph id and the property the field came from.
  */
-import type { EntraConfig } from "../../../config/entra-schema.js";
+import type { EntraConfig } from "./schema.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
 import type { DesiredUser } from "../../types.js";
 import type { SkipCounter } from "../contract.js";

@@ -9,7 +9,7 @@
  * second is a read not whole (exit 5), both DirectoryHttp's (`renew`); a 401 before any answer
  * and any other refusal is a setup error naming the fix (exit 4).
  */
-import type { GoogleConfig } from "../../../config/google-schema.js";
+import type { GoogleConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
 import type { DirectoryAnswer, DirectoryHttp } from "../directory-http.js";
 import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";

@@ -19,7 +19,7 @@
 import { readFile } from "node:fs/promises";
 import type * as GoogleAuthLibraryModule from "google-auth-library";
 import type { AuthClient, ExternalAccountClient, JWT } from "google-auth-library";
-import type { GoogleConfig } from "../../../config/google-schema.js";
+import type { GoogleConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
 import { platformFetch } from "../identity-platform.js";
 import { tokenError } from "./token-errors.js";

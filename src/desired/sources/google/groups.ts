@@ -5,7 +5,7 @@
  * pick belongs to the first; a picked group becomes a user group by the shared group rule) is
  * the sources room's (../picked-groups.ts): here only a Google group's id, values and label.
  */
-import type { GoogleConfig, GoogleRule } from "../../../config/google-schema.js";
+import type { GoogleConfig, GoogleRule } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
 import type { ReadTally } from "../../types.js";

@@ -6,7 +6,7 @@
  * (DirectoryHttp, `isThrottled`); the evidence lists each listing, what was skipped and the
  * people per group (`google:<group id>`), checked against the last successful run.
  */
-import type { GoogleConfig } from "../../../config/google-schema.js";
+import type { GoogleConfig } from "./schema.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";

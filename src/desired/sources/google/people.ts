@@ -6,7 +6,7 @@
  * Workspace account) are skipped and counted. A suspended or archived user is a leaver (absent).
  * Email from `primaryEmail`, names from `name.givenName` / `name.familyName`.
  */
-import type { GoogleConfig } from "../../../config/google-schema.js";
+import type { GoogleConfig } from "./schema.js";
 import { visible } from "../../characters.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
 import type { DesiredUser, ReadTally } from "../../types.js";

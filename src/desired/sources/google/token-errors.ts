@@ -3,7 +3,7 @@
  * endpoint is exit 5 (SourceUnavailableError), a setup mistake exit 4 naming the fix (delegation,
  * the key, the subject, the pool, the impersonation). Nothing here sees a key or a token.
  */
-import type { GoogleConfig } from "../../../config/google-schema.js";
+import type { GoogleConfig } from "./schema.js";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
 
 /** What google-auth-library's error says: the OAuth error, its description, the status. */

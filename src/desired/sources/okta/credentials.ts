@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { JWK } from "jose";
 import { httpDestination } from "../../../outputs/http.js";
-import type { OktaConfig } from "../../../config/okta-schema.js";
+import type { OktaConfig } from "./schema.js";
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import { isDirectoryOutage } from "../ldap/client.js";
 

@@ -10,7 +10,7 @@ import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
 import { pickGroups, type GroupKind } from "../picked-groups.js";
 import { profileValues } from "./people.js";
-import type { OktaConfig } from "../../../config/okta-schema.js";
+import type { OktaConfig } from "./schema.js";
 import type { DirectoryHttp } from "../directory-http.js";
 import { readAll, Tally } from "../pages.js";
 import type { ReadTally } from "../../types.js";

@@ -5,7 +5,7 @@
  * rules), then every picked group's members; the evidence lists each listing and the members per
  * group (`okta:<group id>`), checked against the last successful run.
  */
-import type { OktaConfig } from "../../../config/okta-schema.js";
+import type { OktaConfig } from "./schema.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";

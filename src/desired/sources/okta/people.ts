@@ -5,7 +5,7 @@
  * direct). Status decides presence: ACTIVE, PROVISIONED, RECOVERY, PASSWORD_EXPIRED and LOCKED_OUT
  * are present; SUSPENDED and DEPROVISIONED are leavers (absent); STAGED is configurable.
  */
-import type { OktaConfig } from "../../../config/okta-schema.js";
+import type { OktaConfig } from "./schema.js";
 import { visible } from "../../characters.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
 import type { DirectoryHttp } from "../directory-http.js";

@@ -1,9 +1,10 @@
 /**
  * `source.google` (issue 41): the people and groups of a Google Workspace customer as the desired
- * state; see docs/google.md. Kept apart from schema.ts so each directory's keys live in their own file.
+ * state; see docs/google.md. It lives in the directory's folder beside its reader;
+ * config/schema.ts composes it into the config file's schema.
  */
 import { z } from "zod";
-import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
+import { groupRuleSchema } from "../group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");

@@ -4,7 +4,7 @@
  * (src/desired/sources/group-rule-schema.ts) with Entra's own ways to pick groups.
  */
 import { z } from "zod";
-import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
+import { groupRuleSchema } from "../group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");

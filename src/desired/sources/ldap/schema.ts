@@ -1,6 +1,6 @@
 /** `source.ldap` (issue 16): an LDAP / Active Directory directory as the desired state; see docs/ldap.md. */
 import { z } from "zod";
-import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
+import { groupRuleSchema } from "../group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>

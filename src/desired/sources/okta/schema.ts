@@ -1,9 +1,10 @@
 /**
  * `source.okta` (issue 30): the people and groups of an Okta organization as the desired state;
- * see docs/okta.md. Kept apart from schema.ts so each directory's keys live in their own file.
+ * see docs/okta.md. It lives in the directory's folder beside its reader; config/schema.ts
+ * composes it into the config file's schema.
  */
 import { z } from "zod";
-import { groupRuleSchema } from "../desired/sources/group-rule-schema.js";
+import { groupRuleSchema } from "../group-rule-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
