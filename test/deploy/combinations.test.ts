@@ -141,9 +141,13 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
                 "$(TARGET_LIST)",
               ]);
               const token = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === "token")!;
-              expect((token["projected"]["sources"] as K8sObject[]).map((s) => s["secret"]["name"])).toEqual(
-                names.map((n) => `usersync-token-${n}`),
-              );
+              // Each optional: one organization's missing Secret fails its index alone.
+              expect(
+                (token["projected"]["sources"] as K8sObject[]).map((s) => [
+                  s["secret"]["name"],
+                  s["secret"]["optional"],
+                ]),
+              ).toEqual(names.map((n) => [`usersync-token-${n}`, true]));
             } else {
               expect(job["completionMode"], `${c.name} ${schedule}`).toBeUndefined();
               expect(args).not.toContain("--target-index");

@@ -76,8 +76,9 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the docs' composition", onCi: 
           (token["projected"]["sources"] as K8sObject[]).map((s) => [
             s["secret"]["name"],
             s["secret"]["items"][0]["path"],
+            s["secret"]["optional"],
           ]),
-        ).toEqual(names.map((n) => [`usersync-token-${n}`, `${n}/token`]));
+        ).toEqual(names.map((n) => [`usersync-token-${n}`, `${n}/token`, true]));
         expect(cronJob["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]).toMatchObject({
           "azure.workload.identity/use": "true",
         });

@@ -93,6 +93,8 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the manifests", onCi: "run" })
       expect(volumes.find((v) => v["name"] === "token")?.["secret"], name).toEqual({
         secretName: "usersync-token",
         defaultMode: 0o400,
+        // A missing Secret fails the run (and pushes its failure), not the pod's start.
+        optional: true,
       });
       expect(volumes.find((v) => v["name"] === "state")?.["persistentVolumeClaim"], name).toEqual({
         claimName: "usersync-state",
@@ -159,7 +161,11 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the manifests", onCi: "run" })
       files.map(async (f) => ({ f: relative(DEPLOY, f), text: await readFile(f, "utf8") })),
     );
     const withImage = texts.filter((t) => t.text.includes("ghcr.io/example/usersync"));
-    expect(withImage.map((t) => t.f)).toEqual(["settings/kustomization.yaml"]);
+    // Its name in the pods (which an overlay's images: matches) and its tag in settings/.
+    expect(withImage.map((t) => t.f).sort()).toEqual([
+      "base/pod-defaults.yaml",
+      "settings/kustomization.yaml",
+    ]);
     const namespaceKeys = texts.flatMap((t) => [...t.text.matchAll(/^\s*namespace:/gm)].map(() => t.f));
     expect(namespaceKeys).toEqual(["settings/kustomization.yaml"]);
     const baseUrls = texts.filter((t) => t.text.includes("analytics.example.com"));
