@@ -15,11 +15,12 @@
 // test/deploy/alerts-estate.promtool.yaml.
 //
 //   node scripts/check-deploy.mjs [--out DIR] [--overlays-only]
-//   node scripts/check-deploy.mjs --overlay DIR
+//   node scripts/check-deploy.mjs --overlay DIR [--overlay DIR2 ...]
 //
 // --overlays-only skips the combinations (test/deploy/alerts.test.ts, which needs the rules only).
 // --overlay DIR checks a person's own composition only (docs/kubernetes.md, "Composing a
-// deployment"): it renders DIR and names each problem the check finds (exit 1), or says it composes.
+// deployment"): it renders DIR and names each problem the check finds (exit 1), or says it composes;
+// with several, also every object two of them would both write (same kind, namespace and name).
 // DIR (default: a temporary folder, removed at the end) keeps <overlay>.yaml,
 // combinations/<source>.<layout>.<schedules>.yaml, usersync-rules.yaml and the copy of the tests. Needs kubectl (kustomize 4.1 or newer: components, labels) and
 // promtool (Debian package prometheus) on PATH; .ci/run installs both when they are missing.
@@ -96,14 +97,43 @@ function renderDir(dir, what) {
   return { text, objects: parseAllDocuments(text).map((d) => d.toJS()) };
 }
 
-const overlayIndex = process.argv.indexOf("--overlay");
-if (overlayIndex > 0) {
-  const dir = resolve(process.argv[overlayIndex + 1] ?? fail("--overlay needs a folder: --overlay DIR"));
-  const { objects } = renderDir(dir, `rendering ${dir}`);
-  check(dir, objects, dir);
-  console.log(
-    `check-deploy: ${relative(process.cwd(), dir) || "."} composes: ${objects.length} objects, no problem found`,
-  );
+/**
+ * Objects two compositions would both write, differently: the second `kubectl apply` replaces the
+ * first's. (The same object in both, such as the shared ServiceAccount of the sync's and the
+ * audit's overlays, is no collision.)
+ */
+function collisions(renders) {
+  const seen = new Map();
+  const out = [];
+  for (const { dir, objects } of renders)
+    for (const o of objects) {
+      const key = `${o.kind} ${o.metadata?.namespace ?? "(no namespace)"}/${o.metadata?.name}`;
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, { dir, text: JSON.stringify(o) });
+      else if (first.dir !== dir && first.text !== JSON.stringify(o))
+        out.push(`${key} differs between ${first.dir} and ${dir}`);
+    }
+  return out;
+}
+
+const overlays = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--overlay" ? [a] : []));
+if (process.argv.includes("--overlay")) {
+  if (overlays.length === 0) fail("--overlay needs a folder: --overlay DIR");
+  const renders = overlays.map((d) => {
+    const dir = resolve(d);
+    const { objects } = renderDir(dir, `rendering ${d}`);
+    check(d, objects, dir);
+    return { dir: d, objects };
+  });
+  const both = collisions(renders);
+  if (both.length > 0)
+    fail(
+      `these compositions collide: applied together, the second replaces the first's objects:\n  ${both.join("\n  ")}\n` +
+        "Give each its own namespace, or make one composition of many organizations (layout/many-orgs; " +
+        'docs/kubernetes.md, "Composing a deployment").',
+    );
+  for (const { dir, objects } of renders)
+    console.log(`check-deploy: ${dir} composes: ${objects.length} objects, no problem found`);
   process.exit(0);
 }
 

@@ -7,7 +7,7 @@
 // Indexed Job agrees with the config it mounts (completions, TARGET_LIST, one optional token
 // Secret per target) and the alerts list the same organizations. Each problem is one sentence:
 // what, where, what to do.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 
@@ -24,14 +24,24 @@ function readKustomization(dir) {
   return undefined;
 }
 
-/** What a component path is: a shipped schedule, alerts, layout, source, settings, or yours. */
-function kindOf(path, deploy) {
-  const rel = relative(deploy, path).split(sep);
-  if (rel[0] === "settings" && rel.length === 1) return { kind: "settings", name: "settings" };
-  if (rel[0] === "components" && rel.length === 2 && rel[1] === "alerts")
+/**
+ * What a component path is: a shipped schedule, alerts, layout, source, settings (in a copy of
+ * deploy/kubernetes too: known by its place beside components/combinations.yaml), or yours.
+ */
+function kindOf(path) {
+  const real = existsSync(path) ? realpathSync(path) : path;
+  const shipped = (root) => existsSync(join(root, "components", "combinations.yaml"));
+  const parts = real.split(sep);
+  const [a, b, c] = parts.slice(-3);
+  if (c === "settings" && shipped(dirname(real))) return { kind: "settings", name: "settings" };
+  if (b === "components" && c === "alerts" && shipped(dirname(dirname(real))))
     return { kind: "schedule", name: "alerts" };
-  if (rel[0] === "components" && rel.length === 3 && ["schedule", "layout", "source"].includes(rel[1]))
-    return { kind: rel[1], name: `${rel[1]}/${rel[2]}` };
+  if (
+    a === "components" &&
+    ["schedule", "layout", "source"].includes(b) &&
+    shipped(dirname(dirname(dirname(real))))
+  )
+    return { kind: b, name: `${b}/${c}` };
   return { kind: "yours", name: relative(process.cwd(), path) || "." };
 }
 
@@ -84,7 +94,7 @@ export function kustomizationProblems(dir, deploy, objects) {
   if (!k) return [`${dir}: no kustomization.yaml`];
   const where = relative(process.cwd(), k.file) || k.file;
   const out = [];
-  const picked = (k.doc.components ?? []).map((c) => ({ path: c, ...kindOf(resolve(dir, c), deploy) }));
+  const picked = (k.doc.components ?? []).map((c) => ({ path: c, ...kindOf(resolve(dir, c)) }));
   for (let i = 1; i < picked.length; i++) {
     const [before, after] = [picked[i - 1], picked[i]];
     if (ORDER.indexOf(before.kind) > ORDER.indexOf(after.kind))
@@ -158,9 +168,28 @@ export function renderedProblems(objects) {
       );
       continue;
     }
-    if (job.completionMode !== "Indexed") continue;
     const targets = (parse(text)?.targets ?? []).map((t) => t.name).sort();
     const list = targets.join(",");
+    const indexed = job.completionMode === "Indexed";
+    if (!indexed && targets.length > 0 && !args.includes("--all-targets") && !args.includes("--target"))
+      out.push(
+        `${name}: ${configPath} lists ${targets.length} targets but the job runs one organization: ` +
+          "compose layout/many-orgs, or mount a config without targets.",
+      );
+    if (!indexed && !args.includes("--all-targets")) continue;
+    const token = pod.volumes.find((v) => v.name === "token");
+    const secrets = (token?.projected?.sources ?? []).map((s) => s.secret).filter(Boolean);
+    const want = targets.map((t) => `usersync-token-${t}`).join(",");
+    if (secrets.map((s) => s.name).join(",") !== want)
+      out.push(
+        `${name}: its token volume projects ${secrets.map((s) => s.name).join(",") || "no Secret"}; ` +
+          `the targets of ${configPath} need ${want}.`,
+      );
+    for (const s of secrets.filter((x) => x.optional !== true))
+      out.push(
+        `${name}: the Secret ${s.name} is not optional: if it is missing, no organization's pod starts. Add optional: true.`,
+      );
+    if (!indexed) continue;
     if (job.completions !== targets.length)
       out.push(
         `${name}: completions ${job.completions} but ${configPath} lists ${targets.length} targets ` +
@@ -169,17 +198,6 @@ export function renderedProblems(objects) {
     if (envOf(container).TARGET_LIST !== list)
       out.push(
         `${name}: TARGET_LIST is "${envOf(container).TARGET_LIST}" but ${configPath} lists "${list}": make them equal.`,
-      );
-    const token = pod.volumes.find((v) => v.name === "token");
-    const secrets = (token?.projected?.sources ?? []).map((s) => s.secret).filter(Boolean);
-    const want = targets.map((t) => `usersync-token-${t}`).join(",");
-    if (secrets.map((s) => s.name).join(",") !== want)
-      out.push(
-        `${name}: its token volume projects ${secrets.map((s) => s.name).join(",") || "no Secret"}; the targets need ${want}.`,
-      );
-    for (const s of secrets.filter((x) => x.optional !== true))
-      out.push(
-        `${name}: the Secret ${s.name} is not optional: if it is missing, no organization's pod starts. Add optional: true.`,
       );
     if (cronJob.metadata.name === "usersync") targetsOfSync = list;
   }

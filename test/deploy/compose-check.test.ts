@@ -4,8 +4,8 @@
  * sets its own image with images: (winning over settings/, without editing it) and lists the
  * alerts passes; each mistake that `kubectl kustomize` renders without a word is named: the
  * components in the wrong order, settings left out, a patch that matches nothing, an images:
- * entry that changes no container, and an Indexed Job whose completions are fewer than the
- * config's targets.
+ * entry that changes no container, an Indexed Job whose completions are fewer than the config's
+ * targets, and two one-organization compositions that would write the same objects differently.
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,8 +17,9 @@ import { ROOT } from "../e2e/run-cli.js";
 import { DEPLOY, find, jobSpecOf, podSpecOf, render } from "../helpers/kustomize.js";
 import { skipWithout } from "../helpers/skips.js";
 
-function check(dir: string): { status: number | null; output: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, "scripts", "check-deploy.mjs"), "--overlay", dir], {
+function check(...dirs: string[]): { status: number | null; output: string } {
+  const args = dirs.flatMap((d) => ["--overlay", d]);
+  const r = spawnSync(process.execPath, [join(ROOT, "scripts", "check-deploy.mjs"), ...args], {
     encoding: "utf8",
   });
   return { status: r.status, output: r.stdout + r.stderr };
@@ -126,6 +127,18 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the composition check", onCi: 
       expect(r.status).toBe(1);
       expect(r.output).toContain(
         "CronJob usersync: completions 2 but /etc/usersync/multi-org.yaml lists 3 targets (alpha,beta,gamma)",
+      );
+    }, 120_000);
+
+    it("names two one-organization compositions that collide in one namespace, not two that share objects", () => {
+      const overlays = join(DEPLOY, "overlays");
+      const same = check(join(overlays, "hourly-sync"), join(overlays, "daily-audit"));
+      expect(same.status, same.output).toBe(0);
+      const r = check(join(overlays, "hourly-sync"), join(overlays, "okta-hourly-sync"));
+      expect(r.status).toBe(1);
+      expect(r.output).toContain("these compositions collide");
+      expect(r.output).toMatch(
+        /CronJob usersync\/usersync differs between \S+hourly-sync and \S+okta-hourly-sync/,
       );
     }, 120_000);
   },
