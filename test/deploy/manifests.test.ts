@@ -3,6 +3,7 @@
  * the Dockerfile: checked for what a safe deployment needs, and for the image, the namespace and
  * the service's URL being set in one place (settings/) that reaches every overlay.
  */
+import { spawnSync } from "node:child_process";
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -237,4 +238,48 @@ describe("outside the kustomization", () => {
     expect(runtime).not.toMatch(/^RUN npm/m);
     expect(runtime).toContain("install -y --no-install-recommends tini");
   });
+
+  it("the image carries the OCI annotations, and CI writes its SBOM (CycloneDX) beside it", async () => {
+    const dockerfile = await readFile(join(ROOT, "Dockerfile"), "utf8");
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      version: string;
+      license: string;
+      dependencies: Record<string, string>;
+    };
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    for (const key of [
+      "title",
+      "description",
+      "version",
+      "revision",
+      "created",
+      "source",
+      "licenses",
+      "base.name",
+    ])
+      expect(runtime).toMatch(
+        new RegExp(`^\\s*(LABEL )?org\\.opencontainers\\.image\\.${key.replace(".", "\\.")}=`, "m"),
+      );
+    expect(runtime).toContain(`ARG VERSION=${pkg.version}`);
+    expect(runtime).toContain(`org.opencontainers.image.licenses="${pkg.license}"`);
+    const check = await readFile(join(ROOT, "scripts", "check-image.sh"), "utf8");
+    expect(check).toContain('--build-arg "VERSION=$version"');
+    expect(check).toContain(
+      'npm sbom --prefix "$rootfs/opt/usersync" --sbom-format cyclonedx --package-lock-only',
+    );
+    // What that command writes for a tree: a CycloneDX document naming every dependency.
+    const r = spawnSync("npm", ["sbom", "--sbom-format", "cyclonedx", "--package-lock-only"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const sbom = JSON.parse(r.stdout) as {
+      bomFormat: string;
+      components: { name: string; scope?: string }[];
+    };
+    expect(sbom.bomFormat).toBe("CycloneDX");
+    const required = new Set(sbom.components.filter((c) => c.scope === "required").map((c) => c.name));
+    for (const name of Object.keys(pkg.dependencies)) expect(required, name).toContain(name);
+  }, 60_000);
 });
