@@ -186,6 +186,10 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
                   "/var/lib/usersync/reviews/access-review.html",
                 ]);
                 expect({ ...init, name: "usersync", args }).toEqual(container);
+                expect(job["podFailurePolicy"]["rules"][0]).toEqual({
+                  action: "FailJob",
+                  onExitCodes: { containerName: "usersync-csv", operator: "In", values: [2, 3, 4] },
+                });
               }
             }
             if (shared) expect(config.source?.type ?? "file", `${c.name} ${schedule}`).toBe(c.source);
