@@ -104,7 +104,8 @@ export function kustomizationProblems(dir, deploy, objects) {
           "settings must come last to reach every object.",
       );
   }
-  if (!picked.some((c) => c.kind === "settings"))
+  // An overlay of a composition (resources: [../acme]) is checked as that composition is.
+  if (picked.length > 0 && !picked.some((c) => c.kind === "settings"))
     out.push(
       `${where}: settings is not among the components: add ${relative(dir, join(deploy, "settings"))} ` +
         "last, or no object gets its namespace, image tag and the ConfigMap usersync-settings " +
