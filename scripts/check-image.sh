@@ -129,7 +129,11 @@ say "build context: $(grep -vc '/$' "$work/context.txt") files, no node_modules,
 
 # --- The image, from the Dockerfile ----------------------------------------------------------------
 build_started=$(date +%s)
+version=$(node -p 'require("./package.json").version')
 podman_ build --isolation chroot --pull=never --layers --build-arg "NODE_IMAGE=$base_image" \
+  --build-arg "VERSION=$version" --build-arg "REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+  --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+  --build-arg "SOURCE=$(git remote get-url origin 2>/dev/null || echo unknown)" \
   -t localhost/usersync:ci . >"$cache/build.log" 2>&1 || {
   tail -n 40 "$cache/build.log" >&2
   fail "podman build failed (the last lines above)"
@@ -138,6 +142,10 @@ say "built localhost/usersync:ci from the Dockerfile ($(($(date +%s) - build_sta
 
 # The image's own settings, read from it, not assumed.
 inspect() { podman_ image inspect --format "$1" localhost/usersync:ci; }
+
+# Its OCI annotations; its SBOM (below, once its filesystem is unpacked) goes beside it.
+[ "$(inspect '{{index .Labels "org.opencontainers.image.version"}}')" = "$version" ] ||
+  fail "the image's label org.opencontainers.image.version is not $version (Dockerfile, LABEL)"
 user=$(inspect '{{.Config.User}}')
 workdir=$(inspect '{{.Config.WorkingDir}}')
 mapfile -t entrypoint < <(inspect '{{range .Config.Entrypoint}}{{println .}}{{end}}' | sed '/^$/d')
@@ -196,8 +204,16 @@ run_image() { # run_image WORK_DIR ARGS... (the image's CMD is replaced by ARGS)
 mkdir -p "$work/root"
 printf '%s\n' "${envs[@]}" >"$work/env"
 
+# The image's SBOM, beside it: CycloneDX, of what the image holds (/opt/usersync, the production
+# install: its package-lock.json), as npm writes it.
+sbom="$cache/usersync-$version.cdx.json"
+npm sbom --prefix "$rootfs/opt/usersync" --sbom-format cyclonedx --package-lock-only >"$sbom" ||
+  fail "npm sbom could not write the image's SBOM"
+node -e 'const s = require(process.argv[1]); if (s.bomFormat !== "CycloneDX" || !(s.components?.length > 0)) process.exit(1)' "$sbom" ||
+  fail "the SBOM $sbom is not a CycloneDX document with components"
+say "labels org.opencontainers.image.* ($version); SBOM (CycloneDX, $(node -p 'require(process.argv[1]).components.length' "$sbom") components): $sbom"
+
 out=$(run_image "$work/data" --version)
-version=$(node -p 'require("./package.json").version')
 [ "$out" = "usersync $version" ] || fail "usersync --version in the image printed '$out', expected $version"
 node_in_image=$(chroot "$rootfs" /usr/local/bin/node --version)
 say "the entrypoint runs: $out on node $node_in_image, as $user ($uid:$gid)"

@@ -3,48 +3,136 @@
 # workflow (github-actions.yml) and the GitLab CI file (gitlab-ci.yml) call it, so both do the
 # same thing, and test/deploy/ci-pipelines.test.ts runs their steps against the emulator.
 #
-#   usersync-ci.sh plan          validate, then plan: $PLAN_DIR/plan.md (Markdown, for the
-#                                job summary and the comment) and plan.json (the saved plan)
-#   usersync-ci.sh apply         apply exactly $PLAN_DIR/plan.json: steps whose objects
-#                                changed since the plan are reported as stale and not carried out
-#                                (exit 3); apply.md is the Markdown report
+#   usersync-ci.sh plan          validate, then plan every organization: $PLAN_DIR/plan.md
+#                                (Markdown, for the job summary and the comment: with targets:,
+#                                one section per organization) and the saved plans, plan.json
+#                                (one organization) or plan.<target>.json (each target)
+#   usersync-ci.sh apply         apply exactly the saved plans, each to its organization: steps
+#                                whose objects changed since the plan are reported as stale and
+#                                not carried out (exit 3); apply.md is the Markdown report. With
+#                                SYNC_APPLIER=cronjob, applies nothing: the CronJob does (docs/ci.md)
 #   usersync-ci.sh github-run    prints run-id=<id> of the merged pull request's successful plan
 #                                run (for actions/download-artifact), via the gh CLI
 #   usersync-ci.sh gitlab-fetch  downloads the merged merge request's plan artifact into
 #                                $PLAN_DIR, via the GitLab API (curl, jq)
 #   usersync-ci.sh gitlab-note   posts plan.md as a note on the merge request (curl, jq)
 #
-# Environment: USERSYNC_CONFIG (default usersync.yaml), PLAN_DIR (default
-# usersync-plan), SYNC_CLI (default: npx --no-install usersync), the token as the config
-# says (USERSYNC_TOKEN, from the CI secret store; never printed). Exit codes are usersync's.
+# Environment: USERSYNC_CONFIG (default usersync.yaml), PLAN_DIR (default usersync-plan),
+# SYNC_CLI (default: npx --no-install usersync), SYNC_APPLIER (pipeline, the default, or cronjob),
+# the tokens as the config says (USERSYNC_TOKEN, or each target's USERSYNC_TOKEN_<NAME>, from the
+# CI secret store; never printed; an empty one, a secret that is not set, counts as unset).
+# A directory read with CI's own identity: DIRECTORY_OIDC_AUDIENCE (the audience the directory's
+# federation expects) makes plan and apply write the CI provider's OIDC token to
+# DIRECTORY_OIDC_TOKEN_FILE (default /tmp/usersync-oidc-token) and set AZURE_FEDERATED_TOKEN_FILE
+# to it: Entra's workload identity reads it, and a Google credentials config (external_account)
+# names that file. GitHub: the job's id-token permission; GitLab: id_tokens: DIRECTORY_ID_TOKEN.
+# Exit codes are usersync's: of several organizations, the one that most needs a person (4, 1, 3,
+# 5, in that order).
 set -euo pipefail
 
 config=${USERSYNC_CONFIG:-usersync.yaml}
 dir=${PLAN_DIR:-usersync-plan}
 read -r -a usersync <<<"${SYNC_CLI:-npx --no-install usersync}"
 
+# A secret the CI does not have arrives as an empty variable: unset, so it is not a token.
+while IFS= read -r name; do
+  [ -n "${!name}" ] || unset "$name"
+done < <(compgen -e | grep -E '^(USERSYNC_TOKEN(_[A-Z0-9_]+)?|USERSYNC_OKTA_PRIVATE_KEY|DIRECTORY_[A-Z_]+)$' || true)
+
+# The CI provider's OIDC token, for a directory that trusts it (workload identity federation).
+ci_identity() {
+  [ -n "${DIRECTORY_OIDC_AUDIENCE:-}" ] || return 0
+  local file=${DIRECTORY_OIDC_TOKEN_FILE:-/tmp/usersync-oidc-token}
+  (umask 077 && : >"$file")
+  if [ -n "${DIRECTORY_ID_TOKEN:-}" ]; then
+    printf '%s' "$DIRECTORY_ID_TOKEN" >"$file"
+  elif [ -n "${ACTIONS_ID_TOKEN_REQUEST_URL:-}" ]; then
+    local answer
+    answer=$(curl -fsS -H "Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN" \
+      "$ACTIONS_ID_TOKEN_REQUEST_URL&audience=$DIRECTORY_OIDC_AUDIENCE")
+    printf '%s' "$(jq -r .value <<<"$answer")" >"$file"
+  else
+    echo "usersync-ci: DIRECTORY_OIDC_AUDIENCE is set but this job has no OIDC token: give it the id-token: write permission (GitHub) or id_tokens: DIRECTORY_ID_TOKEN (GitLab) (docs/ci.md)" >&2
+    exit 4
+  fi
+  export AZURE_FEDERATED_TOKEN_FILE="$file"
+}
+
+# The names of the config's targets (each item's name: under the top-level targets:), sorted;
+# none for a config of one organization.
+targets() {
+  awk '/^targets:/ { on = 1; next } /^[^ #-]/ { on = 0 }
+    on && match($0, /^ *- *(\{ *)?name: *["\x27]?[A-Za-z0-9_-]+/) {
+      n = substr($0, RSTART, RLENGTH); sub(/.*name: *["\x27]?/, "", n); print n }' "$config" | sort
+}
+
+# Of the exit codes of several organizations, the one that most needs a person.
+worst() {
+  local code
+  for code in 130 4 1 3 5 2; do
+    case " $* " in *" $code "*) echo "$code"; return ;; esac
+  done
+  echo 0
+}
+
 case "${1:-}" in
   plan)
     mkdir -p "$dir"
+    ci_identity
+    mapfile -t names < <(targets)
     # Nothing is sent before the desired state and the config are valid (exit 4, 5).
-    "${usersync[@]}" validate --config "$config"
     code=0
-    "${usersync[@]}" plan --config "$config" --format markdown --out "$dir/plan.json" \
-      --detailed-exitcode >"$dir/plan.md" || code=$?
+    if [ "${#names[@]}" -eq 0 ]; then
+      "${usersync[@]}" validate --config "$config"
+      "${usersync[@]}" plan --config "$config" --format markdown --out "$dir/plan.json" \
+        --detailed-exitcode >"$dir/plan.md" || code=$?
+    else
+      # Every organization: one plan each (plan.<target>.json), one summary with a section each.
+      "${usersync[@]}" plan --config "$config" --all-targets --format markdown --out "$dir/plan.json" \
+        --detailed-exitcode >"$dir/plan.out" || code=$?
+      sed -E 's/^=== target (.*) ===$/# Organization \1/' "$dir/plan.out" >"$dir/plan.md"
+      rm -f "$dir/plan.out"
+    fi
     cat "$dir/plan.md"
     # 2: the plan has changes, which is what a pull request is for.
     [ "$code" -eq 0 ] || [ "$code" -eq 2 ] || exit "$code"
     ;;
   apply)
-    if ! [ -f "$dir/plan.json" ]; then
-      echo "usersync-ci: no saved plan at $dir/plan.json: the merged change's plan job did not run or its artifact expired; run the plan again (docs/ci.md)" >&2
-      exit 4
+    mapfile -t names < <(targets)
+    plans=()
+    if [ "${#names[@]}" -eq 0 ]; then plans=("$dir/plan.json"); else
+      for name in "${names[@]}"; do plans+=("$dir/plan.$name.json"); done
     fi
-    code=0
-    "${usersync[@]}" apply --config "$config" --plan "$dir/plan.json" --yes --format markdown \
-      >"$dir/apply.md" || code=$?
+    for plan in "${plans[@]}"; do
+      if ! [ -f "$plan" ]; then
+        echo "usersync-ci: no saved plan at $plan: the merged change's plan job did not run or its artifact expired; run the plan again (docs/ci.md)" >&2
+        exit 4
+      fi
+    done
+    if [ "${SYNC_APPLIER:-pipeline}" = cronjob ]; then
+      # One applier per organization: here the CronJob, which reads the merged desired state.
+      echo "usersync-ci: SYNC_APPLIER=cronjob: nothing applied here; the CronJob applies the merged desired state at its next run (docs/ci.md)" | tee "$dir/apply.md"
+      exit 0
+    fi
+    ci_identity
+    codes=()
+    : >"$dir/apply.md"
+    for i in "${!plans[@]}"; do
+      code=0
+      if [ "${#names[@]}" -eq 0 ]; then
+        "${usersync[@]}" apply --config "$config" --plan "${plans[$i]}" --yes --format markdown \
+          >>"$dir/apply.md" || code=$?
+      else
+        # With a target, usersync reads that target's own plan, plan.<target>.json.
+        echo "# Organization ${names[$i]}" >>"$dir/apply.md"
+        "${usersync[@]}" apply --config "$config" --target "${names[$i]}" --plan "$dir/plan.json" --yes \
+          --format markdown >>"$dir/apply.md" || code=$?
+        echo "usersync-ci: ${names[$i]}: exit $code" >&2
+      fi
+      codes+=("$code")
+    done
     cat "$dir/apply.md"
-    exit "$code"
+    exit "$(worst "${codes[@]}")"
     ;;
   github-run)
     # The merge commit's pull request, then its last successful pull_request run of this workflow.

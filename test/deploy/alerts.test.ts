@@ -1,9 +1,11 @@
 /**
- * The alerts of deploy/kubernetes/overlays/alerts: scripts/check-deploy.mjs (what CI runs)
+ * The alerts of deploy/kubernetes/components/alerts: scripts/check-deploy.mjs (what CI runs)
  * renders every overlay, extracts the PrometheusRule's spec as promtool's rule file and runs
- * `promtool test rules` on test/deploy/alerts.promtool.yaml. Here: that it passes, that the rule
- * file is the manifest's spec, that promtool really evaluates (a wrong expectation fails), that
- * every metric a rule reads is one usersync writes, and that every alert is tested firing.
+ * `promtool test rules` on test/deploy/alerts.promtool.yaml, and on alerts-estate.promtool.yaml
+ * with the rules as composed with layout/many-orgs. Here: that it passes, that the rule file is
+ * the manifest's spec, that the estate's rules expect the organizations of the config the layout
+ * mounts, that promtool really evaluates (a wrong expectation fails), that every metric a rule
+ * reads is one usersync writes, and that every alert is tested firing.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -18,14 +20,16 @@ import { parseExposition } from "../helpers/fake-pushgateway.js";
 import { samplePlan } from "../report/sample-plan.js";
 import { skipWithout } from "../helpers/skips.js";
 
-const TESTS = join(ROOT, "test", "deploy", "alerts.promtool.yaml");
+const TESTS = ["alerts.promtool.yaml", "alerts-estate.promtool.yaml"].map((f) =>
+  join(ROOT, "test", "deploy", f),
+);
 
 interface PromtoolTests {
   tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
 }
 
 async function manifestRules(): Promise<{ alert: string; expr: string }[]> {
-  const text = await readFile(join(DEPLOY, "overlays", "alerts", "prometheusrule.yaml"), "utf8");
+  const text = await readFile(join(DEPLOY, "components", "alerts", "prometheusrule.yaml"), "utf8");
   const rule = parseAllDocuments(text)[0]!.toJS() as K8sObject;
   return (rule["spec"]["groups"] as { rules: { alert: string; expr: string }[] }[]).flatMap((g) => g.rules);
 }
@@ -53,9 +57,23 @@ describe.skipIf(skipWithout(["kubectl", "promtool"], { what: "the alert rules", 
       for (const overlay of ["alerts", "daily-audit", "hourly-sync", "onboarding"])
         expect(String(check.stdout)).toContain(`overlays/${overlay} renders`);
       // The rule file promtool read is the manifest's spec, not a copy kept beside it.
-      const text = await readFile(join(DEPLOY, "overlays", "alerts", "prometheusrule.yaml"), "utf8");
+      const text = await readFile(join(DEPLOY, "components", "alerts", "prometheusrule.yaml"), "utf8");
       const manifest = parseAllDocuments(text)[0]!.toJS() as K8sObject;
       expect(parse(await readFile(join(out, "usersync-rules.yaml"), "utf8"))).toEqual(manifest["spec"]);
+      // Composed with layout/many-orgs, the rules expect each organization of the config it mounts.
+      const estate = parse(await readFile(join(out, "usersync-estate-rules.yaml"), "utf8")) as {
+        groups: { name: string; rules: { record?: string; labels?: Record<string, string> }[] }[];
+      };
+      expect(estate.groups.slice(0, -1)).toEqual(manifest["spec"]["groups"]);
+      const config = parse(
+        await readFile(join(DEPLOY, "components", "source", "file", "multi-org.yaml"), "utf8"),
+      ) as { targets: { name: string }[] };
+      expect(estate.groups.at(-1)!.rules.map((r) => [r.record, r.labels])).toEqual(
+        config.targets.map((t) => [
+          "usersync:organization_listed",
+          { job: "usersync", organization: t.name },
+        ]),
+      );
     });
 
     it("promtool really evaluates them: a wrong expectation fails", async () => {
@@ -97,11 +115,15 @@ describe("the alert rules and the metrics", () => {
   });
 
   it("every alert has a promtool test that expects it to fire", async () => {
-    const tests = parse(await readFile(TESTS, "utf8")) as PromtoolTests;
+    const files = await Promise.all(
+      TESTS.map(async (f) => parse(await readFile(f, "utf8")) as PromtoolTests),
+    );
     const fired = new Set(
-      tests.tests.flatMap((t) =>
-        (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname),
-      ),
+      files
+        .flatMap((f) => f.tests)
+        .flatMap((t) =>
+          (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname),
+        ),
     );
     expect([...fired].sort()).toEqual([...new Set((await manifestRules()).map((r) => r.alert))].sort());
   });

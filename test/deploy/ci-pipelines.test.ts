@@ -281,7 +281,8 @@ describe("the GitHub Actions workflow", () => {
     workflow = parse(await readFile(join(CI, "github-actions.yml"), "utf8")) as Workflow;
     repo = await repository("github");
     env = {
-      ...workflow.env,
+      // As the runner has them: an expression over a variable that is not set is empty.
+      ...Object.fromEntries(Object.entries(workflow.env).map(([k, v]) => [k, v.includes("${{") ? "" : v])),
       GITHUB_STEP_SUMMARY: join(repo.dir, ".summary.md"),
       GITHUB_OUTPUT: join(repo.dir, ".output"),
       GITHUB_REPOSITORY: "acme/iam",
@@ -416,4 +417,124 @@ describe("the GitLab CI file", () => {
     expect(r.code).toBe(4);
     expect(r.output).toContain("no saved plan at usersync-plan/plan.json");
   });
+});
+
+describe("an estate of organizations (targets:) through the same files", () => {
+  const BETA_TOKEN = "ci-pipeline-token-beta-4e7";
+  let beta: EmulatorHandle;
+  let repo: Awaited<ReturnType<typeof repository>>;
+  let env: Record<string, string>;
+  let steps: { plan: string[]; apply: string[] };
+  const writes = (e: EmulatorHandle) => e.requestLog().filter((r) => r.method !== "GET").length;
+  beforeAll(async () => {
+    beta = await startEmulator({ port: 0, tokens: { [BETA_TOKEN]: "admin" } });
+    repo = await repository("estate");
+    // Two organizations (alpha: the shared emulator, beta: its own), each with its own token.
+    await writeFile(
+      join(repo.dir, "usersync.yaml"),
+      stringify({
+        source: { desired: "users.yaml" },
+        identity: { passwords: "none" },
+        policy: { mode: "full", maxDeletes: 5 },
+        targets: [
+          { name: "beta", baseUrl: beta.url, select: { groups: ["analytics"] } },
+          { name: "alpha", baseUrl: emulator.url, select: { groups: ["analytics"] } },
+        ],
+      }),
+    );
+    await writeFile(join(repo.dir, "users.yaml"), stringify(users("Jane Estate")));
+    // usersync as the CI runs it, noting the directory token it was given (Entra's variable).
+    await writeFile(
+      join(repo.bin, "usersync-noting"),
+      `#!/bin/sh\n[ -n "$AZURE_FEDERATED_TOKEN_FILE" ] && cat "$AZURE_FEDERATED_TOKEN_FILE" > "${repo.dir}/.oidc-seen"\nexec "${process.execPath}" "${CLI}" "$@"\n`,
+    );
+    await chmod(join(repo.bin, "usersync-noting"), 0o755);
+    const workflow = parse(await readFile(join(CI, "github-actions.yml"), "utf8")) as Workflow;
+    steps = {
+      plan: runnerSteps(workflow.jobs["plan"]!.steps),
+      apply: runnerSteps(workflow.jobs["apply"]!.steps),
+    };
+    env = {
+      ...Object.fromEntries(Object.entries(workflow.env).map(([k, v]) => [k, v.includes("${{") ? "" : v])),
+      GITHUB_STEP_SUMMARY: join(repo.dir, ".summary.md"),
+      GITHUB_OUTPUT: join(repo.dir, ".output"),
+      GITHUB_REPOSITORY: "acme/iam",
+      GITHUB_SHA: "fedcba9876543210fedcba9876543210fedcba98",
+      GH_TOKEN: "gh-token",
+      PR: "18",
+      SYNC_CLI: join(repo.bin, "usersync-noting"),
+      USERSYNC_TOKEN: "",
+      USERSYNC_TOKEN_ALPHA: TOKEN,
+      USERSYNC_TOKEN_BETA: BETA_TOKEN,
+      // The workflow's own OIDC token, as GitHub hands it to a job with id-token: write.
+      DIRECTORY_OIDC_AUDIENCE: "api://AzureADTokenExchange",
+      DIRECTORY_OIDC_TOKEN_FILE: join(repo.dir, ".oidc-token"),
+      ACTIONS_ID_TOKEN_REQUEST_URL: "https://token.actions.example/oidc?api-version=2.0",
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: "runner-request-token",
+    };
+    // The runner's OIDC endpoint, answered by the curl stand-in.
+    const curl = await readFile(join(repo.bin, "curl"), "utf8");
+    await writeFile(
+      join(repo.bin, "curl"),
+      curl.replace(
+        'case "$url" in\n',
+        'case "$url" in\n  *audience=api://AzureADTokenExchange) echo \'{"value":"oidc-jwt-from-github"}\' ;;\n',
+      ),
+    );
+  });
+  afterAll(() => beta?.close());
+
+  it("plans every organization (a section each, a saved plan each) with the workflow's own identity; applies each saved plan on merge", async () => {
+    const before = [writes(emulator), writes(beta)];
+    const plan = await runSteps(steps.plan, repo, env);
+    expect(plan.code, plan.output).toBe(0);
+    expect([writes(emulator), writes(beta)]).toEqual(before);
+    const summary = await readFile(env["GITHUB_STEP_SUMMARY"]!, "utf8");
+    expect(summary.match(/^# Organization \S+/gm)).toEqual(["# Organization alpha", "# Organization beta"]);
+    for (const name of ["alpha", "beta"])
+      expect(await readFile(join(repo.dir, "usersync-plan", `plan.${name}.json`), "utf8")).toContain(
+        "jane.doe",
+      );
+    // The directory token: the OIDC token the job asked its provider for, never a stored secret.
+    expect(await readFile(join(repo.dir, ".oidc-seen"), "utf8")).toBe("oidc-jwt-from-github");
+    expect(await readFile(repo.calls, "utf8")).toContain("audience=api://AzureADTokenExchange");
+
+    const apply = await runSteps(steps.apply, repo, env);
+    expect(apply.code, apply.output).toBe(0);
+    expect(apply.output).toMatch(/alpha: exit 0[\s\S]*beta: exit 0/);
+    expect(beta.state().idpUsers.find((u) => u.email === "jane.doe@example.com")?.displayName).toBe(
+      "Jane Estate",
+    );
+    expect(janeLogin()?.displayName).toBe("Jane Estate");
+  }, 180_000);
+
+  it("with SYNC_APPLIER=cronjob plans, and on merge applies nothing: the CronJob is the one applier", async () => {
+    await renameJane(repo.dir, "Jane Cronjob");
+    const withCronJob = { ...env, SYNC_APPLIER: "cronjob" };
+    expect((await runSteps(steps.plan, repo, withCronJob)).code).toBe(0);
+    const before = [writes(emulator), writes(beta)];
+    const apply = await runSteps(steps.apply, repo, withCronJob);
+    expect(apply.code, apply.output).toBe(0);
+    expect(apply.output).toContain("the CronJob applies the merged desired state at its next run");
+    expect([writes(emulator), writes(beta)]).toEqual(before);
+    expect(janeLogin()?.displayName).toBe("Jane Estate");
+  }, 180_000);
+
+  it("GitLab: the job's id_tokens token is the directory's token", async () => {
+    const jobs = parse(await readFile(join(CI, "gitlab-ci.yml"), "utf8")) as Record<
+      string,
+      { id_tokens?: object }
+    >;
+    expect(jobs[".usersync"]!.id_tokens).toEqual({
+      DIRECTORY_ID_TOKEN: { aud: "api://AzureADTokenExchange" },
+    });
+    await rm(join(repo.dir, ".oidc-seen"), { force: true });
+    const plan = await runSteps(["bash deploy/ci/usersync-ci.sh plan"], repo, {
+      ...env,
+      ACTIONS_ID_TOKEN_REQUEST_URL: "",
+      DIRECTORY_ID_TOKEN: "oidc-jwt-from-gitlab",
+    });
+    expect(plan.code, plan.output).toBe(0);
+    expect(await readFile(join(repo.dir, ".oidc-seen"), "utf8")).toBe("oidc-jwt-from-gitlab");
+  }, 180_000);
 });

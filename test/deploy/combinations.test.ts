@@ -89,7 +89,7 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
       );
       expect(rendered.size).toBe(expected().length);
       // Each source with each layout; every schedule of a layout alone and all at once.
-      expect(expected().length).toBe(matrix.sources.length * (4 + 1 + 2 + 1));
+      expect(expected().length).toBe(matrix.sources.length * (4 + 1 + 3 + 1));
     });
 
     it.each(expected())(
@@ -115,6 +115,8 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
             const indexed =
               c.layout === "many-orgs" &&
               cronJob["metadata"]["labels"]["usersync.io/per-organization"] === "true";
+            // The access review of many organizations: one pod over all of them, each with its token.
+            const allTargets = c.layout === "many-orgs" && schedule === "access-review";
             const volume = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === "config")!;
             const data = find(objects, "ConfigMap", volume["configMap"]["name"] as string)["data"] as Record<
               string,
@@ -141,13 +143,54 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
                 "$(TARGET_LIST)",
               ]);
               const token = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === "token")!;
-              expect((token["projected"]["sources"] as K8sObject[]).map((s) => s["secret"]["name"])).toEqual(
-                names.map((n) => `usersync-token-${n}`),
-              );
+              // Each optional: one organization's missing Secret fails its index alone.
+              expect(
+                (token["projected"]["sources"] as K8sObject[]).map((s) => [
+                  s["secret"]["name"],
+                  s["secret"]["optional"],
+                ]),
+              ).toEqual(names.map((n) => [`usersync-token-${n}`, true]));
+            } else if (allTargets) {
+              expect(file).toBe("multi-org.yaml");
+              expect(job["completionMode"]).toBeUndefined();
+              expect(args.slice(-3)).toEqual([
+                "--all-targets",
+                "--combined-csv",
+                "/var/lib/usersync/reviews/access-review.csv",
+              ]);
+              expect(pod["initContainers"]).toBeUndefined();
+              const token = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === "token")!;
+              expect(
+                (token["projected"]["sources"] as K8sObject[]).map((s) => [
+                  s["secret"]["name"],
+                  s["secret"]["optional"],
+                ]),
+              ).toEqual(names.map((n) => [`usersync-token-${n}`, true]));
             } else {
               expect(job["completionMode"], `${c.name} ${schedule}`).toBeUndefined();
               expect(args).not.toContain("--target-index");
               expect(names, `${c.name} ${schedule}: a one-organization config`).toEqual([]);
+              if (schedule === "access-review") {
+                // The CSV first, by a copy of the review's own container (the source's mounts too).
+                const [init] = pod["initContainers"] as K8sObject[];
+                expect(init!["args"]).toEqual([
+                  ...args.slice(0, 4),
+                  "csv",
+                  "--out",
+                  "/var/lib/usersync/reviews/access-review.csv",
+                ]);
+                expect(args.slice(3)).toEqual([
+                  "--format",
+                  "html",
+                  "--out",
+                  "/var/lib/usersync/reviews/access-review.html",
+                ]);
+                expect({ ...init, name: "usersync", args }).toEqual(container);
+                expect(job["podFailurePolicy"]["rules"][0]).toEqual({
+                  action: "FailJob",
+                  onExitCodes: { containerName: "usersync-csv", operator: "In", values: [2, 3, 4] },
+                });
+              }
             }
             if (shared) expect(config.source?.type ?? "file", `${c.name} ${schedule}`).toBe(c.source);
             // The source's wiring reaches the pods that read it.

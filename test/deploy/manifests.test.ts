@@ -3,6 +3,7 @@
  * the Dockerfile: checked for what a safe deployment needs, and for the image, the namespace and
  * the service's URL being set in one place (settings/) that reaches every overlay.
  */
+import { spawnSync } from "node:child_process";
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -93,6 +94,8 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the manifests", onCi: "run" })
       expect(volumes.find((v) => v["name"] === "token")?.["secret"], name).toEqual({
         secretName: "usersync-token",
         defaultMode: 0o400,
+        // A missing Secret fails the run (and pushes its failure), not the pod's start.
+        optional: true,
       });
       expect(volumes.find((v) => v["name"] === "state")?.["persistentVolumeClaim"], name).toEqual({
         claimName: "usersync-state",
@@ -159,7 +162,11 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the manifests", onCi: "run" })
       files.map(async (f) => ({ f: relative(DEPLOY, f), text: await readFile(f, "utf8") })),
     );
     const withImage = texts.filter((t) => t.text.includes("ghcr.io/example/usersync"));
-    expect(withImage.map((t) => t.f)).toEqual(["settings/kustomization.yaml"]);
+    // Its name in the pods (which an overlay's images: matches) and its tag in settings/.
+    expect(withImage.map((t) => t.f).sort()).toEqual([
+      "base/pod-defaults.yaml",
+      "settings/kustomization.yaml",
+    ]);
     const namespaceKeys = texts.flatMap((t) => [...t.text.matchAll(/^\s*namespace:/gm)].map(() => t.f));
     expect(namespaceKeys).toEqual(["settings/kustomization.yaml"]);
     const baseUrls = texts.filter((t) => t.text.includes("analytics.example.com"));
@@ -231,4 +238,48 @@ describe("outside the kustomization", () => {
     expect(runtime).not.toMatch(/^RUN npm/m);
     expect(runtime).toContain("install -y --no-install-recommends tini");
   });
+
+  it("the image carries the OCI annotations, and CI writes its SBOM (CycloneDX) beside it", async () => {
+    const dockerfile = await readFile(join(ROOT, "Dockerfile"), "utf8");
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      version: string;
+      license: string;
+      dependencies: Record<string, string>;
+    };
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    for (const key of [
+      "title",
+      "description",
+      "version",
+      "revision",
+      "created",
+      "source",
+      "licenses",
+      "base.name",
+    ])
+      expect(runtime).toMatch(
+        new RegExp(`^\\s*(LABEL )?org\\.opencontainers\\.image\\.${key.replace(".", "\\.")}=`, "m"),
+      );
+    expect(runtime).toContain(`ARG VERSION=${pkg.version}`);
+    expect(runtime).toContain(`org.opencontainers.image.licenses="${pkg.license}"`);
+    const check = await readFile(join(ROOT, "scripts", "check-image.sh"), "utf8");
+    expect(check).toContain('--build-arg "VERSION=$version"');
+    expect(check).toContain(
+      'npm sbom --prefix "$rootfs/opt/usersync" --sbom-format cyclonedx --package-lock-only',
+    );
+    // What that command writes for a tree: a CycloneDX document naming every dependency.
+    const r = spawnSync("npm", ["sbom", "--sbom-format", "cyclonedx", "--package-lock-only"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const sbom = JSON.parse(r.stdout) as {
+      bomFormat: string;
+      components: { name: string; scope?: string }[];
+    };
+    expect(sbom.bomFormat).toBe("CycloneDX");
+    const required = new Set(sbom.components.filter((c) => c.scope === "required").map((c) => c.name));
+    for (const name of Object.keys(pkg.dependencies)) expect(required, name).toContain(name);
+  }, 60_000);
 });

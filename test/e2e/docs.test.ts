@@ -215,7 +215,7 @@ async function runScript(
     await writeFile(join(bin, "npx"), npxShim(process.env["PATH"]));
     await chmod(join(bin, "npx"), 0o755);
     await mkdir(join(bin, "home"));
-    for (const link of ["fixtures", "dist", "deploy", "config.example.yaml", "package.json"])
+    for (const link of ["fixtures", "dist", "deploy", "scripts", "config.example.yaml", "package.json"])
       await symlink(join(ROOT, link), join(dir, link));
     const port = await freePort();
     const setUp = fixture ? await FIXTURES[fixture]!(dir, port) : { env: {} };
@@ -283,7 +283,7 @@ describe("documentation examples", () => {
       ...(block.marker?.runnable === true && block.marker.fixture === "ldap-directory"
         ? ["slapd" as const]
         : []),
-      ...(/^\s*kubectl\b/m.test(block.text) ? ["kubectl" as const] : []),
+      ...(/^\s*(kubectl\b|node scripts\/check-deploy)/m.test(block.text) ? ["kubectl" as const] : []),
     ];
     it.skipIf(needs.length > 0 && skipWithout(needs, { what: where }))(
       `${where} runs, every command with its documented exit code`,
