@@ -49,7 +49,8 @@ async function checkedSlices(base: Runtime, names: readonly string[]): Promise<M
     if (unknown.length > 0) continue;
     const others = base.config.targets.filter((t) => t !== entry).flatMap((t) => t.select?.groups ?? []);
     const slice = sliceDesired(shared, select, others);
-    if (slice.users.length === 0 && !entry.allowEmptySlice)
+    // Leavers are in every slice (slice.ts): a slice of leavers only still gives nobody.
+    if (!slice.users.some((u) => u.state === "present") && !entry.allowEmptySlice)
       problems.push(
         `${field}: gives nobody of the ${shared.users.length} people the source read, so this organization's people would all be leavers; fix the select, or set allowEmptySlice: true on target ${entry.name} if it is meant to be empty`,
       );
