@@ -49,8 +49,8 @@ export interface Runtime {
   allowEmptyGroups?: boolean;
   /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
-  /** Set by `plan` when its plan has steps, so `--all-targets`'s summary can say "changes planned". */
-  outcome?: { changesPlanned?: boolean };
+  /** `changesPlanned`: for `--all-targets`'s summary; `metricsRecorded`: else run-targets.ts records. */
+  outcome?: { changesPlanned?: boolean; metricsRecorded?: boolean };
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {

@@ -9,6 +9,7 @@
  * which did what.
  */
 import { configForTarget } from "../config/index.js";
+import { tokenSourceOf } from "../config/targets.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../errors.js";
 import { sliceDesired, type DesiredState } from "../desired/index.js";
 import { unknownSelectNames } from "../desired/select-check.js";
@@ -19,12 +20,16 @@ import type { ParsedCommand } from "./args.js";
 import type { Io } from "./io.js";
 import { EXIT_CODE_HELP } from "./options.js";
 import { loadDesired, loadRuntime, type Runtime } from "./pipeline.js";
-import { combinedExitCode, selectTargets } from "./target-selection.js";
+import { combinedExitCode, selectTargets, type TargetSelection } from "./target-selection.js";
+import { recordUnreached } from "./unreached.js";
 
 /** A command's body for one runtime (one organization, or a config without targets). */
 export type CommandBody = (runtime: Runtime, command: ParsedCommand) => Promise<number>;
-/** How a fatal error is written (main.ts's `fatalOutput`, without the arguments). */
-export type FatalWriter = (err: unknown, exitCode: number) => string;
+/**
+ * How a fatal error is written (main.ts's `fatalOutput`, without the arguments); `hint.token`
+ * names where the target's token is read, for a refused token.
+ */
+export type FatalWriter = (err: unknown, exitCode: number, hint?: { token: string }) => string;
 
 /**
  * The slices of the targets this run is for, cut from the shared source read once, and checked
@@ -114,31 +119,62 @@ export async function runForTargets(
   body: CommandBody,
   fatal: FatalWriter,
 ): Promise<number> {
-  const base = await loadRuntime(command.values, io);
-  const selection = selectTargets(command.values, base.config);
-  if (selection === undefined) return body(base, command);
-  const slices = await checkedSlices(base, selection.all ? selection.names : selection.names.slice(0, 1));
+  let base: Runtime | undefined;
+  let started: Started;
+  try {
+    base = await loadRuntime(command.values, io);
+    const selection = selectTargets(command.values, base.config);
+    if (selection === undefined) return body(base, command);
+    if (selection.all) refuseJsonForAll(command);
+    const slices = await checkedSlices(base, selection.all ? selection.names : selection.names.slice(0, 1));
+    started = { base, selection, slices };
+  } catch (err) {
+    // Reached no organization: the failure of every one this run was meant for (unreached.ts).
+    const at = { config: base?.config, logger: base?.logger, exitCode: exitCodeFor(err) };
+    await recordUnreached({ command: command.command, values: command.values, io, ...at });
+    throw err;
+  }
+  return runStarted(command, started, body, fatal);
+}
+
+interface Started {
+  base: Runtime;
+  selection: TargetSelection;
+  slices: ReadonlyMap<string, DesiredState>;
+}
+
+async function runStarted(
+  command: ParsedCommand,
+  { base, selection, slices }: Started,
+  body: CommandBody,
+  fatal: FatalWriter,
+): Promise<number> {
+  const { io } = base;
   const outcomes = new Map<string, NonNullable<Runtime["outcome"]>>();
   /** One target's run to its exit code; its fatal error written here, naming it. */
   const runOne = async (name: string): Promise<number> => {
-    const outcome = {};
+    const outcome: NonNullable<Runtime["outcome"]> = {};
     outcomes.set(name, outcome);
     try {
       return await body({ ...(await targetRuntime(base, name, slices)), outcome }, command);
     } catch (err) {
       const code = exitCodeFor(err);
-      io.stderr.write(withOrganization(fatal(err, code), name));
+      io.stderr.write(withOrganization(fatal(err, code, tokenHint(base, name)), name));
+      // A failure before its command recorded anything (its token file, its overrides) is recorded here.
+      if (outcome.metricsRecorded !== true)
+        await recordUnreached({
+          command: command.command,
+          values: command.values,
+          io,
+          config: base.config,
+          logger: base.logger,
+          exitCode: code,
+          names: [name],
+        });
       return code;
     }
   };
   if (!selection.all) return runOne(selection.names[0]!);
-  // A review saved per target (--out FILE gets each target's name) is JSON a file at a time.
-  const savedReview = command.command === "review" && command.values["out"] !== undefined;
-  if (command.values["format"] === "json" && !savedReview)
-    throw new ConfigError({
-      message:
-        "--all-targets prints one plan after another: for JSON, save one plan per organization with --out FILE (its name gets each target's), or run --target NAME --format json.",
-    });
   const codes = new Map<string, number>();
   for (const name of selection.names) {
     if ([...codes.values()].includes(ExitCode.interrupted)) break;
@@ -149,6 +185,25 @@ export async function runForTargets(
     base.logger.info({ organization: name, exitCode: code }, `target ${name} finished: exit ${code}`);
   }
   return summarize(base, selection.names, codes, outcomes);
+}
+
+/** `--all-targets` prints one plan after another: JSON only saved one per organization. */
+function refuseJsonForAll(command: ParsedCommand): void {
+  // A review saved per target (--out FILE gets each target's name) is JSON a file at a time.
+  const savedReview = command.command === "review" && command.values["out"] !== undefined;
+  if (command.values["format"] === "json" && !savedReview)
+    throw new ConfigError({
+      message:
+        "--all-targets prints one plan after another: for JSON, save one plan per organization with --out FILE (its name gets each target's), or run --target NAME --format json.",
+    });
+}
+
+/** Where a target's token is read, for the advice on a refused token (main.ts's describeError). */
+function tokenHint(base: Runtime, name: string): { token: string } | undefined {
+  const entry = base.config.targets.find((t) => t.name === name);
+  if (entry === undefined) return undefined;
+  const { tokenEnv, tokenFile } = tokenSourceOf(base.config, entry);
+  return { token: tokenFile !== undefined ? `the token file ${tokenFile} (or ${tokenEnv})` : tokenEnv };
 }
 
 /** The fatal error of one target, saying which: a JSON line gets `organization`, text a prefix. */
