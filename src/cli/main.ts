@@ -41,7 +41,9 @@ const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<numb
   apply: (cmd, io) => runForTargets(cmd, io, (runtime) => runApply(cmd, runtime), fatalWriter(io)),
   review: (cmd, io) => runReviewTargets(cmd, io, fatalWriter(io)),
   validate: runValidate,
-  export: runExport,
+  // Export lists each organization; it reads no shared source (--source ldap reads it itself).
+  export: (cmd, io) =>
+    runForTargets(cmd, io, (runtime) => runExport(cmd, runtime), fatalWriter(io), { slices: false }),
   emulator: runEmulator,
   demo: runDemo,
 };

@@ -48,7 +48,11 @@ function placeOf(config: Config, values: ParsedValues): MetricsPlace {
     file: stringOption(values, "metrics-file") ?? output.metricsFile,
     ...(output.metricsPushUrl !== undefined
       ? {
-          push: { url: output.metricsPushUrl, job: output.metricsPushJob, grouping: output.metricsPushGrouping },
+          push: {
+            url: output.metricsPushUrl,
+            job: output.metricsPushJob,
+            grouping: output.metricsPushGrouping,
+          },
         }
       : {}),
   };
@@ -145,6 +149,8 @@ export async function recordUnreached(o: {
   const names = o.names ?? meantTargets(o.values, all);
   if (names.length === 0) return;
   const place = o.config !== undefined ? placeOf(o.config, o.values) : read!.place;
-  const logger = o.logger ?? createLogger({ level: "warn", format: "json", destination: o.io.stderr as NodeJS.WritableStream });
+  const logger =
+    o.logger ??
+    createLogger({ level: "warn", format: "json", destination: o.io.stderr as NodeJS.WritableStream });
   await recordFor(o.command, names, o.exitCode, { place, logger });
 }
