@@ -98,6 +98,11 @@ const planOptions = {
     value: "N",
     help: "allow up to N permission removals in this run, over\npermissions.maxRemovals (docs/permissions.md)",
   },
+  "min-users": {
+    type: "string",
+    value: "N",
+    help: 'this run\'s source.minUsers, a count or "90%", over the config\'s and\nevery target\'s (a rollback to a smaller desired state; docs/multi-org.md)',
+  },
   "allow-empty-groups": {
     type: "boolean",
     help: "believe, for this run, a picked directory group that reads empty\nwhile the last successful run saw members (docs/sources.md)",

@@ -30,7 +30,7 @@ import {
   type Plan,
   type Policy,
 } from "../plan/index.js";
-import { intOption, stringOption, type ParsedValues } from "./args.js";
+import { countOrPercentOption, intOption, stringOption, type ParsedValues } from "./args.js";
 import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
@@ -61,6 +61,7 @@ export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime
     ...optional("logLevel", stringOption(values, "log-level")),
     ...optional("logFormat", stringOption(values, "log-format")),
     ...optional("mode", stringOption(values, "mode")),
+    ...optional("minUsers", countOrPercentOption(values, "min-users")),
   };
   const config = await loadConfig({
     ...optional("file", stringOption(values, "config")),

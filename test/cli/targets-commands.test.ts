@@ -141,3 +141,40 @@ describe("the Job and the config agree on the targets", () => {
       expect(r.err).toContain("TARGET_LIST");
     }));
 });
+
+describe("--min-users for a rollback", () => {
+  it("is this run's floor for every organization, over source.minUsers and a target's minUsers", () =>
+    withTempDir(async (dir) => {
+      await writeConfig(dir);
+      const config = parse(await readFile(join(dir, "usersync.yaml"), "utf8")) as {
+        source: Record<string, unknown>;
+        targets: Record<string, unknown>[];
+      };
+      config.source["minUsers"] = 40;
+      config.targets[0]!["minUsers"] = 50;
+      await writeFile(join(dir, "usersync.yaml"), stringify(config));
+      const refused = await run(dir, ["plan", "--config", "usersync.yaml", "--all-targets"]);
+      expect(refused.out).toMatch(/^ {2}alpha {2}exit 4/m);
+      expect(refused.out).toMatch(/^ {2}beta {3}exit 4/m);
+      const rollback = await run(dir, [
+        "plan",
+        "--config",
+        "usersync.yaml",
+        "--all-targets",
+        "--min-users",
+        "1",
+      ]);
+      expect(rollback.code, rollback.err).toBe(0);
+      const bad = await run(dir, [
+        "plan",
+        "--config",
+        "usersync.yaml",
+        "--target",
+        "alpha",
+        "--min-users",
+        "lots",
+      ]);
+      expect(bad.code).toBe(4);
+      expect(bad.err).toContain("--min-users");
+    }));
+});

@@ -206,3 +206,23 @@ describe("one organization's credentials never stop another", () => {
       expect(r.err).toContain("USERSYNC_TOKEN_BETA");
     }));
 });
+
+describe("the audit's drift names its organization", () => {
+  it("plan --detailed-exitcode pushes exit 2 with the organization label (UsersyncDriftFound)", () =>
+    withTempDir(async (dir) => {
+      // beta: no earlier case of this file applied anything there.
+      await writeConfig(dir);
+      const r = await run(dir, [
+        "plan",
+        "--config",
+        "usersync.yaml",
+        "--target",
+        "beta",
+        "--detailed-exitcode",
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.codes).toEqual({ beta: 2 });
+      const drift = r.pushes[0]!.samples.find((s) => s.name === "usersync_last_exit_code")!;
+      expect(drift.labels).toMatchObject({ command: "plan", organization: "beta" });
+    }));
+});
