@@ -59,7 +59,10 @@ function placeOf(config: Config, values: ParsedValues): MetricsPlace {
 }
 
 /** What can be read of a config that does not load: its output section and targets' names. */
-async function lenientRead(values: ParsedValues, io: Io): Promise<{ place: MetricsPlace; names: string[] }> {
+async function lenientRead(
+  values: ParsedValues,
+  io: Io,
+): Promise<{ place: MetricsPlace; names: string[]; host?: string }> {
   const asked = stringOption(values, "config") ?? io.env["USERSYNC_CONFIG"]?.trim();
   const file = resolve(io.cwd, asked || "usersync.yaml");
   const fromFile = await fileLayer(file).catch(() => ({ data: {} as Tree }));
@@ -80,7 +83,9 @@ async function lenientRead(values: ParsedValues, io: Io): Promise<{ place: Metri
         return typeof n === "string" ? [n] : [];
       })
     : [];
+  const baseUrl = getPath(tree, "target.baseUrl");
   return {
+    ...optionalHost(typeof baseUrl === "string" ? baseUrl : undefined),
     place: {
       file: stringOption(values, "metrics-file") ?? text("metricsFile"),
       ...(url !== undefined
@@ -97,6 +102,16 @@ async function lenientRead(values: ParsedValues, io: Io): Promise<{ place: Metri
     },
     names: [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
   };
+}
+
+/** The host of one organization's URL: its metrics label (outputs/metrics.ts's organizationLabel). */
+function optionalHost(url: string | undefined): { host?: string } {
+  try {
+    const host = url === undefined ? "" : new URL(url).host;
+    return host === "" ? {} : { host };
+  } catch {
+    return {};
+  }
 }
 
 /** Records `exitCode` as the last run of each organization in `names` (plan and apply keep metrics). */
@@ -128,8 +143,9 @@ async function recordFor(
 }
 
 /**
- * The failure of a run with targets that reached no organization, recorded for each it was meant
- * for. `config` is the loaded config, undefined when it did not load (then read leniently).
+ * The failure of a run that reached no organization, recorded for each target it was meant for
+ * (or, for a config without targets that does not load, for its one organization).
+ * `config` is the loaded config, undefined when it did not load (then read leniently).
  */
 export async function recordUnreached(o: {
   command: string;
@@ -147,10 +163,21 @@ export async function recordUnreached(o: {
   // A config without targets run for no target is one organization's run: its own code records it.
   if (o.config !== undefined && all.length === 0) return;
   const names = o.names ?? meantTargets(o.values, all);
-  if (names.length === 0) return;
   const place = o.config !== undefined ? placeOf(o.config, o.values) : read!.place;
   const logger =
     o.logger ??
     createLogger({ level: "warn", format: "json", destination: o.io.stderr as NodeJS.WritableStream });
-  await recordFor(o.command, names, o.exitCode, { place, logger });
+  if (names.length > 0) await recordFor(o.command, names, o.exitCode, { place, logger });
+  // One organization's config that does not load: its run, labelled as its runs are.
+  else if (read?.host !== undefined && all.length === 0 && (place.file ?? place.push) !== undefined)
+    await runMetrics(o.command, {
+      file: place.file,
+      push: place.push,
+      logger,
+      labels: { organization: read.host },
+    })
+      .finish(o.exitCode)
+      .catch((err: unknown) =>
+        logger.warn({ err: (err as Error).message }, "the failure's metrics could not be written"),
+      );
 }

@@ -156,6 +156,26 @@ describe("a failure before any organization is every organization's failure", ()
     }));
 });
 
+describe("one organization's config that does not load", () => {
+  it("pushes exit 4 under the job's grouping, labelled with the host of its URL", () =>
+    withTempDir(async (dir) => {
+      const url = orgs.get("alpha")!.url;
+      await writeFile(join(dir, "people.yaml"), stringify(PEOPLE));
+      await writeFile(
+        join(dir, "usersync.yaml"),
+        stringify({ source: { desired: "people.yaml" }, target: { baseUrl: url }, polcy: {} }),
+      );
+      const r = await run(
+        dir,
+        ["apply", "--yes", "--config", "usersync.yaml"],
+        cronEnv({ USERSYNC_TOKEN: "x" }),
+      );
+      expect(r.code).toBe(4);
+      expect(r.pushes.map((p) => p.path)).toEqual(["/metrics/job/usersync/namespace/iam"]);
+      expect(r.codes).toEqual({ [new URL(url).host]: 4 });
+    }));
+});
+
 describe("one organization's credentials never stop another", () => {
   it("a missing token file, an unset variable and a refused token fail their organization alone", () =>
     withTempDir(async (dir) => {
