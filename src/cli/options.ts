@@ -101,7 +101,7 @@ const planOptions = {
   "min-users": {
     type: "string",
     value: "N",
-    help: 'this run\'s source.minUsers, a count or "90%", over the config\'s and\nevery target\'s (a rollback to a smaller desired state; docs/multi-org.md)',
+    help: "this run's source.minUsers, a count or \"90%\", over the config's and\nevery target's (a rollback to a smaller desired state; docs/multi-org.md)",
   },
   "allow-empty-groups": {
     type: "boolean",
