@@ -130,6 +130,12 @@ export function intOption(values: ParsedValues, name: string): number | undefine
   return Number(v);
 }
 
+/** A count as a number, a percentage ("90%") as given: the config's schema checks both. */
+export function countOrPercentOption(values: ParsedValues, name: string): number | string | undefined {
+  const v = stringOption(values, name)?.trim();
+  return v === undefined ? undefined : /^\d+$/.test(v) ? Number(v) : v;
+}
+
 export function choiceOption<T extends string>(
   values: ParsedValues,
   name: string,

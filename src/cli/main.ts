@@ -41,7 +41,9 @@ const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<numb
   apply: (cmd, io) => runForTargets(cmd, io, (runtime) => runApply(cmd, runtime), fatalWriter(io)),
   review: (cmd, io) => runReviewTargets(cmd, io, fatalWriter(io)),
   validate: runValidate,
-  export: runExport,
+  // Export lists each organization; it reads no shared source (--source ldap reads it itself).
+  export: (cmd, io) =>
+    runForTargets(cmd, io, (runtime) => runExport(cmd, runtime), fatalWriter(io), { slices: false }),
   emulator: runEmulator,
   demo: runDemo,
 };
@@ -84,12 +86,18 @@ function exitInterrupted(signal: NodeJS.Signals, argv: readonly string[], io: Io
 /** A target's fatal error, written like the run's logs (their format was chosen with the config). */
 const fatalWriter =
   (io: Io): FatalWriter =>
-  (err, exitCode) =>
-    fatalOutput(err, exitCode, [], io);
+  (err, exitCode, hint) =>
+    fatalOutput(err, exitCode, [], io, hint);
 
 /** The fatal error as the run's logs are written: one JSON line, or text for a person. */
-export function fatalOutput(err: unknown, exitCode: number, argv: readonly string[], io: Io): string {
-  return fatalFormat(argv, io) === "json" ? fatalJsonLine(err, exitCode) : describeError(err);
+export function fatalOutput(
+  err: unknown,
+  exitCode: number,
+  argv: readonly string[],
+  io: Io,
+  hint?: { token: string },
+): string {
+  return fatalFormat(argv, io) === "json" ? fatalJsonLine(err, exitCode, hint) : describeError(err, hint);
 }
 
 /**
@@ -109,9 +117,9 @@ function fatalFormat(argv: readonly string[], io: Io): "json" | "pretty" {
   return io.stderr.isTTY === true ? "pretty" : "json";
 }
 
-export function fatalJsonLine(err: unknown, exitCode: number): string {
+export function fatalJsonLine(err: unknown, exitCode: number, hint?: { token: string }): string {
   const code = err instanceof UsersyncError ? err.code : "INTERNAL";
-  const msg = describeError(err)
+  const msg = describeError(err, hint)
     .replace(/^usersync: /, "")
     .trimEnd();
   return `${JSON.stringify({ level: 60, time: Date.now(), msg, code, exitCode })}\n`;
@@ -142,7 +150,8 @@ function directorySettings(err: DirectoryError): string {
     : `source.${err.source}, docs/${err.source}.md`;
 }
 
-export function describeError(err: unknown): string {
+/** `where.token`: where the token of the target that ran is read (a target's USERSYNC_TOKEN_<NAME>). */
+export function describeError(err: unknown, where?: { token: string }): string {
   if (err instanceof SourceUnavailableError) return withProblems(err, SOURCE_HINT);
   if (err instanceof InputError || err instanceof ConfigError) {
     const hint =
@@ -156,7 +165,7 @@ export function describeError(err: unknown): string {
   if (err instanceof HttpError) {
     const hint =
       err.status === 401
-        ? " The token was refused: it is wrong or has expired. Check USERSYNC_TOKEN (or target.tokenEnv, target.tokenFile)."
+        ? ` The token was refused: it is wrong or has expired. Check ${where?.token ?? "USERSYNC_TOKEN (or target.tokenEnv, target.tokenFile)"}.`
         : err.status === 403
           ? " The token is valid but may not manage users: use the token of an organization admin."
           : "";

@@ -6,6 +6,7 @@
  */
 
 import { reviewSpec } from "./review-spec.js";
+import { TARGET_OPTIONS } from "./target-options.js";
 
 export const COMMANDS = ["plan", "apply", "review", "validate", "export", "emulator", "demo"] as const;
 import { DIRECTORY_STAND_IN_OPTIONS } from "./stand-in-options.js";
@@ -97,6 +98,11 @@ const planOptions = {
     value: "N",
     help: "allow up to N permission removals in this run, over\npermissions.maxRemovals (docs/permissions.md)",
   },
+  "min-users": {
+    type: "string",
+    value: "N",
+    help: "this run's source.minUsers, a count or \"90%\", over the config's and\nevery target's (a rollback to a smaller desired state; docs/multi-org.md)",
+  },
   "allow-empty-groups": {
     type: "boolean",
     help: "believe, for this run, a picked directory group that reads empty\nwhile the last successful run saw members (docs/sources.md)",
@@ -111,26 +117,7 @@ const planOptions = {
     value: "FILE",
     help: "write Prometheus metrics (textfile collector format) at the end",
   },
-  // Many organizations from one config (docs/multi-org.md).
-  target: {
-    type: "string",
-    value: "NAME",
-    help: "run for this one of the config's targets (docs/multi-org.md)",
-  },
-  "all-targets": {
-    type: "boolean",
-    help: "run for every target, one after another; exits with the first of\n130, 4, 1, 3, 5, 2, 0 among the targets' codes",
-  },
-  "target-index": {
-    type: "string",
-    value: "N",
-    help: "run the target at index N of the sorted names (an Indexed Job's\n$(JOB_COMPLETION_INDEX)); needs --target-list",
-  },
-  "target-list": {
-    type: "string",
-    value: "NAMES",
-    help: "the comma-separated names the Job was rendered with; a config\nwhose targets differ is refused (exit 4)",
-  },
+  ...TARGET_OPTIONS,
 } as const satisfies OptionTable;
 
 const formatOption = (help: string): OptionSpec => ({ type: "string", short: "f", value: "FMT", help });
@@ -198,12 +185,17 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   review: reviewSpec({ planOptions, formatOption, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
   validate: {
-    summary: "check a desired-state file offline; nothing is sent",
+    summary: "check the config and the desired state; nothing is sent",
     usage: "usersync validate [FILE] [options]",
     description:
-      "Checks a desired-state file (and the config) offline: every problem with file, line and field.\nNothing is sent. FILE defaults to --desired or source.desired.",
+      "Checks a desired-state file (and the config): every problem with file, line and field. Nothing\nis sent. FILE defaults to --desired or source.desired; a directory source is read (read-only).\nWith targets: each target's select is checked as plan checks it, one line per target and a\nsummary (all targets unless --target, --all-targets or --target-index says; docs/multi-org.md).",
     options: {
       profile: { type: "string", value: "P", help: "also check the rules of an API profile: v1|legacy" },
+      offline: {
+        type: "boolean",
+        help: "with targets: do not read a directory source (each select is then\nnot checked against it)",
+      },
+      ...TARGET_OPTIONS,
     },
     globals: READS_SOURCE,
     positional: { name: "FILE", max: 1 },
@@ -221,11 +213,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "FILE",
         help: "write to FILE (CSV: the groups go beside it, users.csv -> users-groups.csv); default stdout",
       },
-      target: {
-        type: "string",
-        value: "NAME",
-        help: "export this one of the config's targets (docs/multi-org.md)",
-      },
+      ...TARGET_OPTIONS,
       source: {
         type: "string",
         value: "S",

@@ -30,7 +30,7 @@ import {
   type Plan,
   type Policy,
 } from "../plan/index.js";
-import { intOption, stringOption, type ParsedValues } from "./args.js";
+import { countOrPercentOption, intOption, stringOption, type ParsedValues } from "./args.js";
 import { setLogFormat, type Io } from "./io.js";
 import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
@@ -49,8 +49,8 @@ export interface Runtime {
   allowEmptyGroups?: boolean;
   /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
-  /** Set by `plan` when its plan has steps, so `--all-targets`'s summary can say "changes planned". */
-  outcome?: { changesPlanned?: boolean };
+  /** `changesPlanned`: for `--all-targets`'s summary; `metricsRecorded`: else run-targets.ts records. */
+  outcome?: { changesPlanned?: boolean; metricsRecorded?: boolean };
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {
@@ -61,6 +61,7 @@ export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime
     ...optional("logLevel", stringOption(values, "log-level")),
     ...optional("logFormat", stringOption(values, "log-format")),
     ...optional("mode", stringOption(values, "mode")),
+    ...optional("minUsers", countOrPercentOption(values, "min-users")),
   };
   const config = await loadConfig({
     ...optional("file", stringOption(values, "config")),

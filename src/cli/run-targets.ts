@@ -9,68 +9,24 @@
  * which did what.
  */
 import { configForTarget } from "../config/index.js";
+import { tokenSourceOf } from "../config/targets.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../errors.js";
-import { sliceDesired, type DesiredState } from "../desired/index.js";
-import { unknownSelectNames } from "../desired/select-check.js";
-import { checkGroupSizes } from "../desired/sources/index.js";
-import { checkMinUsersCount } from "./min-users.js";
-import { lastGroupSizes } from "./run-state.js";
+import type { DesiredState } from "../desired/index.js";
 import type { ParsedCommand } from "./args.js";
 import type { Io } from "./io.js";
 import { EXIT_CODE_HELP } from "./options.js";
-import { loadDesired, loadRuntime, type Runtime } from "./pipeline.js";
-import { combinedExitCode, selectTargets } from "./target-selection.js";
+import { loadRuntime, type Runtime } from "./pipeline.js";
+import { checkedSlice, checkedSlices } from "./target-slices.js";
+import { combinedExitCode, selectTargets, type TargetSelection } from "./target-selection.js";
+import { recordUnreached } from "./unreached.js";
 
 /** A command's body for one runtime (one organization, or a config without targets). */
 export type CommandBody = (runtime: Runtime, command: ParsedCommand) => Promise<number>;
-/** How a fatal error is written (main.ts's `fatalOutput`, without the arguments). */
-export type FatalWriter = (err: unknown, exitCode: number) => string;
-
 /**
- * The slices of the targets this run is for, cut from the shared source read once, and checked
- * before any request to any organization: a name a select does not find in what was read, or a
- * slice of nobody (unless the target says `allowEmptySlice`), is a mistake in the config (exit 4),
- * never an organization emptied. Targets with their own desired file are not here.
+ * How a fatal error is written (main.ts's `fatalOutput`, without the arguments); `hint.token`
+ * names where the target's token is read, for a refused token.
  */
-async function checkedSlices(base: Runtime, names: readonly string[]): Promise<Map<string, DesiredState>> {
-  const slices = new Map<string, DesiredState>();
-  const running = base.config.targets.filter((t) => names.includes(t.name) && t.select !== undefined);
-  if (running.length === 0) return slices;
-  // source.minUsers counts each target's slice (pipeline.ts's checkedSlice); the shared read
-  // needs only a directory's one person.
-  const source = { ...base.config.source, minUsers: undefined };
-  const shared = await loadDesired({ ...base, config: { ...base.config, source } });
-  const problems: string[] = [];
-  for (const entry of running) {
-    const select = entry.select!;
-    const field = `targets[${base.config.targets.indexOf(entry)}] (${entry.name}).select`;
-    const unknown = unknownSelectNames(shared, select, field);
-    problems.push(...unknown);
-    if (unknown.length > 0) continue;
-    const others = base.config.targets.filter((t) => t !== entry).flatMap((t) => t.select?.groups ?? []);
-    const slice = sliceDesired(shared, select, others);
-    if (slice.users.length === 0 && !entry.allowEmptySlice)
-      problems.push(
-        `${field}: gives nobody of the ${shared.users.length} people the source read, so this organization's people would all be leavers; fix the select, or set allowEmptySlice: true on target ${entry.name} if it is meant to be empty`,
-      );
-    slices.set(entry.name, slice);
-  }
-  if (problems.length > 0)
-    throw new ConfigError({
-      message: `targets: ${problems.length} select${problems.length === 1 ? "" : "s"} that the source does not answer (nothing was sent to any organization):\n${problems.map((p) => `  ${p}`).join("\n")}`,
-      problems: problems.map((message) => ({
-        file: configFile(base),
-        field: "targets",
-        rule: "select",
-        message,
-      })),
-    });
-  return slices;
-}
-
-function configFile(runtime: Runtime): string {
-  return (runtime.config as { configFile?: string }).configFile ?? "(config)";
-}
+export type FatalWriter = (err: unknown, exitCode: number, hint?: { token: string }) => string;
 
 async function targetRuntime(
   base: Runtime,
@@ -86,58 +42,71 @@ async function targetRuntime(
   return { config, logger, io: base.io, ...flags, desired: () => checkedSlice(config, slice, flags) };
 }
 
-/**
- * A target's slice, checked for that organization: `minUsers` (the target's own, else the shared
- * one) counts the people it receives; and as the shared read is checked against no state file
- * (each target has its own), each target checks the picked groups' sizes against its own state
- * file's record, and records them after its own successful apply.
- */
-async function checkedSlice(
-  config: Runtime["config"],
-  slice: DesiredState,
-  o: { allowEmptyGroups: boolean },
-): Promise<DesiredState> {
-  checkMinUsersCount(slice, config, true);
-  if (slice.evidence !== undefined)
-    checkGroupSizes({
-      evidence: slice.evidence,
-      lastGood: await lastGroupSizes(config),
-      allowEmpty: o.allowEmptyGroups,
-    });
-  return slice;
-}
-
 export async function runForTargets(
   command: ParsedCommand,
   io: Io,
   body: CommandBody,
   fatal: FatalWriter,
+  /** `false`: the command reads no desired state (export): the shared source is not read. */
+  o: { slices?: boolean } = {},
 ): Promise<number> {
-  const base = await loadRuntime(command.values, io);
-  const selection = selectTargets(command.values, base.config);
-  if (selection === undefined) return body(base, command);
-  const slices = await checkedSlices(base, selection.all ? selection.names : selection.names.slice(0, 1));
+  let base: Runtime | undefined;
+  let started: Started;
+  try {
+    base = await loadRuntime(command.values, io);
+    const selection = selectTargets(command.values, base.config);
+    if (selection === undefined) return body(base, command);
+    if (selection.all) refuseJsonForAll(command);
+    const names = selection.all ? selection.names : selection.names.slice(0, 1);
+    const slices = o.slices === false ? new Map<string, DesiredState>() : await checkedSlices(base, names);
+    started = { base, selection, slices };
+  } catch (err) {
+    // Reached no organization: the failure of every one this run was meant for (unreached.ts).
+    const at = { config: base?.config, logger: base?.logger, exitCode: exitCodeFor(err) };
+    await recordUnreached({ command: command.command, values: command.values, io, ...at });
+    throw err;
+  }
+  return runStarted(command, started, body, fatal);
+}
+
+interface Started {
+  base: Runtime;
+  selection: TargetSelection;
+  slices: ReadonlyMap<string, DesiredState>;
+}
+
+async function runStarted(
+  command: ParsedCommand,
+  { base, selection, slices }: Started,
+  body: CommandBody,
+  fatal: FatalWriter,
+): Promise<number> {
+  const { io } = base;
   const outcomes = new Map<string, NonNullable<Runtime["outcome"]>>();
   /** One target's run to its exit code; its fatal error written here, naming it. */
   const runOne = async (name: string): Promise<number> => {
-    const outcome = {};
+    const outcome: NonNullable<Runtime["outcome"]> = {};
     outcomes.set(name, outcome);
     try {
       return await body({ ...(await targetRuntime(base, name, slices)), outcome }, command);
     } catch (err) {
       const code = exitCodeFor(err);
-      io.stderr.write(withOrganization(fatal(err, code), name));
+      io.stderr.write(withOrganization(fatal(err, code, tokenHint(base, name)), name));
+      // A failure before its command recorded anything (its token file, its overrides) is recorded here.
+      if (outcome.metricsRecorded !== true)
+        await recordUnreached({
+          command: command.command,
+          values: command.values,
+          io,
+          config: base.config,
+          logger: base.logger,
+          exitCode: code,
+          names: [name],
+        });
       return code;
     }
   };
   if (!selection.all) return runOne(selection.names[0]!);
-  // A review saved per target (--out FILE gets each target's name) is JSON a file at a time.
-  const savedReview = command.command === "review" && command.values["out"] !== undefined;
-  if (command.values["format"] === "json" && !savedReview)
-    throw new ConfigError({
-      message:
-        "--all-targets prints one plan after another: for JSON, save one plan per organization with --out FILE (its name gets each target's), or run --target NAME --format json.",
-    });
   const codes = new Map<string, number>();
   for (const name of selection.names) {
     if ([...codes.values()].includes(ExitCode.interrupted)) break;
@@ -150,6 +119,25 @@ export async function runForTargets(
   return summarize(base, selection.names, codes, outcomes);
 }
 
+/** `--all-targets` prints one plan after another: JSON only saved one per organization. */
+function refuseJsonForAll(command: ParsedCommand): void {
+  // A review saved per target (--out FILE gets each target's name) is JSON a file at a time.
+  const savedReview = command.command === "review" && command.values["out"] !== undefined;
+  if (command.values["format"] === "json" && !savedReview)
+    throw new ConfigError({
+      message:
+        "--all-targets prints one plan after another: for JSON, save one plan per organization with --out FILE (its name gets each target's), or run --target NAME --format json.",
+    });
+}
+
+/** Where a target's token is read, for the advice on a refused token (main.ts's describeError). */
+function tokenHint(base: Runtime, name: string): { token: string } | undefined {
+  const entry = base.config.targets.find((t) => t.name === name);
+  if (entry === undefined) return undefined;
+  const { tokenEnv, tokenFile } = tokenSourceOf(base.config, entry);
+  return { token: tokenFile !== undefined ? `the token file ${tokenFile} (or ${tokenEnv})` : tokenEnv };
+}
+
 /** The fatal error of one target, saying which: a JSON line gets `organization`, text a prefix. */
 function withOrganization(text: string, name: string): string {
   if (text.startsWith("{")) {
@@ -159,7 +147,7 @@ function withOrganization(text: string, name: string): string {
   return text.replace(/^usersync: /, `usersync: [target ${name}] `);
 }
 
-function summarize(
+export function summarize(
   runtime: Runtime,
   names: readonly string[],
   codes: ReadonlyMap<string, number>,

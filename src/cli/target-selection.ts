@@ -73,13 +73,13 @@ function indexedTarget(names: readonly string[], index: string, list: string | u
     .filter((s) => s !== "");
   if (rendered.join(",") !== names.join(","))
     throw new ConfigError({
-      message: `the Job was rendered for the targets ${rendered.join(", ") || "(none)"} (--target-list) but the config lists ${names.join(", ") || "none"}: index ${index} could name another organization, so nothing is run. Render the overlay again from this config (completions and USERSYNC_TARGET_LIST, docs/multi-org.md).`,
+      message: `the Job was rendered for the targets ${rendered.join(", ") || "(none)"} (--target-list) but the config lists ${names.join(", ") || "none"}: index ${index} could name another organization, so nothing is run. Make the Job and the config agree: the Job's TARGET_LIST (the value of --target-list) and completions are the config's sorted target names and their count (${names.length}), or change targets: back; then render the overlay again (docs/multi-org.md, "On Kubernetes: an Indexed Job").`,
     });
   const i = /^\d+$/.test(index) ? Number(index) : NaN;
   const target = names[i];
   if (target === undefined)
     throw new ConfigError({
-      message: `--target-index ${index}: not an index of the ${names.length} targets (0 to ${names.length - 1}).`,
+      message: `--target-index ${index}: not an index of the ${names.length} targets ${names.join(", ")} (0 to ${names.length - 1}): the Job's completions must equal the number of targets (${names.length}) and its TARGET_LIST name them (docs/multi-org.md, "On Kubernetes: an Indexed Job").`,
     });
   return target;
 }

@@ -51,6 +51,8 @@ export interface ConfigOverrides {
   journal?: string;
   credentialsFile?: string;
   metricsFile?: string;
+  /** `--min-users`: a count or a percentage, over source.minUsers and every targets[].minUsers. */
+  minUsers?: number | string;
 }
 
 const FLAGS: Record<keyof ConfigOverrides, { leaf: string; flag: string }> = {
@@ -69,6 +71,7 @@ const FLAGS: Record<keyof ConfigOverrides, { leaf: string; flag: string }> = {
   journal: { leaf: "output.journal", flag: "--journal" },
   credentialsFile: { leaf: "output.credentialsFile", flag: "--credentials-file" },
   metricsFile: { leaf: "output.metricsFile", flag: "--metrics-file" },
+  minUsers: { leaf: "source.minUsers", flag: "--min-users" },
 };
 
 export interface LoadConfigOptions {
@@ -129,6 +132,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   problems.push(...crossFieldProblems(config, originOf));
   if (problems.length > 0) throw configError(problems, configFile);
 
+  // --min-users is this run's floor for every organization: a target's own minUsers gives way.
+  if (options.overrides?.minUsers !== undefined) for (const t of config.targets) delete t.minUsers;
   const read = await readToken(config, options.env, originOf);
   const { token, warning } = withoutScheme(read, config.target);
   const warnings = [...env.warnings, ...(warning !== undefined ? [warning] : [])];

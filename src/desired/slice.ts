@@ -12,6 +12,13 @@
  * people are in, and every parent of those, so the slice is a whole desired state. A group another
  * target selects (and this one does not) is that organization's: it is taken out of the
  * memberships of a person both select, and never planned here.
+ *
+ * A leaver (a person the source marks `state: absent`: an absent row, an account disabled or
+ * suspended in the directory) is in every slice, whatever the selector: a leaver has no groups to
+ * be selected by any more, yet must leave every organization where they hold a mapping (DESIGN
+ * section 11). Where they hold none their row plans nothing. A leaver no selector picks comes
+ * without groups (their groups are kept: a leaver is revoked per policy.deletions, not moved), so
+ * they bring no group into the slice.
  */
 import type { DesiredGroup, DesiredState, DesiredUser } from "./types.js";
 
@@ -99,9 +106,23 @@ export function sliceDesired(
   const otherMatch = globMatcher(others);
   const theirs = selectedGroups(state.groups, others);
   const foreign = (g: string): boolean => (theirs.has(g) || otherMatch(g)) && !own.has(g) && !ownMatch(g);
-  const users = structuredClone(state.users.filter(selectsUser(state, selector)));
-  for (const u of users) if (u.groups !== undefined) u.groups = u.groups.filter((g) => !foreign(g));
-  const groups = keptGroups(state, users, selector);
+  const selects = selectsUser(state, selector);
+  const picked = new Set(state.users.filter(selects));
+  // In the source's order: the picked people, and every leaver (without groups when not picked).
+  const users: DesiredUser[] = [];
+  const pickedCopies: DesiredUser[] = [];
+  for (const u of state.users) {
+    if (picked.has(u)) {
+      const copy = structuredClone(u);
+      if (copy.groups !== undefined) copy.groups = copy.groups.filter((g) => !foreign(g));
+      users.push(copy);
+      pickedCopies.push(copy);
+    } else if (u.state === "absent") {
+      const { groups: _kept, ...leaver } = structuredClone(u);
+      users.push(leaver);
+    }
+  }
+  const groups = keptGroups(state, pickedCopies, selector);
   const slice: DesiredState = {
     users,
     groups: structuredClone(state.groups.filter((g) => groups.has(g.id) && !foreign(g.id))),

@@ -23,6 +23,8 @@ export interface MetricsTargets {
    * (docs/multi-org.md), else the host of target.baseUrl; the alerts are per organization.
    */
   labels?: Record<string, string>;
+  /** Called once the metrics were written (or there was nowhere to write them). */
+  onFinish?: () => void;
 }
 
 export interface RunMetrics {
@@ -39,6 +41,7 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
   const { file, push } = targets;
   const metrics: RunMetrics = {
     async finish(exitCode) {
+      targets.onFinish?.();
       if (file === undefined && push === undefined) return exitCode;
       let previous: number | undefined;
       try {
@@ -70,7 +73,11 @@ export function runMetrics(command: "plan" | "apply", targets: MetricsTargets): 
 /** The textfile (`--metrics-file` or output.metricsFile, resolved by cli/output-paths.ts) and the Pushgateway (output.metricsPush*). */
 export function metricsTargets(
   file: string | undefined,
-  runtime: { config: Config & { targetName?: string }; logger: Logger },
+  runtime: {
+    config: Config & { targetName?: string };
+    logger: Logger;
+    outcome?: { metricsRecorded?: boolean } | undefined;
+  },
 ): MetricsTargets {
   const { output } = runtime.config;
   const organization = organizationLabel(runtime.config);
@@ -82,6 +89,9 @@ export function metricsTargets(
         : { url: output.metricsPushUrl, job: output.metricsPushJob, grouping: output.metricsPushGrouping },
     logger: runtime.logger,
     ...(organization !== undefined ? { labels: { organization } } : {}),
+    onFinish: () => {
+      if (runtime.outcome !== undefined) runtime.outcome.metricsRecorded = true;
+    },
   };
 }
 

@@ -9,7 +9,7 @@
  * mappings, memberships, grants and the filter the rules say (each organization its slice only);
  * then p4 leaves the source and the re-plan keeps them, pending, not revoked.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Attribute, Change, Client } from "ldapts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,6 +70,11 @@ interface Source {
   /** Takes the leaver out of the source; `restore` puts them back. */
   remove(): Promise<void>;
   restore(): Promise<void>;
+  /**
+   * Issue 45 (file and Entra): marks the leaver gone in the source (`state: absent`, an account
+   * disabled), so `estate` runs every command and checks the leaver leaves every organization.
+   */
+  disable?(): Promise<void>;
 }
 
 type Layout = "one" | "three";
@@ -190,6 +195,7 @@ async function scenario(source: Source, layout: Layout): Promise<void> {
         .state()
         .mappings.find((m) => m.email === email(LEAVER))?.id;
       expect(leaverId).toBeDefined();
+      if (source.disable) await estate({ dir, config, env, all, source, emulators, leaverId: leaverId! });
       await source.remove();
       try {
         const plan = await runCli(["plan", "--config", config, "--detailed-exitcode", ...all], { env });
@@ -218,6 +224,69 @@ async function scenario(source: Source, layout: Layout): Promise<void> {
   });
 }
 
+/**
+ * Issue 45, items 4, 5 and 10: every command takes the layout's targets (`validate`, `review`,
+ * `export`; `plan` and `apply` above), each with its summary; then the leaver is marked gone in
+ * the source and `plan --mode incremental` takes them out of every organization where they hold a
+ * mapping (the docs' rule for `state: absent`: deleted per policy.deletions, here `remove`).
+ */
+async function estate(o: {
+  dir: string;
+  config: string;
+  env: Record<string, string>;
+  all: string[];
+  source: Source;
+  emulators: Record<string, EmulatorHandle>;
+  leaverId: string;
+}): Promise<void> {
+  const { dir, config, env, all } = o;
+  const three = all.length > 0;
+  const summary = /^Targets: 3, exit 0/m;
+  const validate = await runCli(["validate", "--config", config, ...all], { env });
+  expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  expect(validate.stdout).toMatch(three ? summary : /^OK: /m);
+  const out = (name: string) => join(dir, name);
+  const review = await runCli(
+    ["review", "--config", config, "--format", "json", "--out", out("review.json"), ...all],
+    {
+      env,
+    },
+  );
+  expect(review.code, review.stdout + review.stderr).toBe(0);
+  const exported = await runCli(["export", "--config", config, "--out", out("export.yaml"), ...all], { env });
+  expect(exported.code, exported.stdout + exported.stderr).toBe(0);
+  for (const n of Object.keys(o.emulators)) {
+    // Each organization's own review and export: its people.
+    const file = (f: string) => (three ? out(f.replace(/\.(\w+)$/, `.${n}.$1`)) : out(f));
+    expect(JSON.parse(await readFile(file("review.json"), "utf8")).kind).toBe("usersync-access-review");
+    const text = await readFile(file("export.yaml"), "utf8");
+    for (const who of Object.keys(members(o.emulators[n]!))) expect(text, n).toContain(who);
+  }
+  if (three) for (const r of [review, exported]) expect(r.stdout).toMatch(summary);
+  await o.source.disable!();
+  try {
+    const plan = await runCli(
+      ["plan", "--config", config, "--mode", "incremental", "--out", out("plan.json"), ...all],
+      {
+        env,
+      },
+    );
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    for (const [n, e] of Object.entries(o.emulators)) {
+      const holds = members(e)[email(LEAVER)] !== undefined;
+      const saved = JSON.parse(await readFile(three ? out(`plan.${n}.json`) : out("plan.json"), "utf8")) as {
+        steps: { id: string; status: string }[];
+      };
+      const out_ = saved.steps.filter(
+        (s) => s.id === `deleteMapping:${o.leaverId}` && s.status === "planned",
+      );
+      expect(out_.length, `${n}: the leaver ${holds ? "leaves" : "was never there"}`).toBe(holds ? 1 : 0);
+    }
+  } finally {
+    await o.source.restore();
+  }
+}
+
 function matrix(source: () => Source): void {
   it(
     "one organization: converges with grants and the filter, a leaver is pending",
@@ -238,12 +307,16 @@ function matrix(source: () => Source): void {
 // ---------------------------------------------------------------------------------------- file
 
 describe("matrix: a YAML file", () => {
-  let leaver = true;
+  let leaver: boolean | "absent" = true;
   let path = "";
   const write = async (): Promise<void> => {
     const users = Object.entries(PEOPLE)
-      .filter(([p]) => leaver || p !== LEAVER)
-      .map(([p, groups]) => ({ email: email(p), id: p, authenticationId: `auth-${p}`, groups }));
+      .filter(([p]) => leaver !== false || p !== LEAVER)
+      .map(([p, groups]) =>
+        leaver === "absent" && p === LEAVER
+          ? { email: email(p), id: p, state: "absent" }
+          : { email: email(p), id: p, authenticationId: `auth-${p}`, groups },
+      );
     await writeFile(
       path,
       stringify({
@@ -270,6 +343,11 @@ describe("matrix: a YAML file", () => {
     },
     async restore() {
       leaver = true;
+      await write();
+    },
+    async disable() {
+      leaver = "absent";
+      await write();
     },
   }));
 });
@@ -416,6 +494,11 @@ describe("matrix: Entra ID (Graph stand-in)", () => {
     },
     async restore() {
       if (!eng().members.includes(id(LEAVER))) eng().members.push(id(LEAVER));
+      const user = graph.directory.tenant.users.find((u) => u.id === id(LEAVER));
+      if (user) user.accountEnabled = true;
+    },
+    async disable() {
+      graph.directory.tenant.users.find((u) => u.id === id(LEAVER))!.accountEnabled = false;
     },
   }));
 });

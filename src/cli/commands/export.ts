@@ -1,28 +1,15 @@
 /** `usersync export`: the organization as a desired-state file, the first step of adopting usersync. */
 import { listActualState, type ActualState, type ServiceClient } from "../../service/index.js";
 import type { SignInKind } from "../../desired/export-logins.js";
-import { configForTarget, sortedTargetNames, toPolicy, unknownTarget } from "../../config/index.js";
+import { toPolicy } from "../../config/index.js";
 import { exportFilterListing, exportListing } from "../../plan/index.js";
 import { groupsPathFor, renderDesiredYaml, renderExport } from "../../desired/index.js";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
-import type { Io } from "../io.js";
+import { ownPath } from "../output-paths.js";
 import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
-import { loadRuntime, readFromSource, reportProblems, type Runtime } from "../pipeline.js";
+import { readFromSource, reportProblems, type Runtime } from "../pipeline.js";
 import { connect } from "../target.js";
-
-/** With targets: (docs/multi-org.md), the organization `--target` names, with its own URL and token. */
-async function exportRuntime(runtime: Runtime, target: string | undefined): Promise<Runtime> {
-  const names = sortedTargetNames(runtime.config);
-  if (target === undefined && names.length === 0) return runtime;
-  if (target === undefined)
-    throw new ConfigError({
-      message: `the config lists ${names.length} targets (${names.join(", ")}): export one with --target NAME.`,
-    });
-  if (!names.includes(target)) throw unknownTarget(runtime.config, target);
-  const config = await configForTarget(runtime.config, target, runtime.io.env);
-  return { ...runtime, config, logger: runtime.logger.child({ organization: target }) };
-}
 
 /**
  * How the organization signs people in, asked only when a mapping's authenticationId matches no
@@ -61,12 +48,12 @@ async function exportService(
   return { actual, exported };
 }
 
-export async function runExport({ values }: ParsedCommand, io: Io): Promise<number> {
+/** `usersync export` for one organization (run-targets.ts runs it for each target: `--out` made its own). */
+export async function runExport({ values }: ParsedCommand, runtime: Runtime): Promise<number> {
   const format = choiceOption(values, "format", ["yaml", "csv"] as const) ?? "yaml";
-  const out = stringOption(values, "out");
-  const runtime = await exportRuntime(await loadRuntime(values, io), stringOption(values, "target"));
+  const out = ownPath(stringOption(values, "out"), runtime.config);
   await prepareOutputPaths({ "--out": out });
-  const { logger } = runtime;
+  const { logger, io } = runtime;
   const from = choiceOption(values, "source", ["service", "ldap"] as const) ?? "service";
   const handMade = values["hand-made-filters"] === true;
   if (handMade && (format !== "yaml" || from === "ldap"))

@@ -9,9 +9,13 @@ import { desiredReadOptions, toPolicy } from "../../config/index.js";
 import { checkDataFilterPolicy, checkPermissionPolicy } from "../../plan/index.js";
 import { checkMinUsersCount } from "../min-users.js";
 import { usersyncCommand } from "../invocation.js";
+import { validateTargets } from "./validate-targets.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(values, io);
+  // A config with targets: each target's slice or file (validate-targets.ts); a FILE is checked alone.
+  const targets = positionals[0] === undefined ? await validateTargets(values, runtime) : undefined;
+  if (targets !== undefined) return targets;
   const { config } = runtime;
   const profile = choiceOption(values, "profile", ["v1", "legacy"] as const);
   const options = desiredReadOptions(config, positionals[0]);
