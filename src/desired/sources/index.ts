@@ -8,6 +8,7 @@ import { ConfigError, DirectoryError } from "../../errors.js";
 import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
 import { openFileSource } from "./file/source.js";
 import { checkGroupSizes } from "./group-sizes.js";
+import { NoSuchGroupError, vanishedOrMistake } from "./vanished-groups.js";
 import { keepSignIn } from "./sign-in.js";
 import { openLdapSource } from "./ldap/source.js";
 import { openEntraSource } from "./entra/index.js";
@@ -69,6 +70,8 @@ export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
   } catch (err) {
     // The setup error names this source's settings and docs (main.ts), not another's.
     if (err instanceof DirectoryError) err.source ??= type;
+    if (err instanceof NoSuchGroupError)
+      throw vanishedOrMistake(err, o.lastGroupSizes, o.allowEmptyGroups ?? false);
     throw err;
   }
   checkGroupSizes({
