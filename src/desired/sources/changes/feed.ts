@@ -114,7 +114,7 @@ export interface Picture {
 
 /** One change the directory reported, in the picture's terms. */
 export type DirectoryChange =
-  /** A person new or changed: the attributes given replace those kept; status as given. */
+  /** A person new or changed: the attributes given are set over those kept; status as given. */
   | { type: "person-upserted"; person: PicturedPerson }
   /** A person disabled or suspended (a leaver), re-enabled, or soft-deleted. */
   | { type: "person-status"; id: string; status: PersonStatus }
