@@ -102,6 +102,8 @@ export async function readMembers(
   config: EntraConfig,
   picked: PickedGroup,
   reads: ReadTally[],
+  /** Read the nested groups whatever the rules say (a changes-only run needs them to follow nesting). */
+  nestedAlways = false,
 ): Promise<GroupMembers> {
   const id = picked.group.id;
   const label = `group ${JSON.stringify(String(picked.group["displayName"] ?? id))} (entra:${id})`;
@@ -114,13 +116,14 @@ export async function readMembers(
       `people in ${label}`,
     );
     // Nesting is read only where a rule turns it into parents; else nested groups count as others.
-    const groups = config.groups.some((r) => r.parents === "directory")
-      ? await listAll(
-          http,
-          graphUrl(config, `${path}/microsoft.graph.group`, { $select: "id", ...LIST }),
-          `groups nested in ${label}`,
-        )
-      : undefined;
+    const groups =
+      nestedAlways || config.groups.some((r) => r.parents === "directory")
+        ? await listAll(
+            http,
+            graphUrl(config, `${path}/microsoft.graph.group`, { $select: "id", ...LIST }),
+            `groups nested in ${label}`,
+          )
+        : undefined;
     const total = await http.get<{ "@odata.count"?: unknown }>(
       graphUrl(config, path, { $select: "id", $top: "1", $count: "true" }),
       `the count of all members of ${label}`,
