@@ -7,6 +7,7 @@ import type { Config } from "../../../config/schema.js";
 import type { KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { openEntraFeed } from "../entra/feed.js";
+import { openLdapFeed } from "../ldap/feed.js";
 import { sourceDigest } from "./digest.js";
 import type { OpenFeed } from "./feed.js";
 import { chooseRead, readWithChanges, type Kept } from "./run.js";
@@ -14,6 +15,7 @@ import { chooseRead, readWithChanges, type Kept } from "./run.js";
 /** The directories that can read changes only; the others read whole with `source.changes.mode` on. */
 const FEEDS: Partial<Record<Config["source"]["type"], OpenFeed>> = {
   entra: openEntraFeed,
+  ldap: openLdapFeed,
 };
 
 export interface ChangesInput {
