@@ -8,6 +8,7 @@ import type { KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { openEntraFeed } from "../entra/feed.js";
 import { openLdapFeed } from "../ldap/feed.js";
+import { openOktaFeed } from "../okta/feed.js";
 import { sourceDigest } from "./digest.js";
 import type { OpenFeed } from "./feed.js";
 import { chooseRead, readWithChanges, type Kept } from "./run.js";
@@ -16,6 +17,7 @@ import { chooseRead, readWithChanges, type Kept } from "./run.js";
 const FEEDS: Partial<Record<Config["source"]["type"], OpenFeed>> = {
   entra: openEntraFeed,
   ldap: openLdapFeed,
+  okta: openOktaFeed,
 };
 
 export interface ChangesInput {
