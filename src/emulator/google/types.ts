@@ -79,6 +79,8 @@ export interface GoogleFault {
 }
 
 export interface GoogleStandInOptions {
+  /** How long the Reports API holds an admin event back before reporting it (reports.ts; default 0). */
+  reportLagMs?: number;
   customerId: string;
   domain: string;
   users: GoogleUser[];
