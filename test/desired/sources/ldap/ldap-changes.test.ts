@@ -14,6 +14,7 @@ import { applyChanges } from "../../../../src/desired/sources/changes/apply.js";
 import type { Position } from "../../../../src/desired/sources/changes/feed.js";
 import { readLdapDesired } from "../../../../src/desired/sources/ldap/index.js";
 import { openLdapFeed } from "../../../../src/desired/sources/ldap/feed.js";
+import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
 import { generalizedTime } from "../../../../src/desired/sources/ldap/changes.js";
 import { USERS } from "../../../../src/desired/sources/ldap/picture.js";
 import type { SourceResult } from "../../../../src/desired/sources/contract.js";
@@ -193,6 +194,28 @@ describe.skipIf(!slapdAvailable())("LDAP changes only (modifyTimestamp) against 
     } finally {
       await feed.close();
     }
+  }, 60_000);
+
+  it("through the run (readChangesOnly): a whole read first, then the changes; a leaver is gone", async () => {
+    const base = config();
+    const c = configSchema.parse({
+      source: { ...base.source, changes: { mode: "changes", fullEvery: "7d" } },
+    });
+    const first = await readChangesOnly(c, ctx, { kept: { unusable: "no file yet" }, now: Date.now() });
+    expect(first?.evidence.read).toMatchObject({ source: "whole", reason: "no-picture" });
+    await asRoot((client) =>
+      client.modify(
+        person("ken"),
+        new Change({
+          operation: "add",
+          modification: new Attribute({ type: "employeeType", values: ["disabled"] }),
+        }),
+      ),
+    );
+    const second = await readChangesOnly(c, ctx, { kept: first!.keep, now: Date.now() });
+    expect(second?.evidence.read).toMatchObject({ source: "changes" });
+    expect(second!.state.users.map((u) => u.email)).not.toContain("ken@example.org");
+    expect(shape(second!)).toEqual(await whole(c));
   }, 60_000);
 
   it("the directory gone in the middle of a changes-only read: exit 5", async () => {

@@ -15,6 +15,7 @@ import type { ChangeFeed, Picture, Position } from "../../../../src/desired/sour
 import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import { readOktaDesired } from "../../../../src/desired/sources/okta/index.js";
 import { openOktaFeed } from "../../../../src/desired/sources/okta/feed.js";
+import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
 import { serviceAppSource, startOkta, type OktaFixture } from "../../../helpers/okta.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
@@ -135,4 +136,23 @@ describe("Okta changes only (System Log)", () => {
       expect(code).toBe(5);
     });
   }, 120_000);
+
+  it("through the run (readChangesOnly): a whole read first, then the changes; a leaver is absent", async () => {
+    await withTempDir(async (dir) => {
+      const section = await serviceAppSource(f, dir, { groups: [{ groupId: "00g1team" }] });
+      const config = configSchema.parse({
+        source: { type: "okta", okta: section, changes: { mode: "changes", fullEvery: "7d" } },
+      });
+      const first = await readChangesOnly(config, ctx, {
+        kept: { unusable: "no file yet" },
+        now: Date.now(),
+      });
+      expect(first?.evidence.read).toMatchObject({ source: "whole", reason: "no-picture" });
+      f.okta.changes.deactivate(U.ada);
+      const second = await readChangesOnly(config, ctx, { kept: first!.keep, now: Date.now() });
+      expect(second?.evidence.read).toMatchObject({ source: "changes" });
+      expect(second!.state.users.find((u) => u.email === "ada@example.org")?.state).toBe("absent");
+      expect(shape(second!)).toEqual(await whole(config));
+    });
+  }, 60_000);
 });
