@@ -59,6 +59,12 @@ function searchFrom(since: Position, now: number): string | { detail: string } {
   return t!;
 }
 
+/** The entries of `filter` changed at or after `from` (a filter written without its parentheses too). */
+export function since(filter: string, from: string): string {
+  const f = filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
+  return `(&${f}(modifyTimestamp>=${from}))`;
+}
+
 function fallback(reason: "groups-changed" | "position-unknown", detail: string): ChangeBatch {
   return { kind: "fallback", reason, detail };
 }
@@ -72,11 +78,7 @@ async function userChanges(o: {
   reads: ReadTally[];
 }): Promise<DirectoryChange[]> {
   const { config, connection } = o;
-  const changed = await readPicturePeople(
-    config,
-    connection,
-    `(&${config.userFilter}(modifyTimestamp>=${o.from}))`,
-  );
+  const changed = await readPicturePeople(config, connection, since(config.userFilter, o.from));
   const { dns: now, read } = await listDns(connection, config.baseDn, config.userFilter);
   o.reads.push(changed.read, read);
   const out: DirectoryChange[] = [];
@@ -101,7 +103,7 @@ async function groupChanges(o: {
   const { config, connection } = o;
   const base = config.groupBaseDn ?? config.baseDn;
   const { dns, read } = await listDns(connection, base, config.groupFilter);
-  const filter = `(&${config.groupFilter}(modifyTimestamp>=${o.from}))`;
+  const filter = since(config.groupFilter, o.from);
   const changed = await readPictureGroups(config, connection, filter, dns);
   o.reads.push(read, {
     what: `groups under ${base} (${filter})`,
