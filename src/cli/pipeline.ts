@@ -36,6 +36,7 @@ import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
+import { changesInput, keepAfterApply } from "./changes-file.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
@@ -103,11 +104,7 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   return state;
 }
 
-/**
- * The configured source, read and proved whole (src/desired/sources/): a directory down, a read cut
- * or inconsistent, a picked group suddenly empty is a SourceUnavailableError (exit 5), wrong
- * settings a ConfigError or InputError (exit 4). Logs what was read and how it was proved whole.
- */
+/** The source read and proved whole (src/desired/sources/; exit 5 when not, 4 for settings), logged. */
 export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
   const { config, logger } = runtime;
   const started = performance.now();
@@ -119,7 +116,9 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
     lastGroupSizes: lastGood,
     allowEmptyGroups: runtime.allowEmptyGroups ?? false,
+    changes: await changesInput(config, logger),
   });
+  keepAfterApply(read.state, { config, logger, keep: read.keep });
   const { state, evidence } = read;
   // A file's read says nothing a person needs; a directory's says what was read and how it was proved whole.
   if (config.source.type !== "file")

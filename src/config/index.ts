@@ -272,6 +272,13 @@ function crossFieldProblems(config: Config, originOf: (path: string) => Origin):
       "is required when policy.revokeAfter is set: since when each person is missing is remembered there between runs (e.g. /var/lib/usersync/state.json on the Job's volume)",
       "policy.revokeAfter",
     );
+  if (config.source.changes.mode !== "off" && config.state.file === undefined)
+    add(
+      "state.file",
+      "required",
+      "is required when source.changes.mode is changes or whole: the directory's picture and position are kept beside it (docs/sources.md, Changes-only runs)",
+      "source.changes.mode",
+    );
   const external = externalDefaultProblem(config);
   if (external !== undefined) add("identity.default", "directory-decides-identity", external);
   return out;

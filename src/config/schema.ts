@@ -10,6 +10,7 @@ import { GOOGLE_PATH_LEAVES, googleSource } from "../desired/sources/google/sche
 export { oktaSecretEnv } from "../desired/sources/okta/schema.js";
 import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js";
 import { ldapSection } from "../desired/sources/ldap/schema.js";
+import { CHANGES_LEAVES, changesSection } from "../desired/sources/changes/schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
@@ -61,6 +62,7 @@ const source = z.strictObject({
   entra: entraSection.optional(),
   okta: oktaSource.optional(), // issue 30: desired/sources/okta/schema.ts
   google: googleSource.optional(), // issue 41: desired/sources/google/schema.ts
+  changes: changesSection, // issue 48: read only what changed (desired/sources/changes/schema.ts)
 });
 
 const identity = z.strictObject({
@@ -179,6 +181,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "source.format": "string",
   "source.type": "string",
   "source.minUsers": "countOrPercent",
+  ...CHANGES_LEAVES,
   "identity.default": "string",
   "identity.passwords": "string",
   "identity.passwordFile": "string",

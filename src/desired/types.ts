@@ -84,6 +84,11 @@ export interface DesiredState {
    * run once the organization is known. Non-enumerable: never serialised; a slice keeps it.
    */
   readonly signIn?: SignInStep;
+  /**
+   * What to keep once this state was applied without a failed step (changes-only runs keep the
+   * directory's picture and position, cli/changes-file.ts). Non-enumerable, like signIn.
+   */
+  readonly afterApply?: () => Promise<void>;
 }
 
 /** What the sign-in step of a source is given (DESIGN section 9, "Who signs in as whom"). */
@@ -141,6 +146,29 @@ export interface Evidence {
    * `okta:<id>`, `ldap:<dn>`): compared with the last successful run (group-sizes.ts).
    */
   groupSizes: Record<string, number>;
+  /**
+   * With `source.changes.mode` on (docs/sources.md, "Changes-only runs"): whether this run read
+   * only the directory's changes or read whole, and why; the listing of the service likewise.
+   */
+  read?: ReadHow;
+}
+
+/** How a run of a directory with a change feed read its source and listed the service. */
+export interface ReadHow {
+  /** `changes`: the changes since the kept position applied to the kept picture; `whole`: all of it. */
+  source: "changes" | "whole";
+  /** Why it read whole (a WholeReason of src/desired/sources/changes/feed.ts); absent after changes. */
+  reason?: string;
+  /** What the directory or the kept file said, for a person. */
+  detail?: string;
+  /** Changes applied (source `changes`). */
+  changes?: number;
+  /** When the kept position was taken (ISO 8601): changes since then were read. */
+  since?: string;
+  /** `whole`: the whole organization; `targeted`: only the people the changes touched. */
+  listing: "whole" | "targeted";
+  /** The people listed one by one (listing `targeted`). */
+  people?: number;
 }
 
 /** A desired state as read, with every problem found in it. */

@@ -154,7 +154,7 @@ const okta: StandInKind = async (o) => {
         {
           clientId,
           publicJwk: { ...(await exportJWK(keys.publicKey)), alg: "RS256" },
-          scopes: ["okta.users.read", "okta.groups.read"],
+          scopes: ["okta.users.read", "okta.groups.read", "okta.logs.read"],
         },
       ],
     },

@@ -132,6 +132,7 @@ async function applyCommand(
     if (isEmptyPlan(plan)) {
       await recordRunState(runtime, plan);
       await recordGroupSizes(runtime, prepared.desired?.evidence);
+      await prepared.desired?.afterApply?.();
       io.stdout.write("Nothing to apply.\n");
       return conflictExit(runtime.logger, plan, ExitCode.ok);
     }
@@ -158,7 +159,10 @@ async function applyCommand(
       outputs,
     });
     metrics.result = result;
-    if (exitCode === ExitCode.ok) await recordGroupSizes(runtime, prepared.desired?.evidence);
+    if (exitCode === ExitCode.ok) {
+      await recordGroupSizes(runtime, prepared.desired?.evidence);
+      await prepared.desired?.afterApply?.();
+    }
     return conflictExit(runtime.logger, plan, exitCode);
   } finally {
     await connection.close();

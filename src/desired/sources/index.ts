@@ -8,11 +8,14 @@ import { ConfigError, DirectoryError } from "../../errors.js";
 import type { SourceContext, SourceReader, SourceResult } from "./contract.js";
 import { openFileSource } from "./file/source.js";
 import { checkGroupSizes } from "./group-sizes.js";
+import { NoSuchGroupError, vanishedOrMistake } from "./vanished-groups.js";
 import { keepSignIn } from "./sign-in.js";
 import { openLdapSource } from "./ldap/source.js";
 import { openEntraSource } from "./entra/index.js";
 import { openOktaSource } from "./okta/source.js";
 import { openGoogleSource } from "./google/source.js";
+import { readChangesOnly, type ChangesInput } from "./changes/source.js";
+import type { KeptChanges } from "../../state/changes-file.js";
 
 export type {
   Count,
@@ -58,17 +61,26 @@ export interface ReadSourceOptions {
   lastGroupSizes?: Readonly<Record<string, number>> | undefined;
   /** `--allow-empty-groups`: believe a picked group that emptied since the last successful run. */
   allowEmptyGroups?: boolean;
+  /** With `source.changes.mode` on: what the last successful run kept (the changes file). */
+  changes?: ChangesInput | undefined;
 }
 
+/** A source's result, and with `source.changes.mode` on, the picture and position to keep. */
+export type ReadSourceResult = SourceResult & { keep?: KeptChanges };
+
 /** The configured source read and proved whole; its evidence rides on the state (`state.evidence`). */
-export async function readSource(o: ReadSourceOptions): Promise<SourceResult> {
+export async function readSource(o: ReadSourceOptions): Promise<ReadSourceResult> {
   const type = o.config.source.type;
-  let result: SourceResult;
+  let result: ReadSourceResult;
   try {
-    result = await SOURCES[type](o.config, o.ctx).read();
+    result =
+      (o.changes && (await readChangesOnly(o.config, o.ctx, o.changes))) ??
+      (await SOURCES[type](o.config, o.ctx).read());
   } catch (err) {
     // The setup error names this source's settings and docs (main.ts), not another's.
     if (err instanceof DirectoryError) err.source ??= type;
+    if (err instanceof NoSuchGroupError)
+      throw vanishedOrMistake(err, o.lastGroupSizes, o.allowEmptyGroups ?? false);
     throw err;
   }
   checkGroupSizes({

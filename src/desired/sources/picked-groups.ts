@@ -9,6 +9,7 @@ import type { RecordContext } from "../records.js";
 import type { DesiredGroup, ReadTally } from "../types.js";
 import { applyGroupRule, type GroupRule } from "./group-rule.js";
 import type { Values } from "./template.js";
+import { settleRules } from "./vanished-groups.js";
 
 export interface PickedGroup<G, R extends GroupRule> {
   group: G;
@@ -21,6 +22,8 @@ export interface PickedGroup<G, R extends GroupRule> {
 export interface GroupKind<G> {
   /** `source.google`: the rules are `source.google.groups[i]`. */
   setting: string;
+  /** The prefix of its groups' keys in the group sizes (`google:`): the key is prefix + idOf. */
+  keyPrefix: string;
   idOf(group: G): string | undefined;
   /** The directory's name attribute as a template (`{name}`): the default id and name. */
   nameTemplate: string;
@@ -34,11 +37,17 @@ export interface GroupKind<G> {
 export async function pickGroups<G, R extends GroupRule>(o: {
   kind: GroupKind<G>;
   rules: readonly R[];
-  /** The groups one rule picks, with the listing's tally; a rule that picks nothing throws (exit 4). */
+  /** The groups one rule picks, with the listing's tally; a rule that picks nothing throws NoSuchGroupError. */
   pick: (rule: R, ruleKey: string) => Promise<{ groups: G[]; read: ReadTally }>;
 }): Promise<{ picked: PickedGroup<G, R>[]; reads: ReadTally[] }> {
   const keyOf = (i: number) => `${o.kind.setting}.groups[${i}]`;
-  const answers = await Promise.all(o.rules.map((rule, i) => o.pick(rule, keyOf(i))));
+  const answers = await settleRules(
+    o.rules.map((rule, i) => o.pick(rule, keyOf(i))),
+    {
+      prefix: o.kind.keyPrefix,
+      keysOf: (a) => a.groups.map((g) => `${o.kind.keyPrefix}${o.kind.idOf(g) ?? ""}`),
+    },
+  );
   const picked = new Map<string, PickedGroup<G, R>>();
   answers.forEach((a, i) => {
     for (const group of a.groups) {

@@ -13,6 +13,7 @@ export const SCOPE = {
   user: "https://www.googleapis.com/auth/admin.directory.user.readonly",
   group: "https://www.googleapis.com/auth/admin.directory.group.readonly",
   member: "https://www.googleapis.com/auth/admin.directory.group.member.readonly",
+  reports: "https://www.googleapis.com/auth/admin.reports.audit.readonly",
 };
 
 export const QUOTA_EXCEEDED = () =>
@@ -52,7 +53,7 @@ export class Access {
     return w.used > q.limit;
   }
 
-  /** The refusal for this request (path below /admin/directory/v1), or the principal it reads as. */
+  /** The refusal for this request (path below /admin/directory/v1 or /admin/reports/v1), or the principal it reads as. */
   check(req: IncomingMessage, path: string): { refused: TokenReply } | { principal: string } {
     const grant = this.tokens.check(req.headers.authorization);
     if (!grant)
@@ -64,8 +65,9 @@ export class Access {
           "UNAUTHENTICATED",
         ),
       };
-    const needs =
-      path === "/users"
+    const needs = path.startsWith("/activity/")
+      ? [SCOPE.reports]
+      : path === "/users"
         ? [SCOPE.user]
         : /\/members$/.test(path)
           ? [SCOPE.member, SCOPE.group]

@@ -32,6 +32,8 @@ function errorFault(kind: GoogleFaultKind): TokenReply | undefined {
       return apiError(500, "Internal error encountered.", "backendError", "INTERNAL");
     case 503:
       return apiError(503, "The service is currently unavailable.", "backendError", "UNAVAILABLE");
+    case "not-found":
+      return apiError(404, "Resource Not Found: groupKey", "notFound", "NOT_FOUND");
     default:
       return undefined;
   }

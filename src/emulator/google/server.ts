@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenStandIn } from "../stand-in-listen.js";
 import { Access } from "./access.js";
 import { GoogleDirectory, type ListReply } from "./directory.js";
+import { AdminActivity, GoogleChanges } from "./reports.js";
 import { answer, takeFault } from "./faults.js";
 import { apiError, GoogleTokens, type TokenReply } from "./token.js";
 import type { GoogleFault, GoogleStandInOptions } from "./types.js";
@@ -34,12 +35,16 @@ export interface GoogleStandIn {
   requests: GoogleRequestRecord[];
   /** Faults still to fire; push more between runs. */
   faults: (GoogleFault & { left?: number })[];
+  /** The Reports API's admin activity (reports.ts), and the changes that are reported in it. */
+  activity: AdminActivity;
+  changes: GoogleChanges;
   /** Directory API requests (not token requests). */
   readonly apiRequests: number;
   close(): Promise<void>;
 }
 
 const DIRECTORY = "/admin/directory/v1";
+const REPORTS = "/admin/reports/v1";
 const NOT_FOUND = () => apiError(404, "Not Found", "notFound", "NOT_FOUND");
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -84,6 +89,12 @@ function route(directory: GoogleDirectory, path: string, q: URLSearchParams): Li
 
 export async function startGoogleStandIn(options: GoogleStandInOptions): Promise<GoogleStandIn> {
   const directory = new GoogleDirectory(options);
+  const activity = new AdminActivity({
+    customerId: options.customerId,
+    actor: `admin@${options.domain}`,
+    lagMs: options.reportLagMs ?? 0,
+    now: Date.now,
+  });
   const tokens = new GoogleTokens(options.serviceAccounts, options.federation, options.tokenSeconds ?? 3600);
   const access = new Access(options, directory, tokens);
   const requests: GoogleRequestRecord[] = [];
@@ -97,15 +108,18 @@ export async function startGoogleStandIn(options: GoogleStandInOptions): Promise
       rec.status = reply.status;
       return send(res, reply);
     }
-    if (req.method !== "GET" || !url.pathname.startsWith(`${DIRECTORY}/`)) {
+    const base = [DIRECTORY, REPORTS].find((b) => url.pathname.startsWith(`${b}/`));
+    if (req.method !== "GET" || base === undefined) {
       rec.status = 404;
       return send(res, NOT_FOUND());
     }
     state.api += 1;
-    const path = url.pathname.slice(DIRECTORY.length);
-    const who = access.check(req, path);
+    const path = url.pathname.slice(base.length);
+    const who = access.check(req, base === REPORTS ? `/activity${path.replace(/^\/activity/, "")}` : path);
     if ("principal" in who) rec.principal = who.principal;
-    const reply = "refused" in who ? who.refused : route(directory, path, url.searchParams);
+    const answerOf = () =>
+      base === REPORTS ? activity.list(path, url.searchParams) : route(directory, path, url.searchParams);
+    const reply = "refused" in who ? who.refused : answerOf();
     const kind = reply.status === 200 || reply.status === 404 ? takeFault(faults, rec.url) : undefined;
     rec.status = answer({ res, reply, kind, directory, send, tokens });
   };
@@ -120,6 +134,8 @@ export async function startGoogleStandIn(options: GoogleStandInOptions): Promise
   return {
     url,
     directory,
+    activity,
+    changes: new GoogleChanges(directory, activity),
     tokens,
     requests,
     faults,

@@ -67,7 +67,8 @@ export type GoogleFaultKind =
   | "repeat-token" // the next page token is the one just used
   | "expired" // 401: the token is no longer valid
   | "revoked" // every token issued so far stops working, and this request gets the 401
-  | "empty"; // a list page with no items and no nextPageToken
+  | "empty" // a list page with no items and no nextPageToken
+  | "not-found"; // 404 notFound: the group was deleted a moment ago (after it was looked up)
 
 export interface GoogleFault {
   /** Matched against the request's path and query. */
@@ -78,6 +79,8 @@ export interface GoogleFault {
 }
 
 export interface GoogleStandInOptions {
+  /** How long the Reports API holds an admin event back before reporting it (reports.ts; default 0). */
+  reportLagMs?: number;
   customerId: string;
   domain: string;
   users: GoogleUser[];

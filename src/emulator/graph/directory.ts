@@ -69,6 +69,20 @@ export class Directory {
     for (const o of tenant.others ?? []) this.byId.set(o.id, { type: o.type, value: o });
   }
 
+  /** A new object (the stand-in's changes, delta.ts): a user or group joins the tenant's lists. */
+  add(o: DirectoryObject): void {
+    this.byId.set(o.value.id, o);
+    if (o.type === "user") this.tenant.users.push(o.value);
+    else if (o.type === "group") this.tenant.groups.push(o.value);
+  }
+
+  /** An object deleted: gone from the lookups and the tenant's lists (not from groups: delta.ts does that). */
+  remove(id: string): void {
+    this.byId.delete(id);
+    this.tenant.users = this.tenant.users.filter((u) => u.id !== id);
+    this.tenant.groups = this.tenant.groups.filter((g) => g.id !== id);
+  }
+
   object(id: string): DirectoryObject | undefined {
     return this.byId.get(id);
   }

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Directory, DirectoryObject } from "./directory.js";
 import { issueToken, openIdConfiguration, type IssuedToken, type LoginReply } from "./login.js";
 import { groupFilter, parseListQuery, project, skipToken } from "./query.js";
+import { TenantChanges } from "./delta.js";
 
 /** `expire`: the caller's token ends there (401 InvalidAuthenticationToken), as one expired or revoked mid-read. */
 export type GraphFaultKind = "status" | "html" | "truncated" | "loop" | "miscount" | "reset" | "expire";
@@ -85,13 +86,17 @@ interface Listing {
 
 export class GraphRoutes {
   readonly tokens = new Map<string, IssuedToken>();
+  /** The tenant's changes, for the delta query (delta.ts): tests change the tenant through it. */
+  readonly changes: TenantChanges;
   base = "";
   /** The token of the request being answered (answers are built synchronously). */
   private bearer = "";
   constructor(
     readonly directory: Directory,
     readonly faults: GraphFault[],
-  ) {}
+  ) {
+    this.changes = new TenantChanges(directory);
+  }
 
   async handle(req: IncomingMessage): Promise<Answer> {
     const url = new URL(req.url ?? "/", "http://stand-in");
@@ -164,6 +169,11 @@ export class GraphRoutes {
 
   private graph(url: URL, caller: IssuedToken, eventual: boolean): Answer {
     const parts = url.pathname.split("/").filter(Boolean).slice(1); // after v1.0
+    if (
+      (parts[0] === "users" || parts[0] === "groups") &&
+      /^(microsoft\.graph\.)?delta$/.test(parts[1] ?? "")
+    )
+      return this.delta(url, parts[0], caller);
     if (parts[0] !== "groups")
       return graphError(400, "BadRequest", `Resource not found for the segment '${parts[0] ?? ""}'.`);
     if (!caller.roles.some((r) => READ_GROUPS.includes(r)))
@@ -190,6 +200,34 @@ export class GraphRoutes {
     if (parts[2] === "transitiveMembers" || parts[2] === "members")
       return this.members(url, parts.slice(2), caller, eventual);
     return graphError(400, "BadRequest", `Resource not found for the segment '${parts[2]}'.`);
+  }
+
+  /** `users/delta`, `groups/delta` (delta.ts); a fault on its path fires like on any page. */
+  private delta(url: URL, resource: "users" | "groups", caller: IssuedToken): Answer {
+    const roles = resource === "users" ? READ_USERS : READ_GROUPS;
+    if (!caller.roles.some((r) => roles.includes(r)))
+      return graphError(
+        403,
+        "Authorization_RequestDenied",
+        "Insufficient privileges to complete the operation.",
+      );
+    const f = this.fault(url.pathname, undefined);
+    if (f && f.kind !== "loop" && f.kind !== "miscount") return this.broken(f);
+    const body = this.changes.page({
+      resource,
+      params: url.searchParams,
+      base: this.base,
+      typeName: (id) => {
+        const o = this.directory.object(id);
+        return o ? TYPE_NAMES[o.type] : undefined;
+      },
+    });
+    // A loop: the next link is the link just followed.
+    if (f?.kind === "loop") {
+      delete body["@odata.deltaLink"];
+      body["@odata.nextLink"] = `${this.base}${url.pathname}${url.search}`;
+    }
+    return { status: 200, body };
   }
 
   private members(url: URL, rest: string[], caller: IssuedToken, eventual: boolean): Answer {

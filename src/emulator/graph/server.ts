@@ -2,7 +2,8 @@
  * A Microsoft Graph v1.0 and identity-platform stand-in on a real socket (HTTPS when given a key
  * and certificate: MSAL refuses an authority that is not https). It serves what a directory
  * reader uses: `/v1.0/groups` ($filter, $select, $top, $count), `/v1.0/groups/{id}`,
- * `/v1.0/groups/{id}/transitiveMembers[/microsoft.graph.<type>][/$count]` and `/members`, with
+ * `/v1.0/groups/{id}/transitiveMembers[/microsoft.graph.<type>][/$count]` and `/members`,
+ * `/v1.0/users/delta` and `/v1.0/groups/delta` (delta.ts), with
  * opaque `$skiptoken` nextLinks, Graph's error body `{error: {code, message, innerError}}`, and
  * faults on demand (routes.ts). It stops by itself after `idleMs` without a request.
  */
@@ -10,9 +11,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenStandIn } from "../stand-in-listen.js";
 import { Directory, type GraphTenant } from "./directory.js";
 import { GraphQueryError } from "./query.js";
+import type { TenantChanges } from "./delta.js";
 import { GraphRoutes, graphError, type Answer, type GraphFault } from "./routes.js";
 
 export type { GraphFault, GraphFaultKind } from "./routes.js";
+export type { TenantChanges } from "./delta.js";
 export * from "./directory.js";
 
 export interface GraphRequestRecord {
@@ -42,6 +45,8 @@ export interface GraphStandIn {
   requests: GraphRequestRecord[];
   /** Faults still to fire; push more between runs. */
   faults: GraphFault[];
+  /** Change the tenant through this so the delta query reports it (delta.ts). */
+  changes: TenantChanges;
   close(): Promise<void>;
 }
 
@@ -82,5 +87,5 @@ export async function startGraphStandIn(options: GraphStandInOptions): Promise<G
 
   const { url, close } = await listenStandIn(listener, options);
   routes.base = url;
-  return { url, directory: routes.directory, requests, faults, close };
+  return { url, directory: routes.directory, requests, faults, changes: routes.changes, close };
 }

@@ -132,6 +132,11 @@ export function getGroup(store: Store, id: string, base: string): RouteReply {
   return g ? { status: 200, body: groupJson(g, base, false) } : notFound(`${id} (UserGroup)`);
 }
 
+export function getUser(store: Store, id: string, base: string): RouteReply {
+  const u = store.users.get(id);
+  return u ? { status: 200, body: userJson(u, base) } : notFound(`${id} (User)`);
+}
+
 export function listMembers(store: Store, id: string, query: URLSearchParams, base: string): RouteReply {
   const g = store.groups.get(id);
   if (!g) return notFound(`${id} (UserGroup)`);

@@ -10,7 +10,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { answerWithFault, type Send } from "./faults.js";
 import { Quota } from "./quota.js";
-import { getGroup, listGroups, listMembers, oktaError, type RouteReply, type Store } from "./routes.js";
+import {
+  getGroup,
+  getUser,
+  listGroups,
+  listMembers,
+  oktaError,
+  type RouteReply,
+  type Store,
+} from "./routes.js";
+import { OktaChanges, SystemLog } from "./system-log.js";
 import { TokenIssuer } from "./token.js";
 import type { Fault, FaultKind, OktaStandInOptions } from "./types.js";
 
@@ -49,6 +58,9 @@ export class OktaStandIn {
   readonly quota: Quota;
   readonly tokens: TokenIssuer;
   readonly store: Store;
+  /** The System Log (`/api/v1/logs`), and the changes that write to it (system-log.ts). */
+  readonly log: SystemLog;
+  readonly changes: OktaChanges;
   /** Most /api/v1 requests answered at once. */
   peakConcurrency = 0;
   private inFlight = 0;
@@ -60,6 +72,8 @@ export class OktaStandIn {
     this.quota = new Quota(options.quota ?? { limit: 600, windowSeconds: 60 }, () => this.now());
     this.tokens = new TokenIssuer(options.serviceApps ?? [], options.tokenSeconds ?? 3600);
     this.store = storeOf(options);
+    this.log = new SystemLog(() => this.now());
+    this.changes = new OktaChanges(this.store, this.log);
     (options.faults ?? []).forEach((f) => this.addFault(f));
     this.server = createServer((req, res) => this.handle(req, res));
     this.server.on("connection", (s) => {
@@ -135,14 +149,15 @@ export class OktaStandIn {
       .finally(() => this.inFlight--);
   }
 
-  private authorize(req: IncomingMessage): RouteReply | undefined {
+  private authorize(req: IncomingMessage, path: string): RouteReply | undefined {
     const [scheme, token = ""] = (req.headers.authorization ?? "").split(" ");
     if (scheme === "SSWS" && (this.options.apiTokens ?? []).includes(token)) return undefined;
     const forbidden = scheme === "SSWS" && (this.options.forbiddenTokens ?? []).includes(token);
     const scopes =
       scheme === "Bearer" ? this.tokens.scopesOf(token) : forbidden ? new Set<string>() : undefined;
     if (!scopes) return oktaError(401, "E0000011", "Invalid token provided");
-    if (!scopes.has("okta.groups.read"))
+    const needs = path === "/api/v1/logs" ? "okta.logs.read" : "okta.groups.read";
+    if (!scopes.has(needs))
       return oktaError(403, "E0000006", "You do not have permission to perform the requested action");
     return undefined;
   }
@@ -151,7 +166,7 @@ export class OktaStandIn {
     const self = url.pathname + url.search;
     if (this.takeFault(self, (k) => k === "expire-token"))
       this.tokens.tokens.delete((req.headers.authorization ?? "").replace(/^Bearer /, ""));
-    const denied = this.authorize(req);
+    const denied = this.authorize(req, url.pathname);
     // A 429 fault: the organization's other integrations have just spent the family's window.
     if (this.takeFault(self, (k) => k === 429)) this.quota.spend(Infinity, url.pathname);
     const rate = this.quota.take(url.pathname);
@@ -182,6 +197,9 @@ export class OktaStandIn {
 
   private route(path: string, query: URLSearchParams): RouteReply {
     if (path === "/api/v1/groups") return listGroups(this.store, query, this.url);
+    if (path === "/api/v1/logs") return this.log.list(query);
+    const user = /^\/api\/v1\/users\/([^/]+)$/.exec(path);
+    if (user) return getUser(this.store, decodeURIComponent(user[1]!), this.url);
     const m = /^\/api\/v1\/groups\/([^/]+)(\/users)?$/.exec(path);
     if (!m) return oktaError(404, "E0000022", "The endpoint does not support the provided HTTP method");
     const id = decodeURIComponent(m[1]!);

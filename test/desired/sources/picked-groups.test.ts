@@ -19,6 +19,7 @@ interface Group {
 }
 const KIND: GroupKind<Group> = {
   setting: "source.made-up",
+  keyPrefix: "made-up:",
   idOf: (g) => g.id,
   nameTemplate: "{name}",
   values: (g) => new Map([["name", [g.name]]]),

@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import type { EntraConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
+import { NoSuchGroupError } from "../vanished-groups.js";
 import { DirectoryHttp } from "../directory-http.js";
 import { DirectoryHttpError } from "../errors.js";
 import { readAll, Tally, type PageRule } from "../pages.js";
@@ -112,5 +113,8 @@ export function setupError(err: unknown, o: { config: EntraConfig; what: string;
   else if (err.status === 400 && o.about !== undefined)
     fix = `Graph rejected the query: correct ${o.about} (Graph's $filter syntax, e.g. startswith(displayName,'Analytics-'))`;
   else fix = "check source.entra and docs/entra.md";
+  // A rule's group that Graph does not have: a mistake, unless one that had members is gone.
+  if (err.status === 404 && o.about !== undefined)
+    return new NoSuchGroupError({ message: `${said}. Fix: ${fix}` });
   return new DirectoryError({ message: `${said}. Fix: ${fix}` });
 }

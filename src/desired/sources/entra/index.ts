@@ -21,6 +21,7 @@ import {
   type SourceResult,
 } from "../contract.js";
 import { entraCredential, graphToken, readCa } from "./credential.js";
+import type { DirectoryHttp } from "../directory-http.js";
 import { graphHttp } from "./graph.js";
 import { directoryParents, ruleScope, toDesiredGroup } from "./groups.js";
 import { pickGroups, readMembers, type GroupMembers } from "./members.js";
@@ -55,7 +56,8 @@ async function readAllMembers(run: () => Promise<GroupMembers>[]): Promise<Group
   return settled.map((s) => (s as PromiseFulfilledResult<GroupMembers>).value);
 }
 
-async function readEntra(config: EntraConfig, ctx: SourceContext): Promise<SourceResult> {
+/** The token first (a setup mistake stops before any Graph read), then Graph's client. */
+export async function connectGraph(config: EntraConfig, ctx: SourceContext): Promise<DirectoryHttp> {
   const ca = await readCa(config);
   const credential = await entraCredential(config, ctx.env, ca);
   // A fresh token after a 401 mid-read: a new credential, so MSAL's cache cannot give the refused one back.
@@ -63,25 +65,41 @@ async function readEntra(config: EntraConfig, ctx: SourceContext): Promise<Sourc
     graphToken(fresh ? await entraCredential(config, ctx.env, ca) : credential, config, ca),
   );
   await token();
-  const http = graphHttp({
+  return graphHttp({
     config,
     ca,
     authorize: async () => `Bearer ${await token()}`,
     renew: (refused) => token.renew(refused.replace(/^Bearer /, "")),
     logger: ctx.logger,
   });
+}
+
+/** Every picked group and its members, proved whole; `nestedAlways` for a changes-only run. */
+export async function readPicked(
+  http: DirectoryHttp,
+  config: EntraConfig,
+  reads: ReadTally[],
+  nestedAlways = false,
+): Promise<GroupMembers[]> {
+  const picked = await pickGroups(http, config, reads);
+  const members = await readAllMembers(() =>
+    picked.map((p) => readMembers(http, config, p, reads, nestedAlways)),
+  );
+  limitedUserInfo(members, config);
+  return members;
+}
+
+async function readEntra(config: EntraConfig, ctx: SourceContext): Promise<SourceResult> {
+  const http = await connectGraph(config, ctx);
   const reads: ReadTally[] = [];
   try {
-    const picked = await pickGroups(http, config, reads);
-    const members = await readAllMembers(() => picked.map((p) => readMembers(http, config, p, reads)));
-    limitedUserInfo(members, config);
-    return build(config, ctx, members, reads);
+    return build(config, ctx, await readPicked(http, config, reads), reads);
   } finally {
     await http.close();
   }
 }
 
-function build(
+export function build(
   config: EntraConfig,
   ctx: SourceContext,
   members: GroupMembers[],

@@ -10,6 +10,7 @@ import { DirectoryError } from "../../../errors.js";
 import type { ReadTally } from "../contract.js";
 import type { DirectoryHttp } from "../directory-http.js";
 import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
+import { NoSuchGroupError, settleRules } from "../vanished-groups.js";
 import { graphUrl, listAll, PAGE_SIZE, setupError } from "./graph.js";
 import { groupProperties, ruleScope, type GraphGroupItem, type PickedGroup } from "./groups.js";
 import { userProperties, type GraphUserItem } from "./users.js";
@@ -49,7 +50,7 @@ async function pickRule(
     reads.push(tally);
     const found = items as GraphGroupItem[];
     if (found.length === 0)
-      throw new DirectoryError({
+      throw new NoSuchGroupError({
         message: `${ruleKey} picks no group (${ruleScope(rule)}): a rule that picks nothing is a mistake, not "nobody": check it in the Entra admin center`,
       });
     if (rule.displayName !== undefined && found.length > 1)
@@ -72,7 +73,10 @@ export async function pickGroups(
   config: EntraConfig,
   reads: ReadTally[],
 ): Promise<PickedGroup[]> {
-  const results = await Promise.all(config.groups.map((_, i) => pickRule(http, config, i, reads)));
+  const results = await settleRules(
+    config.groups.map((_, i) => pickRule(http, config, i, reads)),
+    { prefix: "entra:", keysOf: (groups) => groups.map((g) => `entra:${g.id}`) },
+  );
   const picked = new Map<string, PickedGroup>();
   results.forEach((groups, i) => {
     for (const group of groups)
@@ -98,6 +102,8 @@ export async function readMembers(
   config: EntraConfig,
   picked: PickedGroup,
   reads: ReadTally[],
+  /** Read the nested groups whatever the rules say (a changes-only run needs them to follow nesting). */
+  nestedAlways = false,
 ): Promise<GroupMembers> {
   const id = picked.group.id;
   const label = `group ${JSON.stringify(String(picked.group["displayName"] ?? id))} (entra:${id})`;
@@ -110,13 +116,14 @@ export async function readMembers(
       `people in ${label}`,
     );
     // Nesting is read only where a rule turns it into parents; else nested groups count as others.
-    const groups = config.groups.some((r) => r.parents === "directory")
-      ? await listAll(
-          http,
-          graphUrl(config, `${path}/microsoft.graph.group`, { $select: "id", ...LIST }),
-          `groups nested in ${label}`,
-        )
-      : undefined;
+    const groups =
+      nestedAlways || config.groups.some((r) => r.parents === "directory")
+        ? await listAll(
+            http,
+            graphUrl(config, `${path}/microsoft.graph.group`, { $select: "id", ...LIST }),
+            `groups nested in ${label}`,
+          )
+        : undefined;
     const total = await http.get<{ "@odata.count"?: unknown }>(
       graphUrl(config, path, { $select: "id", $top: "1", $count: "true" }),
       `the count of all members of ${label}`,

@@ -11,6 +11,7 @@
  */
 import type { GoogleConfig } from "./schema.js";
 import { DirectoryError } from "../../../errors.js";
+import { NoSuchGroupError } from "../vanished-groups.js";
 import type { DirectoryAnswer, DirectoryHttp } from "../directory-http.js";
 import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
 import { readAll, Tally, type PageRule } from "../pages.js";
@@ -159,5 +160,8 @@ export function setupError(
   else if (err.status === 401)
     fix = `${GOOGLE} at ${o.config.apiUrl} refused the token it was given before accepting any: the credentials' token endpoint (token_uri, token_url) and source.google.apiUrl must be the same Google (not a stand-in's key with the real API, or the reverse); else the credentials file is not what it should be`;
   else fix = "check source.google and docs/google.md";
-  return new DirectoryError({ message: `${said}. Fix: ${fix} (docs/google.md)` });
+  const text = `${said}. Fix: ${fix} (docs/google.md)`;
+  // A rule's group that Google does not have: a mistake, unless one that had members is gone.
+  if (err.status === 404 && o.about !== undefined) return new NoSuchGroupError({ message: text });
+  return new DirectoryError({ message: text });
 }

@@ -27,6 +27,9 @@ import { tokenError } from "./token-errors.js";
 /** google-auth-library, loaded when a Google source is read (docs/architecture.md, "Start-up"). */
 type GoogleAuthLibrary = typeof GoogleAuthLibraryModule;
 
+/** The Reports API's scope: a changes-only read of the admin activity (issue 48). */
+export const GOOGLE_REPORTS_SCOPE = "https://www.googleapis.com/auth/admin.reports.audit.readonly";
+
 export const GOOGLE_SCOPES = [
   "https://www.googleapis.com/auth/admin.directory.user.readonly",
   "https://www.googleapis.com/auth/admin.directory.group.readonly",
@@ -116,6 +119,7 @@ function keyClient(
   file: string,
   config: GoogleConfig,
   ca: string[] | undefined,
+  scopes: readonly string[],
 ): ClientMaker {
   const email = json.client_email;
   const key = json.private_key;
@@ -132,7 +136,7 @@ function keyClient(
         email,
         key,
         ...(typeof json.private_key_id === "string" ? { keyId: json.private_key_id } : {}),
-        scopes: GOOGLE_SCOPES,
+        scopes: [...scopes],
         ...(config.subject !== undefined ? { subject: config.subject } : {}),
         transporterOptions,
       }),
@@ -146,6 +150,7 @@ function federationClient(
   file: string,
   config: GoogleConfig,
   ca: string[] | undefined,
+  scopes: readonly string[],
 ): ClientMaker {
   if (config.subject !== undefined)
     throw new DirectoryError({
@@ -164,7 +169,7 @@ function federationClient(
     make: () => {
       const client = lib.ExternalAccountClient.fromJSON({
         ...(json as unknown as Options),
-        scopes: GOOGLE_SCOPES,
+        scopes: [...scopes],
         transporterOptions,
       } as Options);
       if (client === null)
@@ -184,15 +189,18 @@ export async function googleAuthorizer(o: {
   config: GoogleConfig;
   env: NodeJS.ProcessEnv;
   ca: string[] | undefined;
+  /** The scopes the token asks for (default GOOGLE_SCOPES; a changes-only read adds the Reports API's). */
+  scopes?: readonly string[];
 }): Promise<GoogleAuthorizer> {
   const { config } = o;
+  const scopes = o.scopes ?? GOOGLE_SCOPES;
   const { json, file } = await readCredentials(config, o.env);
   const lib = await import("google-auth-library");
   const maker =
     json.type === "service_account"
-      ? keyClient(lib, json, file, config, o.ca)
+      ? keyClient(lib, json, file, config, o.ca, scopes)
       : json.type === "external_account"
-        ? federationClient(lib, json, file, config, o.ca)
+        ? federationClient(lib, json, file, config, o.ca, scopes)
         : undefined;
   if (maker === undefined)
     throw new DirectoryError({
@@ -209,7 +217,7 @@ export async function googleAuthorizer(o: {
       if (!answer.token) throw new Error("google-auth-library gave no token");
       return (current = `Bearer ${answer.token}`);
     } catch (err) {
-      throw tokenError(err, { config, json, kind, actor, scopes: GOOGLE_SCOPES });
+      throw tokenError(err, { config, json, kind, actor, scopes: [...scopes] });
     }
   };
   const once = (): Promise<string> => {

@@ -6,11 +6,11 @@
  * the sources room's (../picked-groups.ts): here only a Google group's id, values and label.
  */
 import type { GoogleConfig, GoogleRule } from "./schema.js";
-import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
 import type { ReadTally } from "../../types.js";
 import type { DirectoryHttp } from "../directory-http.js";
 import { pickGroups, type GroupKind } from "../picked-groups.js";
+import { NoSuchGroupError } from "../vanished-groups.js";
 import type { Values } from "../template.js";
 import { directoryUrl, FIELDS, listAll, PAGE, scopeQuery, setupError, type GoogleGroupJson } from "./api.js";
 
@@ -49,7 +49,7 @@ async function pickByRule(o: {
     });
     const { items, tally } = await listAll(http, first, "groups", what);
     if (items.length === 0)
-      throw new DirectoryError({
+      throw new NoSuchGroupError({
         message: `${ruleKey} picks no group (query ${JSON.stringify(rule.query)}): a rule that picks nothing is a mistake, not "nobody": check it against the Admin console's groups`,
       });
     return { groups: items as GoogleGroupJson[], read: tally };
@@ -84,6 +84,7 @@ function groupValues(g: GoogleGroupJson): Values {
 /** A Google group to the shared rule: its name `{name}` is the user group's default id and name. */
 export const GOOGLE_GROUPS: GroupKind<GoogleGroupJson> = {
   setting: "source.google",
+  keyPrefix: "google:",
   idOf: (g) => (typeof g.id === "string" ? g.id : undefined),
   nameTemplate: "{name}",
   values: groupValues,

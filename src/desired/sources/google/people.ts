@@ -12,6 +12,7 @@ import { normaliseUser, type RawRecord, type RecordContext, type UserField } fro
 import type { DesiredUser, ReadTally } from "../../types.js";
 import type { SkipCounter } from "../contract.js";
 import type { DirectoryHttp } from "../directory-http.js";
+import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
 import {
   directoryUrl,
   FIELDS,
@@ -63,12 +64,13 @@ export async function readMembers(o: {
         members.set(id, { people });
         return tally;
       } catch (err) {
-        throw setupError(err, {
-          config: o.config,
-          what,
-          actor: o.actor,
-          about: `the group ${id} (gone from Google? run again)`,
-        });
+        // Picked a moment ago, gone now: the directory changed under the read (exit 5), not a setting.
+        if (err instanceof DirectoryHttpError && err.status === 404)
+          throw new SourceIncompleteError({
+            read: what,
+            reason: `the group was deleted after it was picked (Google answered 404 to its members): the read is not whole; the next run picks the groups afresh`,
+          });
+        throw setupError(err, { config: o.config, what, actor: o.actor });
       }
     }),
   );

@@ -19,7 +19,7 @@ type Rule = LdapConfig["groups"][number];
 /** An LDAP group's name: the default id and name of the user group it becomes. */
 const NAME = "{cn}";
 
-interface DirectoryGroup {
+export interface DirectoryGroup {
   dn: string;
   /** Normalised DNs of the entries listed as members (users and groups). */
   members: string[];
@@ -29,7 +29,7 @@ interface DirectoryGroup {
   id?: string;
 }
 
-type Picked = { group: DirectoryGroup; rule: Rule; values: Values };
+export type Picked = { group: DirectoryGroup; rule: Rule; values: Values };
 
 export interface DirectoryGroups {
   groups: DesiredGroup[];
@@ -64,10 +64,14 @@ function toDirectoryGroup(dn: string, values: Values, remaining: Remaining[]): D
   return { dn, members: list("member"), memberOf: list("memberOf") };
 }
 
-/** Reads every group under the group base once; notes the ones a rule picks, with that rule. */
-async function searchGroups(
+/**
+ * Reads every group under the group base once (or those `filter` finds there: the changes-only
+ * reader asks for the groups changed since a time); notes the ones a rule picks, with that rule.
+ */
+export async function searchGroups(
   config: LdapConfig,
   connection: LdapConnection,
+  filter = config.groupFilter,
 ): Promise<{ byDn: Map<string, DirectoryGroup>; picked: Picked[] }> {
   const rules = config.groups.map((rule) => ({
     rule,
@@ -82,7 +86,7 @@ async function searchGroups(
   const remaining: Remaining[] = [];
   for await (const page of connection.pages({
     base: config.groupBaseDn ?? config.baseDn,
-    filter: config.groupFilter,
+    filter,
     attributes: [...wanted],
   })) {
     for (const entry of page) {

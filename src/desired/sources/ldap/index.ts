@@ -4,16 +4,15 @@
  * are unchanged). Groups first (fewer), then the users page by page, each entry normalised as
  * it arrives. Problems name the entry's DN and the attribute (the template) the field came from.
  */
-import type { Entry } from "ldapts";
 import { visible } from "../../characters.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";
 import { normaliseUser, type RawRecord, type RecordContext, type UserField } from "../../records.js";
-import type { DesiredGroup, DesiredUser, Evidence, Identity } from "../../types.js";
+import type { DesiredGroup, DesiredUser, Evidence, Identity, ReadTally } from "../../types.js";
 import type { SourceResult } from "../contract.js";
 import { openLdap, type LdapConfig } from "./client.js";
 import { readDirectoryGroups } from "./groups.js";
-import { attributesOf, evaluate, normaliseDn, valuesOf } from "./template.js";
+import { attributesOf, evaluate, normaliseDn, valuesOf, type Values } from "./template.js";
 
 export type { LdapConfig } from "./client.js";
 export { renderDesiredYaml } from "./export.js";
@@ -24,24 +23,36 @@ export interface ReadLdapOptions {
   defaultIdentity: Identity;
 }
 
-type MappedField = keyof LdapConfig["attributes"];
+export type MappedField = keyof LdapConfig["attributes"];
+
+/** The user fields the config maps, each with its template. */
+export function mappedFields(config: LdapConfig): [MappedField, string][] {
+  return Object.entries(config.attributes).filter((e): e is [MappedField, string] => e[1] !== undefined);
+}
 
 /** What the desired state says it was read from: the server and the base, never the bind DN. */
 export function ldapSourceName(config: LdapConfig): string {
   return `${config.url.replace(/\/$/, "")}/${config.baseDn}`;
 }
 
+/** The attributes a user search asks for: those the templates read ("1.1", none, when none do). */
+export function userAttributes(config: LdapConfig): string[] {
+  const attributes = new Set<string>();
+  for (const [, t] of mappedFields(config)) attributesOf(t).forEach((a) => attributes.add(a));
+  return attributes.size > 0 ? [...attributes] : ["1.1"];
+}
+
 /** One user entry as a raw record: each mapped field from its template, problems located at the DN. */
-function userRecord(o: {
-  entry: Entry;
+export function userRecord(o: {
+  dn: string;
+  values: Values;
   line: number;
   map: [MappedField, string][];
   config: LdapConfig;
   /** The user's groups, when groups are read from the directory. */
   groups?: string[];
 }): RawRecord<UserField> {
-  const { entry, config } = o;
-  const values = valuesOf(entry);
+  const { dn, values, config } = o;
   const text: Partial<Record<UserField, string>> = {};
   for (const [field, template] of o.map) {
     const v = evaluate(template, values);
@@ -53,16 +64,16 @@ function userRecord(o: {
     lists: o.groups ? { groups: o.groups } : {},
     where: (field) => ({
       // A DN is printed in messages: invisible or direction characters in it are shown, not obeyed.
-      file: visible(entry.dn),
+      file: visible(dn),
       field: (config.attributes as Record<string, string | undefined>)[field] ?? field,
     }),
   };
 }
 
 /** What was asked of the directory and read (the contract's evidence); LDAP announces no counts. */
-function ldapEvidence(
+export function ldapEvidence(
   config: LdapConfig,
-  users: { pages: number; read: number },
+  reads: ReadTally[],
   state: { users: DesiredUser[]; groups: DesiredGroup[] },
 ): Evidence {
   // Members per picked group (nesting expanded), by the user group it feeds: the yardstick for
@@ -78,9 +89,34 @@ function ldapEvidence(
     kind: "ldap",
     source: ldapSourceName(config),
     scope: [config.userFilter, ...config.groups.map((r) => r.dn ?? `cn=${r.cn ?? ""}`)],
-    reads: [{ what: `users under ${config.baseDn}`, announced: "unknown", ...users }],
+    reads,
     skipped: [],
     groupSizes,
+  };
+}
+
+/** The read's result, checked as every LDAP read is (an empty directory, users, groups). */
+export function ldapResult(o: {
+  config: LdapConfig;
+  users: DesiredUser[];
+  groups: DesiredGroup[];
+  problems: ProblemList;
+  reads: ReadTally[];
+}): SourceResult {
+  const { config, users, groups, problems } = o;
+  const source = ldapSourceName(config);
+  if (users.length === 0 && !problems.hasErrors)
+    problems.error(
+      { file: source },
+      "empty-directory",
+      `the search for ${config.userFilter} under ${config.baseDn} found no users: an empty directory is never read as "everyone left" (check source.ldap.baseDn and userFilter)`,
+    );
+  checkUsers(users, problems);
+  checkGroups(groups, users, problems);
+  return {
+    state: { users, groups, files: [source] },
+    problems: sortProblems(problems.items, [source]),
+    evidence: ldapEvidence(config, o.reads, { users, groups }),
   };
 }
 
@@ -93,47 +129,42 @@ export async function readLdapDesired(options: ReadLdapOptions): Promise<SourceR
     passwordWarned: { value: false },
     lists: new Map(),
   };
-  const source = ldapSourceName(config);
   const connection = await openLdap(config, options.env);
   const users: DesiredUser[] = [];
   try {
     const directory =
       config.groups.length > 0 ? await readDirectoryGroups({ config, connection, ctx }) : undefined;
-    const map = Object.entries(config.attributes).filter(
-      (e): e is [MappedField, string] => e[1] !== undefined,
-    );
-    const attributes = new Set<string>();
-    for (const [, t] of map) attributesOf(t).forEach((a) => attributes.add(a));
+    const map = mappedFields(config);
     let line = 0;
     let pages = 0;
     for await (const page of connection.pages({
       base: config.baseDn,
       filter: config.userFilter,
-      attributes: attributes.size > 0 ? [...attributes] : ["1.1"],
+      attributes: userAttributes(config),
     })) {
       pages += 1;
       for (const entry of page) {
         line++;
         const groups = directory?.groupsOf(normaliseDn(entry.dn));
-        const raw = userRecord({ entry, line, map, config, ...(groups ? { groups } : {}) });
+        const raw = userRecord({
+          dn: entry.dn,
+          values: valuesOf(entry),
+          line,
+          map,
+          config,
+          ...(groups ? { groups } : {}),
+        });
         const user = normaliseUser(raw, ctx);
         if (user) users.push(user);
       }
     }
-    const groups = directory?.groups ?? [];
-    if (users.length === 0 && !problems.hasErrors)
-      problems.error(
-        { file: source },
-        "empty-directory",
-        `the search for ${config.userFilter} under ${config.baseDn} found no users: an empty directory is never read as "everyone left" (check source.ldap.baseDn and userFilter)`,
-      );
-    checkUsers(users, problems);
-    checkGroups(groups, users, problems);
-    return {
-      state: { users, groups, files: [source] },
-      problems: sortProblems(problems.items, [source]),
-      evidence: ldapEvidence(config, { pages, read: line }, { users, groups }),
-    };
+    return ldapResult({
+      config,
+      users,
+      groups: directory?.groups ?? [],
+      problems,
+      reads: [{ what: `users under ${config.baseDn}`, announced: "unknown", pages, read: line }],
+    });
   } finally {
     await connection.close();
   }

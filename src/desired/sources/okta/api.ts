@@ -3,6 +3,7 @@
  * header whose `rel` is `next` (followed verbatim), and a request no retry fixes comes back as
  * Okta's error body (`errorCode`, `errorSummary`), which `setupError` turns into the fix to make.
  */
+import { NoSuchGroupError } from "../vanished-groups.js";
 import { DirectoryError } from "../../../errors.js";
 import { DirectoryHttpError, SourceIncompleteError } from "../errors.js";
 import type { PageRule } from "../pages.js";
@@ -81,5 +82,8 @@ export function setupError(err: unknown, o: { what: string; orgUrl: string; unkn
             : !code
               ? `this does not look like an Okta org's API: check source.okta.orgUrl (${o.orgUrl}), e.g. https://<your-org>.okta.com`
               : "see Okta's error code in its documentation";
-  return new DirectoryError({ message: `${o.what}: ${said}: ${fix} (docs/okta.md)` });
+  const message = `${o.what}: ${said}: ${fix} (docs/okta.md)`;
+  // A rule's group that Okta does not have: a mistake, unless one that had members is gone.
+  if (code === "E0000007" && o.unknown !== undefined) return new NoSuchGroupError({ message });
+  return new DirectoryError({ message });
 }

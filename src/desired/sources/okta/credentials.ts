@@ -15,6 +15,8 @@ import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import { isDirectoryOutage } from "../ldap/client.js";
 
 export const OKTA_SCOPES = ["okta.users.read", "okta.groups.read"];
+/** A changes-only run reads the System Log too (okta/changes.ts). */
+export const OKTA_LOG_SCOPE = "okta.logs.read";
 
 export interface OktaAuthorizer {
   kind: "service app" | "API token";
@@ -69,6 +71,8 @@ export async function oktaAuthorizer(o: {
   config: OktaConfig;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** The scopes a service app's token asks for (default OKTA_SCOPES). */
+  scopes?: readonly string[];
 }): Promise<OktaAuthorizer> {
   const c = o.config.credentials;
   if (c.clientId !== undefined) {
@@ -88,6 +92,7 @@ export async function oktaAuthorizer(o: {
       credentials: c,
       key: await signingKey(pem, c),
       timeoutMs: o.timeoutMs,
+      scopes: o.scopes ?? OKTA_SCOPES,
     });
   }
   const token = await secret({
@@ -114,6 +119,7 @@ function serviceApp(o: {
   credentials: Credentials;
   key: Awaited<ReturnType<typeof signingKey>>;
   timeoutMs: number;
+  scopes: readonly string[];
 }): OktaAuthorizer {
   const endpoint = `${o.orgUrl}/oauth2/v1/token`;
   let cached: { value: string; until: number } | undefined;
@@ -132,7 +138,7 @@ function serviceApp(o: {
       .setExpirationTime("5m")
       .setJti(randomUUID())
       .sign(o.key);
-    const answer = await exchange(endpoint, assertion, o.timeoutMs, o.credentials.clientId!);
+    const answer = await exchange(endpoint, assertion, o.timeoutMs, o.credentials.clientId!, o.scopes);
     cached = {
       value: `Bearer ${answer.token}`,
       until: Date.now() + Math.max(0, answer.expiresIn - 60) * 1000,
@@ -155,10 +161,16 @@ function serviceApp(o: {
   };
 }
 
-async function exchange(endpoint: string, assertion: string, timeoutMs: number, clientId: string) {
+async function exchange(
+  endpoint: string,
+  assertion: string,
+  timeoutMs: number,
+  clientId: string,
+  scopes: readonly string[],
+) {
   const form = new URLSearchParams({
     grant_type: "client_credentials",
-    scope: OKTA_SCOPES.join(" "),
+    scope: scopes.join(" "),
     client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
     client_assertion: assertion,
   });
@@ -185,7 +197,7 @@ async function exchange(endpoint: string, assertion: string, timeoutMs: number, 
   }
   if (status === 200 && typeof body.access_token === "string")
     return { token: body.access_token, expiresIn: Number(body.expires_in ?? 3600) };
-  throw tokenRefused(status, body, { endpoint, clientId });
+  throw tokenRefused(status, body, { endpoint, clientId, scopes });
 }
 
 function tokenNetworkError(err: unknown, endpoint: string): Error {
@@ -201,12 +213,12 @@ function tokenNetworkError(err: unknown, endpoint: string): Error {
 function tokenRefused(
   status: number,
   body: Record<string, unknown>,
-  o: { endpoint: string; clientId: string },
+  o: { endpoint: string; clientId: string; scopes: readonly string[] },
 ): Error {
   const said = `${String(body.error ?? status)}: ${String(body.error_description ?? body.errorSummary ?? "")}`;
   const fix =
     body.error === "invalid_scope"
-      ? `grant the scopes ${OKTA_SCOPES.join(" and ")} to the app (Okta API Scopes tab)`
+      ? `grant the scopes ${o.scopes.join(", ")} to the app (Okta API Scopes tab)${o.scopes.includes(OKTA_LOG_SCOPE) ? `; ${OKTA_LOG_SCOPE} is for source.changes.mode (docs/okta.md)` : ""}`
       : body.error === "invalid_client"
         ? `check source.okta.credentials.clientId (${o.clientId}), keyId and that the app's public key matches the private key`
         : status === 404

@@ -9,6 +9,7 @@
 import { DirectoryError } from "../../../errors.js";
 import { visible } from "../../characters.js";
 import { pickGroups, type GroupKind } from "../picked-groups.js";
+import { NoSuchGroupError } from "../vanished-groups.js";
 import { profileValues } from "./people.js";
 import type { OktaConfig } from "./schema.js";
 import type { DirectoryHttp } from "../directory-http.js";
@@ -68,14 +69,14 @@ async function pickByRule(http: DirectoryHttp, orgUrl: string, rule: OktaRule) {
         message: `${exact.length} Okta groups are named ${JSON.stringify(name)} (${exact.map((g) => g.id).join(", ")}): pick one by groupId`,
       });
     if (exact.length === 0)
-      throw new DirectoryError({
+      throw new NoSuchGroupError({
         message: `Okta has no group named ${JSON.stringify(name)}${found.groups.length > 0 ? ` (but ${found.groups.map((g) => JSON.stringify(g.profile.name)).join(", ")}: names are matched exactly)` : ""}: check source.okta.groups[].groupName`,
       });
     return { groups: exact, read: found.read };
   }
   const found = await listGroups({ http, orgUrl, search: rule.search ?? "", what });
   if (found.groups.length === 0)
-    throw new DirectoryError({
+    throw new NoSuchGroupError({
       message: `the search ${JSON.stringify(rule.search)} picks no Okta group: a rule that picks nothing is a mistake, not "nobody" (check source.okta.groups[].search)`,
     });
   return found;
@@ -93,6 +94,7 @@ export function pickOktaGroups(o: { http: DirectoryHttp; config: OktaConfig }) {
 /** An Okta group to the shared rule: `{id}`, `{name}`, `{description}` and the profile; `{name}` the default. */
 export const OKTA_GROUPS: GroupKind<OktaGroupJson> = {
   setting: "source.okta",
+  keyPrefix: "okta:",
   idOf: (g) => g.id,
   nameTemplate: "{name}",
   values: (g) => profileValues(g.id, g.profile),

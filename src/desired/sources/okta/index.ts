@@ -11,14 +11,14 @@ import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { DirectoryHttp } from "../directory-http.js";
-import { userGroups } from "../picked-groups.js";
+import { userGroups, type PickedGroup } from "../picked-groups.js";
 import { SourceIncompleteError } from "../errors.js";
-import type { DesiredUser, Evidence } from "../../types.js";
-import type { OktaUserJson } from "./api.js";
+import type { DesiredUser, Evidence, ReadTally } from "../../types.js";
+import type { OktaGroupJson, OktaUserJson } from "./api.js";
 import { oktaAuthorizer } from "./credentials.js";
-import { describeRule, OKTA_GROUPS, pickOktaGroups } from "./groups.js";
+import { describeRule, OKTA_GROUPS, pickOktaGroups, type OktaRule } from "./groups.js";
 import { OktaPacer } from "./pacer.js";
-import { readMembers, toDesiredUser } from "./people.js";
+import { readMembers, toDesiredUser, type Member } from "./people.js";
 import { oktaSignIn } from "./subject.js";
 
 export function oktaHttp(
@@ -55,54 +55,84 @@ export function oktaHttp(
   return { http, pacer };
 }
 
-export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): Promise<SourceResult> {
-  const auth = await oktaAuthorizer({ config, env: ctx.env, timeoutMs: config.timeoutMs });
+/** What a whole read of the picked groups gives: the groups, their members, the listings. */
+export interface OktaRead {
+  picked: PickedGroup<OktaGroupJson, OktaRule>[];
+  members: Map<string, Member>;
+  sizes: Map<string, number>;
+  reads: ReadTally[];
+}
+
+/** The picked groups and every member of them, each listing followed to its end. */
+export async function readOktaGroups(http: DirectoryHttp, config: OktaConfig): Promise<OktaRead> {
+  const { picked, reads: groupReads } = await pickOktaGroups({ http, config });
+  const labels = picked.map((p) => ({
+    id: p.group.id,
+    label: JSON.stringify(String(p.group.profile.name ?? p.group.id)),
+  }));
+  const { members, reads, sizes } = await readMembers({ http, orgUrl: config.orgUrl, groups: labels });
+  return { picked, members, sizes, reads: [...groupReads, ...reads] };
+}
+
+/** The desired state of a read (whole, or a picture's after changes): the same rules either way. */
+export function oktaResult(config: OktaConfig, ctx: SourceContext, read: OktaRead): SourceResult {
+  const { picked, members, sizes } = read;
+  const problems = new ProblemList();
+  const rc: RecordContext = {
+    problems,
+    defaultIdentity: ctx.defaultIdentity,
+    passwordWarned: { value: false },
+  };
+  const { groups, userGroupOf } = userGroups(picked, OKTA_GROUPS, rc);
+  const users: DesiredUser[] = [];
+  const oktaOf = new Map<string, OktaUserJson>();
+  const sorted = [...members.values()].sort((a, b) => (a.user.id < b.user.id ? -1 : 1));
+  sorted.forEach((member, i) => {
+    const groupIds = [...member.groups].flatMap((id) => userGroupOf.get(id) ?? []);
+    const user = toDesiredUser({ member, line: i + 1, config, groupIds, ctx: rc });
+    if (user === undefined) return;
+    users.push(user);
+    oktaOf.set(user.id, member.user);
+  });
+  checkUsers(users, problems);
+  checkGroups(groups, users, problems);
+  const state = { users, groups, files: [config.orgUrl] };
+  const evidence: Evidence = {
+    kind: "okta",
+    source: config.orgUrl,
+    scope: config.groups.map(describeRule),
+    reads: read.reads,
+    skipped: [],
+    groupSizes: Object.fromEntries(picked.map((p) => [`okta:${p.group.id}`, sizes.get(p.group.id) ?? 0])),
+  };
+  return {
+    state,
+    problems: sortProblems(problems.items, [config.orgUrl]),
+    evidence,
+    // Okta signs people in as `sub` = their Okta id unless the organization names another claim.
+    ...(config.identity === "external" ? { signIn: oktaSignIn(oktaOf) } : {}),
+  };
+}
+
+/** The Okta HTTP client of a run, signed in (the token or the service app's key). */
+export async function connectOkta(config: OktaConfig, ctx: SourceContext, scopes?: readonly string[]) {
+  const auth = await oktaAuthorizer({
+    config,
+    env: ctx.env,
+    timeoutMs: config.timeoutMs,
+    ...(scopes ? { scopes } : {}),
+  });
   if (auth.warning) ctx.logger.warn(auth.warning);
   const renew = auth.renew?.bind(auth);
-  const { http, pacer } = oktaHttp(config, ctx, () => auth.authorization(), renew);
+  return oktaHttp(config, ctx, () => auth.authorization(), renew);
+}
+
+export async function readOktaDesired(config: OktaConfig, ctx: SourceContext): Promise<SourceResult> {
+  const { http, pacer } = await connectOkta(config, ctx);
   try {
-    const { picked, reads: groupReads } = await pickOktaGroups({ http, config });
-    const problems = new ProblemList();
-    const rc: RecordContext = {
-      problems,
-      defaultIdentity: ctx.defaultIdentity,
-      passwordWarned: { value: false },
-    };
-    const { groups, userGroupOf } = userGroups(picked, OKTA_GROUPS, rc);
-    const labels = picked.map((p) => ({
-      id: p.group.id,
-      label: JSON.stringify(String(p.group.profile.name ?? p.group.id)),
-    }));
-    const { members, reads, sizes } = await readMembers({ http, orgUrl: config.orgUrl, groups: labels });
-    const users: DesiredUser[] = [];
-    const oktaOf = new Map<string, OktaUserJson>();
-    const sorted = [...members.values()].sort((a, b) => (a.user.id < b.user.id ? -1 : 1));
-    sorted.forEach((member, i) => {
-      const groupIds = [...member.groups].flatMap((id) => userGroupOf.get(id) ?? []);
-      const user = toDesiredUser({ member, line: i + 1, config, groupIds, ctx: rc });
-      if (user === undefined) return;
-      users.push(user);
-      oktaOf.set(user.id, member.user);
-    });
-    checkUsers(users, problems);
-    checkGroups(groups, users, problems);
+    const result = oktaResult(config, ctx, await readOktaGroups(http, config));
     ctx.logger.debug({ directory: "Okta", requests: http.requests, ...pacer.stats }, "Okta read");
-    const state = { users, groups, files: [config.orgUrl] };
-    const evidence: Evidence = {
-      kind: "okta",
-      source: config.orgUrl,
-      scope: config.groups.map(describeRule),
-      reads: [...groupReads, ...reads],
-      skipped: [],
-      groupSizes: Object.fromEntries(picked.map((p) => [`okta:${p.group.id}`, sizes.get(p.group.id) ?? 0])),
-    };
-    return {
-      state,
-      problems: sortProblems(problems.items, [config.orgUrl]),
-      evidence,
-      // Okta signs people in as `sub` = their Okta id unless the organization names another claim.
-      ...(config.identity === "external" ? { signIn: oktaSignIn(oktaOf) } : {}),
-    };
+    return result;
   } finally {
     await http.close();
   }

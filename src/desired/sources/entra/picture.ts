@@ -1,0 +1,107 @@
+/**
+ * An Entra read as a picture (../changes/feed.ts) and back. Each picked group keeps its people
+ * at any depth (transitiveMembers, as the whole read lists them) and the groups nested in it at
+ * any depth, each nested group kept too, so the delta query's news about any of them is noticed.
+ * Back from a picture, the members are handed to the same `build` the whole read uses: both give
+ * the same desired state.
+ */
+import type { EntraConfig } from "./schema.js";
+import type { Attributes, Picture, PicturedGroup, PicturedPerson } from "../changes/feed.js";
+import { PICTURE_FORMAT_VERSION } from "../changes/feed.js";
+import { membersOf, nestedBelow } from "../changes/apply.js";
+import type { GraphGroupItem, Rule } from "./groups.js";
+import type { GroupMembers } from "./members.js";
+import type { GraphUserItem } from "./users.js";
+
+/** A Graph object's properties as picture attributes: everything but its id and OData annotations. */
+export function attributesOf(item: Record<string, unknown>): Attributes {
+  const out: Record<string, Attributes[string]> = {};
+  for (const [k, v] of Object.entries(item)) {
+    if (k === "id" || k.includes("@")) continue;
+    if (v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v;
+    else if (Array.isArray(v) && v.every((x) => typeof x === "string")) out[k] = v as string[];
+  }
+  return out;
+}
+
+export function personOf(item: GraphUserItem): PicturedPerson {
+  return {
+    id: item.id,
+    status: item["accountEnabled"] === false ? "disabled" : "enabled",
+    attributes: attributesOf(item),
+  };
+}
+
+export function groupOf(m: GroupMembers, rule: number): PicturedGroup {
+  const g = m.picked.group;
+  return {
+    id: g.id,
+    name: String(g["displayName"] ?? g.id),
+    rule,
+    attributes: attributesOf(g),
+    people: [...new Set(m.users.map((u) => u.id))].sort(),
+    groups: [...m.nested].sort(),
+    others: m.others,
+  };
+}
+
+/** A group nested below a picked one: kept for its id, its members are the picked group's. */
+export function nestedGroupOf(id: string): PicturedGroup {
+  return { id, name: id, attributes: {}, people: [], groups: [] };
+}
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The picture of a whole read. */
+export function pictureOf(o: {
+  config: EntraConfig;
+  members: readonly GroupMembers[];
+  digest: string;
+  readAt: string;
+}): Picture {
+  const ruleIndex = (rule: Rule) => o.config.groups.indexOf(rule);
+  const groups = new Map<string, PicturedGroup>();
+  const people = new Map<string, PicturedPerson>();
+  for (const m of o.members) {
+    groups.set(m.picked.group.id, groupOf(m, ruleIndex(m.picked.rule)));
+    for (const u of m.users) people.set(u.id, personOf(u));
+  }
+  for (const m of o.members) for (const n of m.nested) if (!groups.has(n)) groups.set(n, nestedGroupOf(n));
+  return {
+    formatVersion: PICTURE_FORMAT_VERSION,
+    kind: "entra",
+    configDigest: o.digest,
+    readAt: o.readAt,
+    groups: [...groups.values()].sort(byId),
+    people: [...people.values()].sort(byId),
+  };
+}
+
+/** A person of the picture as the Graph user the whole read would have listed. */
+function userItem(p: PicturedPerson): GraphUserItem {
+  return { ...p.attributes, id: p.id, accountEnabled: p.status === "enabled" };
+}
+
+/** The picked groups of a picture as the whole read's members, in rule order, for `build`. */
+export function membersFromPicture(config: EntraConfig, picture: Picture): GroupMembers[] {
+  const people = new Map(picture.people.map((p) => [p.id, p]));
+  const reach = membersOf(picture);
+  const below = nestedBelow(picture);
+  const picked = picture.groups
+    .filter((g) => g.rule !== undefined && config.groups[g.rule] !== undefined)
+    .sort((a, b) => a.rule! - b.rule! || (a.id < b.id ? -1 : 1));
+  return picked.map((g) => ({
+    picked: {
+      group: { ...g.attributes, id: g.id } as GraphGroupItem,
+      rule: config.groups[g.rule!]!,
+      ruleKey: `source.entra.groups[${g.rule!}]`,
+    },
+    users: (reach.get(g.id) ?? []).flatMap((id) => {
+      const p = people.get(id);
+      return p ? [userItem(p)] : [];
+    }),
+    nested: below.get(g.id) ?? new Set(),
+    others: g.others ?? 0,
+    nestedRead: true,
+  }));
+}

@@ -1,0 +1,73 @@
+/**
+ * LDAP's change feed (../changes/feed.ts): the whole read takes its position first (the time it
+ * began, less a margin: changes.ts), then reads every group and every user into a picture
+ * (picture.ts); a changes-only run searches by `modifyTimestamp` since the position and lists
+ * the DNs to see what left (changes.ts). The desired state is built from the picture (build.ts).
+ */
+import type { Config } from "../../../config/schema.js";
+import { ConfigError } from "../../../errors.js";
+import { sourceDigest } from "../changes/digest.js";
+import { PICTURE_FORMAT_VERSION, type ChangeFeed, type WholeRead } from "../changes/feed.js";
+import type { SourceContext } from "../contract.js";
+import { buildLdapDesired } from "./build.js";
+import { readLdapChanges, ldapPosition } from "./changes.js";
+import { openLdap, type LdapConfig, type LdapConnection } from "./client.js";
+import { prunedGroups, readPictureGroups, readPicturePeople, USERS, USERS_RULE } from "./picture.js";
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Takes the position, then reads every group and user into a picture. */
+export async function readLdapWhole(o: {
+  config: LdapConfig;
+  connection: LdapConnection;
+  digest: string;
+  now: number;
+}): Promise<WholeRead> {
+  const { config, connection } = o;
+  const position = ldapPosition(o.now);
+  const groups = config.groups.length > 0 ? await readPictureGroups(config, connection) : [];
+  const { people, read } = await readPicturePeople(config, connection);
+  const users = {
+    id: USERS,
+    name: `users under ${config.baseDn}`,
+    rule: USERS_RULE,
+    attributes: {},
+    people: people.map((p) => p.id).sort(),
+    groups: [],
+  };
+  return {
+    picture: {
+      formatVersion: PICTURE_FORMAT_VERSION,
+      kind: "ldap",
+      configDigest: o.digest,
+      readAt: position.takenAt,
+      groups: prunedGroups([...groups, users]),
+      people: [...new Map(people.map((p) => [p.id, p])).values()].sort(byId),
+    },
+    position,
+    reads: [read],
+  };
+}
+
+export function openLdapFeed(config: Config, ctx: SourceContext): ChangeFeed {
+  const ldap = config.source.ldap;
+  if (ldap === undefined)
+    throw new ConfigError({
+      message: "source.type is ldap but source.ldap is not set: see docs/ldap.md and config.example.yaml.",
+    });
+  const digest = sourceDigest(config);
+  let connection: LdapConnection | undefined;
+  const connected = async () => (connection ??= await openLdap(ldap, ctx.env));
+  return {
+    kind: "ldap",
+    configDigest: digest,
+    readWhole: async () =>
+      readLdapWhole({ config: ldap, connection: await connected(), digest, now: Date.now() }),
+    readChanges: async (since, picture) =>
+      readLdapChanges({ config: ldap, connection: await connected(), since, picture, now: Date.now() }),
+    build: (input) => buildLdapDesired(ldap, input),
+    close: async () => {
+      await connection?.close();
+    },
+  };
+}
