@@ -206,8 +206,20 @@ printf '%s\n' "${envs[@]}" >"$work/env"
 
 # The image's SBOM, beside it: CycloneDX, of what the image holds (/opt/usersync, the production
 # install: its package-lock.json), as npm writes it.
+# /opt/usersync's own package.json (npm install of the packed tarball wrote it) has no name or
+# version, and npm sbom needs both for the root's purl: a copy of its manifest and lock names it.
 sbom="$cache/usersync-$version.cdx.json"
-npm sbom --prefix "$rootfs/opt/usersync" --sbom-format cyclonedx --package-lock-only >"$sbom" ||
+mkdir -p "$work/sbom"
+cp "$rootfs/opt/usersync/package-lock.json" "$work/sbom/"
+node -e 'const fs = require("fs"); const [dir, from, v] = process.argv.slice(1);
+  const named = (j) => ({ ...j, name: "usersync-image", version: v });
+  const pkg = JSON.parse(fs.readFileSync(from, "utf8"));
+  fs.writeFileSync(dir + "/package.json", JSON.stringify(named(pkg)));
+  const lock = JSON.parse(fs.readFileSync(dir + "/package-lock.json", "utf8"));
+  lock.name = "usersync-image"; lock.version = v; lock.packages[""] = named(lock.packages[""] ?? {});
+  fs.writeFileSync(dir + "/package-lock.json", JSON.stringify(lock));' \
+  "$work/sbom" "$rootfs/opt/usersync/package.json" "$version"
+npm sbom --prefix "$work/sbom" --sbom-format cyclonedx --package-lock-only >"$sbom" ||
   fail "npm sbom could not write the image's SBOM"
 node -e 'const s = require(process.argv[1]); if (s.bomFormat !== "CycloneDX" || !(s.components?.length > 0)) process.exit(1)' "$sbom" ||
   fail "the SBOM $sbom is not a CycloneDX document with components"
