@@ -264,9 +264,7 @@ describe("outside the kustomization", () => {
     expect(runtime).toContain(`org.opencontainers.image.licenses="${pkg.license}"`);
     const check = await readFile(join(ROOT, "scripts", "check-image.sh"), "utf8");
     expect(check).toContain('--build-arg "VERSION=$version"');
-    expect(check).toContain(
-      'npm sbom --prefix "$rootfs/opt/usersync" --sbom-format cyclonedx --package-lock-only',
-    );
+    expect(check).toContain('npm sbom --prefix "$work/sbom" --sbom-format cyclonedx --package-lock-only');
     // What that command writes for a tree: a CycloneDX document naming every dependency.
     const r = spawnSync("npm", ["sbom", "--sbom-format", "cyclonedx", "--package-lock-only"], {
       cwd: ROOT,
