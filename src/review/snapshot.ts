@@ -110,6 +110,10 @@ export interface SnapshotPerson {
   desiredState?: "present" | "absent";
   groups: string[];
   allGroups: string[];
+  /** Organization MANAGE, or MANAGE on any workspace. */
+  privileged: boolean;
+  /** The organization permissions the desired state gives (managed people, when compared). */
+  desiredOrganization?: OrganizationPermission[];
   lastChange?: string;
 }
 
@@ -183,7 +187,7 @@ export interface Snapshot {
   groups: ReviewGroup[];
   /** Sorted by key. */
   people: SnapshotPerson[];
-  /** Sorted by rowId; a person's organization row first. */
+  /** In the order of `people`; a person's organization row first, then their workspaces by id. */
   rows: SnapshotRow[];
   reasonSets: AccessReason[][];
   organizationReasonSets: OrganizationReason[][];
