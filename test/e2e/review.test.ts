@@ -68,7 +68,12 @@ async function demoSeed(): Promise<EmulatorSeed> {
   seed.identityProviders = [{ id: "partner-idp", idpType: "CUSTOM_IDP", identifiers: CLAIMED }];
   seed.mappings!.push(
     { id: "ext.partner", authenticationId: "partner|ext", email: "ext@partner-sso.example", groups: [] },
-    { id: "zeta.dup", authenticationId: "auth-grace.hopper", email: "zeta@demo.example", groups: ["finance"] },
+    {
+      id: "zeta.dup",
+      authenticationId: "auth-grace.hopper",
+      email: "zeta@demo.example",
+      groups: ["finance"],
+    },
     { id: "addon.only", authenticationId: "partner|addon", email: "addon@partner-sso.example", groups: [] },
   );
   ws("finance").permissions!.push({ user: "addon.only", permissions: ["CREATE_FILTER_VIEW"] });
@@ -269,7 +274,11 @@ describe("usersync review against the demo organization", () => {
     // Only grace.hopper signs in with the shared authenticationId; zeta.dup is not her.
     expect(f).toContain("sharedAuthenticationId zeta.dup");
     const zeta = review.people.find((p) => p.id === "zeta.dup")!;
-    expect([zeta.login, zeta.email, zeta.shadowedBy]).toEqual(["shadowed", "zeta@demo.example", "grace.hopper"]);
+    expect([zeta.login, zeta.email, zeta.shadowedBy]).toEqual([
+      "shadowed",
+      "zeta@demo.example",
+      "grace.hopper",
+    ]);
     expect(review.people.find((p) => p.id === "grace.hopper")?.email).toBe("grace.hopper@demo.example");
     // A login whose domain the identity provider claims is external, never revokedWithAccess.
     expect(f.filter((x) => x.includes("ext.partner") || x.includes("addon.only"))).not.toContain(
@@ -292,7 +301,9 @@ describe("usersync review against the demo organization", () => {
     for (const x of review.findings) if (x.rowId !== undefined) expect(rows.has(x.rowId), x.rowId).toBe(true);
     // The hierarchy grant says on its own workspace that it reaches the ones below.
     const sales = review.people.find((p) => p.id === "donald.knuth")!;
-    expect(sales.access.find((a) => a.workspace === "sales")?.reasons[0]?.text).toMatch(/also on the \d+ workspace\(s\) below/);
+    expect(sales.access.find((a) => a.workspace === "sales")?.reasons[0]?.text).toMatch(
+      /also on the \d+ workspace\(s\) below/,
+    );
     expect(review.summary.findings).toBe(review.findings.length);
   });
 
@@ -300,7 +311,10 @@ describe("usersync review against the demo organization", () => {
     const schema = JSON.parse(await readFile(join(ROOT, "docs/review.schema.json"), "utf8")) as object;
     const ajv = new Ajv({ allErrors: true, strict: false });
     const validate = ajv.compile(schema);
-    expect(validate((review as Review & { saved: Snapshot }).saved), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+    expect(
+      validate((review as Review & { saved: Snapshot }).saved),
+      JSON.stringify(validate.errors?.slice(0, 3)),
+    ).toBe(true);
   });
 
   it("CSV: one row per person x workspace (one for a person with none), and the organization CSV", async () => {
