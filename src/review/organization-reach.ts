@@ -69,3 +69,7 @@ export function organizationReasonsOf(holders: readonly OrganizationReason[]): A
     text: `organization MANAGE (${r.kind === "direct" ? "direct grant" : r.text}): every workspace`,
   }));
 }
+
+/** `{ key: value }`, or nothing when the value is undefined. */
+export const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
