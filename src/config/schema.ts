@@ -14,6 +14,7 @@ import { CHANGES_LEAVES, changesSection } from "../desired/sources/changes/schem
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
+import { REVIEW_LEAVES, reviewSection } from "./review-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
@@ -150,6 +151,7 @@ export const configSchema = z
     state: state.prefault({}),
     logging: logging.prefault({}),
     targets: targetsSection, // issue 31: targets-schema.ts, targets.ts
+    review: reviewSection.prefault({}), // review-schema.ts
   })
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
@@ -219,6 +221,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.metricsPushJob": "string",
   "output.metricsPushGrouping": "list",
   "state.file": "string",
+  ...REVIEW_LEAVES,
   "logging.level": "string",
   "logging.format": "string",
 };

@@ -10,23 +10,25 @@ import { makeDesiredIndex } from "./desired.js";
 import { reviewFindings } from "./findings.js";
 import type { ReviewInput } from "./input.js";
 import { listPeople, makePersonContext } from "./people.js";
-import { belowFn, contentDigest, groupRows, orgRows, summarize, workspaceRows } from "./parts.js";
+import { belowFn, groupRows, orgRows, summarize, workspaceRows } from "./parts.js";
 import { stepsByPerson } from "./drift.js";
-import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence } from "./types.js";
+import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence, type ReviewPerson } from "./types.js";
 
 export type { ReviewInput } from "./input.js";
 
+// eslint-disable-next-line max-lines-per-function -- the steps of one review in order: model, people, tables, findings
 export function buildReview(input: ReviewInput): Review {
   const { actual, policy } = input;
   const perms = actual.permissions;
   const groupParents = new Map(actual.groups.map((g) => [g.id, g.parents] as const));
+  const workspaces = perms?.workspaces ?? [];
+  const assignments = perms?.assignments ?? [];
   const model = makeAccessModel({
-    workspaces: perms?.workspaces ?? [],
-    assignments: perms?.assignments ?? [],
+    workspaces,
+    assignments,
     groupParents,
     filters: actual.dataFilters?.filters ?? [],
   });
-  const workspaces = perms?.workspaces ?? [];
   const names = new Map(workspaces.map((w) => [w.id, w.name] as const));
   const index = input.desired
     ? makeDesiredIndex({
@@ -51,9 +53,10 @@ export function buildReview(input: ReviewInput): Review {
   const reviewWorkspaces = workspaceRows(workspaces, model, people);
   const groups = groupRows(actual);
   const organizationPermissions = orgRows(ctx, people);
-  const findings = reviewFindings(people, index !== undefined);
+  const removal = { listedAt: input.snapshot.generatedAt, withinSeconds: input.removalWithinSeconds ?? 0 };
+  const findings = reviewFindings(people, index !== undefined, actual.callerId, removal);
+  flagPeople(people, findings);
   const content = { workspaces: reviewWorkspaces, groups, people, organizationPermissions, findings };
-  const digest = contentDigest(content);
   const evidence: ReviewEvidence = {
     requests: input.requests,
     ...(perms?.via !== undefined ? { permissionsVia: perms.via } : {}),
@@ -65,7 +68,8 @@ export function buildReview(input: ReviewInput): Review {
   return {
     formatVersion: REVIEW_FORMAT_VERSION,
     kind: "usersync-access-review",
-    snapshot: { ...input.snapshot, digest },
+    // The digest is the snapshot's (to-snapshot.ts), over what the files are rendered from.
+    snapshot: { ...input.snapshot, digest: "" },
     summary: summarize(content, actual),
     evidence,
     findings,
@@ -74,4 +78,10 @@ export function buildReview(input: ReviewInput): Review {
     people,
     organizationPermissions,
   };
+}
+
+/** `inLine` never stands beside a finding: the plan changes nothing of theirs, but a reviewer has work. */
+function flagPeople(people: ReviewPerson[], findings: readonly { person: string }[]): void {
+  const flagged = new Set(findings.map((f) => f.person));
+  for (const p of people) if (p.agreement === "inLine" && flagged.has(p.key)) p.agreement = "flagged";
 }

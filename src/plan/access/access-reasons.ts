@@ -8,12 +8,14 @@ const assigneeText = (a: Assignee): string => (a.type === "user" ? "own grant" :
 export function withChain(r: AccessReason, chain: string[]): AccessReason {
   const via = chain.length > 1 ? `${chain.join(" -> ")}` : assigneeText(r.holder);
   const group = r.holder.type === "userGroup" ? (chain.length > 1 ? `group ${via}` : via) : via;
+  const below =
+    r.below !== undefined
+      ? `, hierarchy ${r.below.permissions.join(" ")} also on the ${r.below.workspaces} workspace(s) below`
+      : "";
   const text =
     r.kind === "hierarchy"
       ? `${group}, hierarchy from ${r.workspaceChain.join(" > ")}`
-      : r.holder.type === "user"
-        ? "direct grant"
-        : group;
+      : `${r.holder.type === "user" ? "direct grant" : group}${below}`;
   return {
     ...r,
     kind: r.kind === "hierarchy" ? "hierarchy" : r.holder.type === "user" ? "direct" : "group",
@@ -36,7 +38,7 @@ export function effective(f: ActualDataFilter, via: "own" | "group", chain: stri
   };
 }
 
-const KIND_ORDER = { direct: 0, group: 1, hierarchy: 2 } as const;
+const KIND_ORDER = { direct: 0, group: 1, hierarchy: 2, organization: 3 } as const;
 export const byReason = (a: AccessReason, b: AccessReason): number =>
   KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
   cmp(a.holder.type, b.holder.type) ||

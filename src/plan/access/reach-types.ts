@@ -10,9 +10,10 @@ export interface AccessReason {
   /**
    * `direct`: the person's own grant on this workspace; `group`: a grant of a group they are in
    * (directly or through parent groups) on this workspace; `hierarchy`: a grant (the person's or a
-   * group's) on a workspace above this one, with `hierarchy` permissions.
+   * group's) on a workspace above this one, with `hierarchy` permissions; `organization`:
+   * organization MANAGE (the person's or a group's), which reaches every workspace (R9).
    */
-  kind: "direct" | "group" | "hierarchy";
+  kind: "direct" | "group" | "hierarchy" | "organization";
   /** Who holds the grant: the person or a group. */
   holder: Assignee;
   /**
@@ -27,6 +28,11 @@ export interface AccessReason {
   workspaceChain: string[];
   /** What this grant gives on this workspace (its permissions, or its hierarchy permissions below). */
   permissions: WorkspacePermission[];
+  /**
+   * On the workspace that holds a grant with hierarchy permissions: they also reach this many
+   * workspaces below it (each shows a `hierarchy` reason), so the reviewer of this row sees it.
+   */
+  below?: { permissions: WorkspacePermission[]; workspaces: number };
   /**
    * Whether the desired state gives this grant (holder, workspace, permissions) so usersync keeps
    * it: false for a grant made by hand; absent when no desired state was compared.
