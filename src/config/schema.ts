@@ -12,6 +12,7 @@ import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js
 import { ldapSection } from "./ldap-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
+import { CAMPAIGN_LEAVES, campaignKeys } from "./review-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 
 const path = z.string().min(1, "must be a file path");
@@ -148,6 +149,7 @@ export const configSchema = z
     state: state.prefault({}),
     logging: logging.prefault({}),
     targets: targetsSection, // issue 31: targets-schema.ts, targets.ts
+    review: z.strictObject({ ...campaignKeys }).prefault({}), // issue 47: review-schema.ts
   })
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
@@ -218,6 +220,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "state.file": "string",
   "logging.level": "string",
   "logging.format": "string",
+  ...CAMPAIGN_LEAVES,
 };
 
 /** Leaves holding file paths: relative values resolve against the config file's folder (or the cwd for env and flags). */
