@@ -70,7 +70,8 @@ export async function runDecide(step: StepInput): Promise<number> {
     inputs.push(read.input);
     problems.push(...read.problems);
   }
-  const merged = mergeDecisions(campaign.value, existing?.decisions ?? [], inputs);
+  const before = (existing?.decisions ?? []).map(({ field: _field, line: _line, ...d }) => d);
+  const merged = mergeDecisions(campaign.value, before, inputs);
   problems.push(...merged.problems);
   if (problems.length > 0)
     throw new InputError({

@@ -90,7 +90,7 @@ export function decisionsFromJson(file: string, value: unknown, campaign: Campai
     decisions: d.decisions.map((x, i) => ({
       ...x,
       reviewer: String(x.reviewer).toLowerCase(),
-      from: name,
+      from: x.from ?? name,
       field: `decisions[${i}]`,
     })),
   };
