@@ -121,3 +121,55 @@ export const minusGrant = (a: WorkspaceGrant, b: WorkspaceGrant): WorkspaceGrant
   permissions: minusSet(a.permissions, b.permissions),
   hierarchy: minusSet(a.hierarchy, b.hierarchy),
 });
+
+/**
+ * What each workspace permission covers besides itself, as the service documents it
+ * (shared/spec/access-rules.md R5-R8): MANAGE covers VIEW, CREATE_FILTER_VIEW, ANALYZE and EXPORT
+ * (and so EXPORT_PDF and EXPORT_TABULAR); ANALYZE covers VIEW; EXPORT covers VIEW, EXPORT_PDF and
+ * EXPORT_TABULAR; EXPORT_PDF and EXPORT_TABULAR each cover VIEW. The add-ons (CREATE_FILTER_VIEW,
+ * CREATE_AUTOMATION, USE_AI_ASSISTANT) cover nothing, not even VIEW; MANAGE does not cover
+ * CREATE_AUTOMATION or USE_AI_ASSISTANT (R8, the documents' reading).
+ */
+export const WORKSPACE_IMPLIES: Readonly<Record<WorkspacePermission, readonly WorkspacePermission[]>> = {
+  MANAGE: ["VIEW", "CREATE_FILTER_VIEW", "ANALYZE", "EXPORT", "EXPORT_PDF", "EXPORT_TABULAR"],
+  ANALYZE: ["VIEW"],
+  EXPORT: ["VIEW", "EXPORT_PDF", "EXPORT_TABULAR"],
+  EXPORT_PDF: ["VIEW"],
+  EXPORT_TABULAR: ["VIEW"],
+  CREATE_AUTOMATION: [],
+  USE_AI_ASSISTANT: [],
+  CREATE_FILTER_VIEW: [],
+  VIEW: [],
+};
+
+/** Organization MANAGE covers SELF_CREATE_TOKEN (R10). */
+export const ORGANIZATION_IMPLIES: Readonly<
+  Record<OrganizationPermission, readonly OrganizationPermission[]>
+> = { MANAGE: ["SELF_CREATE_TOKEN"], SELF_CREATE_TOKEN: [] };
+
+/** What a set of granted workspace permissions lets a person do: the set with what each covers, sorted. */
+export function effectiveWorkspace(granted: readonly WorkspacePermission[]): WorkspacePermission[] {
+  return permissionSet(granted.flatMap((p) => [p, ...WORKSPACE_IMPLIES[p]]));
+}
+
+export function effectiveOrganization(granted: readonly OrganizationPermission[]): OrganizationPermission[] {
+  return permissionSet(granted.flatMap((p) => [p, ...ORGANIZATION_IMPLIES[p]]));
+}
+
+/** Whether these permissions reach the workspace at all: only with VIEW, granted or covered (R7). */
+export const reachesWorkspace = (granted: readonly WorkspacePermission[]): boolean =>
+  effectiveWorkspace(granted).includes("VIEW");
+
+/**
+ * Whether `after` lets a person do something `before` did not (a raise), and the other way (a
+ * lowering), comparing what the sets cover, not their names: EXPORT_PDF -> EXPORT is a raise only.
+ */
+export function compareCoverage<P extends string>(
+  before: readonly P[],
+  after: readonly P[],
+  cover: (set: readonly P[]) => P[],
+): { raised: boolean; lowered: boolean } {
+  const b = cover(before);
+  const a = cover(after);
+  return { raised: a.some((p) => !b.includes(p)), lowered: b.some((p) => !a.includes(p)) };
+}

@@ -10,7 +10,7 @@ import { makeDesiredIndex } from "./desired.js";
 import { reviewFindings } from "./findings.js";
 import type { ReviewInput } from "./input.js";
 import { listPeople, makePersonContext } from "./people.js";
-import { belowFn, contentDigest, groupRows, orgRows, summarize, workspaceRows } from "./parts.js";
+import { belowFn, groupRows, orgRows, summarize, workspaceRows } from "./parts.js";
 import { stepsByPerson } from "./drift.js";
 import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence } from "./types.js";
 
@@ -53,7 +53,6 @@ export function buildReview(input: ReviewInput): Review {
   const organizationPermissions = orgRows(ctx, people);
   const findings = reviewFindings(people, index !== undefined);
   const content = { workspaces: reviewWorkspaces, groups, people, organizationPermissions, findings };
-  const digest = contentDigest(content);
   const evidence: ReviewEvidence = {
     requests: input.requests,
     ...(perms?.via !== undefined ? { permissionsVia: perms.via } : {}),
@@ -65,7 +64,8 @@ export function buildReview(input: ReviewInput): Review {
   return {
     formatVersion: REVIEW_FORMAT_VERSION,
     kind: "usersync-access-review",
-    snapshot: { ...input.snapshot, digest },
+    // The digest is the snapshot's (to-snapshot.ts), over what the files are rendered from.
+    snapshot: { ...input.snapshot, digest: "" },
     summary: summarize(content, actual),
     evidence,
     findings,

@@ -6,18 +6,18 @@ import type { ActualState } from "../service/types.js";
 import { personOfSteps } from "../plan/summary.js";
 import type { Plan, Step } from "../plan/types.js";
 
-/** Person key (`user/<id>`, `login/<email>`) -> one line per step that changes them. */
+/** Person key (the userId, `login:<email>`) -> one line per step that changes them. */
 export function stepsByPerson(plan: Plan, actual: ActualState): Map<string, string[]> {
   const mappingIds = new Set(actual.mappings.map((m) => m.id));
   const byEmail = new Map<string, string>();
-  for (const u of actual.idpUsers) byEmail.set(u.email.toLowerCase(), `login/${u.email.toLowerCase()}`);
+  for (const u of actual.idpUsers) byEmail.set(u.email.toLowerCase(), `login:${u.email.toLowerCase()}`);
   const byAuth = new Map(actual.idpUsers.map((u) => [u.authenticationId, u.email.toLowerCase()] as const));
   for (const m of actual.mappings) {
     const email = m.authenticationId !== undefined ? byAuth.get(m.authenticationId) : undefined;
-    if (email !== undefined) byEmail.set(email, `user/${m.id}`);
+    if (email !== undefined) byEmail.set(email, m.id);
   }
   const keyOf = (who: string): string | undefined =>
-    mappingIds.has(who) ? `user/${who}` : byEmail.get(who.toLowerCase());
+    mappingIds.has(who) ? who : byEmail.get(who.toLowerCase());
   const person = personOfSteps(plan.steps);
   const out = new Map<string, string[]>();
   const add = (key: string | undefined, s: Step): void => {

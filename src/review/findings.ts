@@ -13,12 +13,16 @@ const SEVERITY: Record<FindingKind, Finding["severity"]> = {
   missingDesiredFilter: "high",
   handMadeDirectGrant: "medium",
   accessNoGroupExplains: "medium",
+  sharedAuthenticationId: "medium",
+  removalLate: "high",
 };
 const KIND_ORDER: readonly FindingKind[] = [
   "revokedWithAccess",
+  "removalLate",
   "privilegedOutsideDesired",
   "missingDesiredFilter",
   "handMadeDirectGrant",
+  "sharedAuthenticationId",
   "accessNoGroupExplains",
 ];
 

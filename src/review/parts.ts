@@ -1,5 +1,4 @@
-/** The review's tables beside its people (review.ts): workspaces, organization permissions, the summary, the digest. */
-import { createHash } from "node:crypto";
+/** The review's tables beside its people (build.ts): workspaces, organization permissions, the summary. */
 import { compareIds as cmp } from "../permissions.js";
 import type { ActualState } from "../service/types.js";
 import type { AccessModel } from "../plan/access/effective-access.js";
@@ -100,44 +99,6 @@ export function summarize(
     findings: c.findings.length,
     findingsByKind,
   };
-}
-
-/**
- * `sha256:` of the content, a part at a time (one JSON string of a large organization's review
- * would be hundreds of MiB). The reason and filter lists people of one group set share are
- * written once and then named by their hash, so the digest costs about what the distinct lists do.
- */
-export function contentDigest(content: Record<string, readonly unknown[]>): string {
-  const hash = createHash("sha256");
-  const listText = new WeakMap<object, string>();
-  /** A shared list's own hash, computed once: hashing its text for every row that shares it costs more than the review. */
-  const textOf = (list: readonly unknown[]): string => {
-    let t = listText.get(list);
-    if (t === undefined) {
-      t = createHash("sha256").update(JSON.stringify(list)).digest("hex");
-      listText.set(list, t);
-    }
-    return t;
-  };
-  for (const [k, items] of Object.entries(content)) {
-    hash.update(`${k}\n`);
-    for (const item of items) {
-      if (k !== "people") {
-        hash.update(`${JSON.stringify(item)}\n`);
-        continue;
-      }
-      const { access, ...person } = item as ReviewPerson;
-      hash.update(JSON.stringify(person));
-      for (const a of access) {
-        const { reasons, filters, ...row } = a;
-        hash.update(JSON.stringify(row));
-        hash.update(textOf(reasons));
-        hash.update(filters.length === 0 ? "[]" : JSON.stringify(filters));
-      }
-      hash.update("\n");
-    }
-  }
-  return `sha256:${hash.digest("hex")}`;
 }
 
 export function groupRows(actual: ActualState): ReviewGroup[] {

@@ -3,7 +3,13 @@
  * their login status, scope, protection, agreement with the desired state, workspace access
  * (effective-access.ts) and organization permissions, each with its reasons.
  */
-import { compareIds as cmp, permissionSet, type OrganizationPermission } from "../permissions.js";
+import {
+  compareIds as cmp,
+  effectiveWorkspace,
+  permissionSet,
+  reachesWorkspace,
+  type OrganizationPermission,
+} from "../permissions.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import type { DesiredUser } from "../desired/types.js";
 import type { AccessModel } from "../plan/access/effective-access.js";
@@ -58,7 +64,7 @@ export function mappingPerson(
   const { input, index } = ctx;
   const d = index?.user(m.id);
   const login = loginOf(ctx, m, idp, d);
-  const key = `user/${m.id}`;
+  const key = m.id;
   const groups = [...m.groups].sort(cmp);
   const { chains, allGroups } = ctx.groupSet(groups);
   const desiredAccess = d?.state === "present" && index ? index.accessOf(d, groups) : undefined;
@@ -67,7 +73,9 @@ export function mappingPerson(
     const row: WorkspaceAccess = {
       workspace: raw.workspace,
       ...(ctx.names.get(raw.workspace) !== undefined ? { workspaceName: ctx.names.get(raw.workspace)! } : {}),
-      permissions: raw.permissions,
+      permissions: effectiveWorkspace(raw.permissions),
+      granted: raw.permissions,
+      reaches: reachesWorkspace(raw.permissions),
       manage: raw.permissions.includes("MANAGE"),
       reasons: ctx.flagReasons(raw.reasons),
       filters: ctx.flagFilters(raw.filters),
@@ -81,7 +89,7 @@ export function mappingPerson(
     return row;
   });
   const orgReasons: OrganizationReason[] = [];
-  const own = ctx.orgGrants.get(key);
+  const own = ctx.orgGrants.get(`user/${m.id}`);
   if (own && own.length > 0)
     orgReasons.push({
       kind: "direct",
@@ -137,7 +145,7 @@ export function loginOnlyPerson(
   inScope: boolean,
   protectedWhy: string | undefined,
 ): ReviewPerson {
-  const key = `login/${u.email.toLowerCase()}`;
+  const key = `login:${u.email.toLowerCase()}`;
   const d = ctx.index?.userByEmail(u.email);
   const managed = isManaged(
     ctx.input,

@@ -18,21 +18,27 @@ export type LoginStatus =
   /** A mapping whose authenticationId belongs to an external OIDC provider (SSO). */
   | "external"
   /** A built-in login that no mapping of this organization points at: no organization user. */
-  | "loginOnly";
+  | "loginOnly"
+  /**
+   * A mapping sharing its authenticationId with an alphabetically earlier userId: the service signs
+   * that one in, never this one (access-rules R15).
+   */
+  | "shadowed";
 
 /**
  * The one word a reviewer sorts by: `protected` and `outOfScope` win over the login status,
  * because they say usersync will not touch the person whatever the login is.
  */
-export type PersonStatus = LoginStatus | "outOfScope" | "protected";
+export type PersonStatus = LoginStatus | "outOfScope" | "protected" | "leaver";
 
 /**
  * Whether the desired state agrees with what the person holds (from the planner run against it):
- * `inLine` managed and the plan changes nothing of theirs; `drifted` managed and the plan would
- * change something (see `drift`); `unmanaged` outside the desired state or outside policy.scope;
+ * `inLine` managed, the plan changes nothing of theirs and no finding stands on them; `drifted`
+ * managed and the plan would change something (see `drift`); `flagged` managed, the plan changes
+ * nothing, but a finding stands on them (never `inLine` beside a finding); `unmanaged` outside the desired state or outside policy.scope;
  * `notCompared` the review ran with no desired state.
  */
-export type Agreement = "inLine" | "drifted" | "unmanaged" | "notCompared";
+export type Agreement = "inLine" | "drifted" | "flagged" | "unmanaged" | "notCompared";
 
 export type { AccessReason, EffectiveFilter } from "../plan/access/reach-types.js";
 import type { AccessReason, EffectiveFilter } from "../plan/access/reach-types.js";
@@ -41,8 +47,14 @@ import type { AccessReason, EffectiveFilter } from "../plan/access/reach-types.j
 export interface WorkspaceAccess {
   workspace: string;
   workspaceName?: string;
-  /** Effective permissions: the union of every reason's. Sorted. */
+  /** Effective permissions: `granted` with what each covers (permissions.ts WORKSPACE_IMPLIES). Sorted. */
   permissions: WorkspacePermission[];
+  /** Granted permissions: the union of every reason's, by name. Sorted. */
+  granted: WorkspacePermission[];
+  /** Whether the person reaches the workspace: false for an add-on without VIEW (it reaches nothing). */
+  reaches: boolean;
+  /** Reached through organization MANAGE (every workspace), not through a grant on it. */
+  viaOrganization?: boolean;
   /** MANAGE on this workspace (through any reason). */
   manage: boolean;
   /** Every reason, direct first, then groups, then hierarchy; each sorted by holder. */
@@ -81,7 +93,7 @@ export interface OrganizationReason {
 }
 
 export interface ReviewPerson {
-  /** Stable key: `user/<id>` for a mapping, `login/<email lower-case>` for a login with no mapping. */
+  /** Stable key (snapshot.ts personKeyOf): the userId for a mapping, `login:<email lower-case>` for a login with no mapping. */
   key: string;
   /** The organization user id (mapping id); absent for `loginOnly`. */
   id?: string;
@@ -98,6 +110,12 @@ export interface ReviewPerson {
   drift: string[];
   /** Whether the desired state lists the person and how: present, absent (to be revoked/removed). */
   desiredState?: "present" | "absent";
+  /** Compared with a desired state: present, absent (not listed, or listed absent), or disabled there. */
+  sourceStatus?: "present" | "absent" | "disabled";
+  /** In the organization with access while the source no longer has them (absent or disabled). */
+  leaver?: boolean;
+  /** For a leaver: when a listing of the source first showed them gone, ISO 8601 (the state keeps it). */
+  goneSince?: string;
   /** Groups the person is a direct member of, sorted. */
   groups: string[];
   /** Every group they are in through parents too (the closure), sorted. */
@@ -159,7 +177,11 @@ export type FindingKind =
   /** The desired state gives the person a filter on a workspace they reach, and it is not there. */
   | "missingDesiredFilter"
   /** Access through no group: only direct grants (the person's own or a hierarchy grant of theirs). */
-  | "accessNoGroupExplains";
+  | "accessNoGroupExplains"
+  /** Mappings share one authenticationId: only the alphabetically first userId signs in (R15). */
+  | "sharedAuthenticationId"
+  /** A leaver's access outlived their leaving by more than review.removalWithin. */
+  | "removalLate";
 
 export interface Finding {
   kind: FindingKind;
@@ -168,6 +190,8 @@ export interface Finding {
   person: string;
   email?: string;
   workspace?: string;
+  /** The snapshot row it is about (`<person>|<workspace>`, `<person>|organization`), when about one. */
+  rowId?: string;
   /** One sentence a reviewer can act on. */
   detail: string;
 }
@@ -210,12 +234,13 @@ export interface ReviewSnapshot {
   /** The target's name with `targets:`, else the service's host. */
   organization: string;
   baseUrl: string;
+  /** The organization's id in the service, when it was read. */
+  organizationId?: string;
   usersyncVersion: string;
-  /**
-   * `sha256:<hex>` of the review's content (workspaces, groups, people, organization permissions,
-   * findings) in canonical JSON: the same organization state gives the same digest.
-   */
+  /** The snapshot's digest (snapshot.ts SnapshotHeader.digest). */
   digest: string;
+  /** The snapshot's signature, when signed. */
+  signature?: string;
 }
 
 export interface ReviewSummary {

@@ -87,11 +87,20 @@ function access(
   unfiltered = false,
 ): WorkspaceAccess {
   const permissions = [...new Set(reasons.flatMap((r) => r.permissions))].sort();
-  return { workspace, permissions, manage: permissions.includes("MANAGE"), reasons, filters, unfiltered };
+  return {
+    workspace,
+    permissions,
+    granted: permissions,
+    reaches: true,
+    manage: permissions.includes("MANAGE"),
+    reasons,
+    filters,
+    unfiltered,
+  };
 }
 function person(p: Partial<ReviewPerson> & { id: string; email: string }): ReviewPerson {
   return {
-    key: `user/${p.id}`,
+    key: p.id,
     login: "active",
     status: "active",
     inScope: true,
@@ -257,7 +266,7 @@ export function aReview(o: { withChanges?: boolean } = {}): Review {
       {
         kind: "revokedWithAccess",
         severity: "high",
-        person: "user/leaver",
+        person: "leaver",
         email: "leaver@example.com",
         workspace: "sales",
         detail: "login revoked, still holds VIEW on sales through group sales",
@@ -265,14 +274,14 @@ export function aReview(o: { withChanges?: boolean } = {}): Review {
       {
         kind: "privilegedOutsideDesired",
         severity: "high",
-        person: "user/root-admin",
+        person: "root-admin",
         email: "ops@example.com",
         detail: "holds organization MANAGE the desired state does not give",
       },
       {
         kind: "handMadeDirectGrant",
         severity: "medium",
-        person: "user/jane",
+        person: "jane",
         email: "jane@example.com",
         workspace: "finance",
         detail: "a direct grant of EXPORT, VIEW on finance made by hand",
@@ -325,12 +334,12 @@ export function aReview(o: { withChanges?: boolean } = {}): Review {
             changes: [
               {
                 kind: "accessGained",
-                person: "user/jane",
+                person: "jane",
                 email: "jane@example.com",
                 workspace: "finance",
                 after: ["EXPORT", "VIEW"],
               },
-              { kind: "personCame", person: "user/evil", email: "evil@example.com" },
+              { kind: "personCame", person: "evil", email: "evil@example.com" },
             ],
             counts: { accessGained: 1, personCame: 1 },
           },

@@ -4,7 +4,6 @@
  * planner runs beside it to say whether the desired state agrees; without one, the review still
  * answers who reaches what and why. stdout carries only the review.
  */
-import { readFile } from "node:fs/promises";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { writeFileAtomic, prepareOutputPaths } from "../../files.js";
 import { toPolicy } from "../../config/index.js";
@@ -12,16 +11,22 @@ import { listActualState, type ActualState } from "../../service/index.js";
 import type { Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { buildReview } from "../../review/build.js";
-import { asReview, reviewChanges } from "../../review/changes.js";
+import { reviewChanges } from "../../review/changes.js";
+import { fromSnapshot } from "../../review/from-snapshot.js";
+import { toSnapshot } from "../../review/to-snapshot.js";
 import { changeInterval, dateChanges } from "../../review/last-change.js";
 import type { Review } from "../../review/types.js";
 import {
+  findingsCsvPath,
   organizationCsvPath,
+  renderFindingsCsv,
   renderOrganizationCsv,
-  renderReview,
   renderReviewCsv,
   REVIEW_FORMATS,
 } from "../../report/review/index.js";
+import { reviewOutputPaths, writeReview } from "../review-output.js";
+import { readPrivateKey, signSnapshot } from "../review-snapshot-file.js";
+import { readVerified, runReviewFrom, runReviewVerify } from "./review-saved.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { listingCounts } from "../listing-counts.js";
@@ -40,12 +45,24 @@ const hasSource = (runtime: Runtime): boolean =>
 
 /** Runs the review for one organization, or for each target, and writes the combined CSV. */
 export async function runReviewTargets(command: ParsedCommand, io: Io, fatal: FatalWriter): Promise<number> {
+  if (command.positionals[0] === "verify") return runReviewVerify(command, io);
+  if (command.positionals.length > 0)
+    throw new ConfigError({
+      message: `usersync review takes no argument but verify FILE, got "${command.positionals[0]}". See usersync review --help.`,
+    });
+  const from = stringOption(command.values, "from");
+  if (from !== undefined) return runReviewFrom(command, io, from);
   const combined = stringOption(command.values, "combined-csv");
   if (combined !== undefined && command.values["all-targets"] !== true)
     throw new ConfigError({
       message: "--combined-csv joins the reviews of --all-targets: add --all-targets, or drop it.",
     });
-  if (combined !== undefined) await prepareOutputPaths({ "--combined-csv": combined });
+  if (combined !== undefined)
+    await prepareOutputPaths({
+      "--combined-csv": combined,
+      "--combined-csv (organization)": organizationCsvPath(combined),
+      "--combined-csv (findings)": findingsCsvPath(combined),
+    });
   const reviews: Review[] = [];
   const code = await runForTargets(
     command,
@@ -59,34 +76,28 @@ export async function runReviewTargets(command: ParsedCommand, io: Io, fatal: Fa
     const org = sorted
       .map((r, i) => renderOrganizationCsv(r, { organization: true, header: i === 0 }))
       .join("");
+    const findings = sorted
+      .map((r, i) => renderFindingsCsv(r, { organization: true, header: i === 0 }))
+      .join("");
     await writeFileAtomic(combined, access);
     await writeFileAtomic(organizationCsvPath(combined), org);
+    await writeFileAtomic(findingsCsvPath(combined), findings);
   }
   return code;
 }
 
-async function readSince(path: string | undefined): Promise<Review | undefined> {
+/** The previous review of `--since`, verified (exit 4 when it does not verify, unless --allow-unverified). */
+async function readSince(
+  values: ParsedCommand["values"],
+  path: string | undefined,
+): Promise<Review | undefined> {
   if (path === undefined) return undefined;
-  let text: string;
+  const { snapshot } = await readVerified(values, path, "--since");
   try {
-    text = await readFile(path, "utf8");
+    return fromSnapshot(snapshot);
   } catch (err) {
-    throw new ConfigError({
-      message: `--since ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). Give a review saved with --format json --out FILE.`,
-    });
+    throw new ConfigError({ message: `--since ${path}: ${(err as Error).message}.` });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError({ message: `--since ${path}: not JSON (${(err as Error).message}).` });
-  }
-  const review = asReview(value);
-  if (typeof review === "string")
-    throw new ConfigError({
-      message: `--since ${path}: ${review}. Give a review saved with usersync review --format json --out FILE.`,
-    });
-  return review;
 }
 
 // eslint-disable-next-line max-lines-per-function -- the steps of one review in order: check inputs, list, build, compare, write
@@ -99,13 +110,10 @@ export async function runReview(
   const format = choiceOption(values, "format", REVIEW_FORMATS) ?? "markdown";
   const out = ownPath(stringOption(values, "out"), config);
   // Everything the run reads or writes is checked before the first request (exit 4).
-  const previous = await readSince(ownPath(stringOption(values, "since"), config));
-  await prepareOutputPaths({
-    "--out": out,
-    ...(out !== undefined && format === "csv"
-      ? { "--out (organization CSV)": organizationCsvPath(out) }
-      : {}),
-  });
+  const previous = await readSince(values, ownPath(stringOption(values, "since"), config));
+  const signKeyPath = stringOption(values, "sign-key");
+  const signKey = signKeyPath !== undefined ? await readPrivateKey(signKeyPath, "--sign-key") : undefined;
+  await prepareOutputPaths(reviewOutputPaths(out, format));
   const policy = toPolicy(config);
   const { listed, plan, desiredState, source, connection, notes } = await listForReview(values, runtime);
   try {
@@ -164,14 +172,11 @@ export async function runReview(
       },
       `access review of ${review.snapshot.organization}: ${review.summary.people} people, ${review.summary.findings} finding(s)`,
     );
-    const text = renderReview(review, format);
-    if (out === undefined) io.stdout.write(text);
-    else {
-      await writeFileAtomic(out, text);
-      if (format === "csv") await writeFileAtomic(organizationCsvPath(out), renderOrganizationCsv(review));
-      logger.info({ file: out, digest: review.snapshot.digest }, "review saved");
-    }
-    collect?.(review);
+    // One listing, one snapshot: every format renders from it (review-output.ts).
+    const snapshot = toSnapshot(review);
+    if (signKey !== undefined) await signSnapshot(snapshot, signKey);
+    const rendered = await writeReview(snapshot, { format, out, io, logger });
+    collect?.(rendered);
     return values["detailed-exitcode"] === true && review.findings.length > 0
       ? ExitCode.changes
       : ExitCode.ok;

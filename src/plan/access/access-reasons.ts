@@ -36,7 +36,7 @@ export function effective(f: ActualDataFilter, via: "own" | "group", chain: stri
   };
 }
 
-const KIND_ORDER = { direct: 0, group: 1, hierarchy: 2 } as const;
+const KIND_ORDER = { direct: 0, group: 1, hierarchy: 2, organization: 3 } as const;
 export const byReason = (a: AccessReason, b: AccessReason): number =>
   KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
   cmp(a.holder.type, b.holder.type) ||

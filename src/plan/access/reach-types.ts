@@ -10,9 +10,10 @@ export interface AccessReason {
   /**
    * `direct`: the person's own grant on this workspace; `group`: a grant of a group they are in
    * (directly or through parent groups) on this workspace; `hierarchy`: a grant (the person's or a
-   * group's) on a workspace above this one, with `hierarchy` permissions.
+   * group's) on a workspace above this one, with `hierarchy` permissions; `organization`:
+   * organization MANAGE (the person's or a group's), which reaches every workspace (R9).
    */
-  kind: "direct" | "group" | "hierarchy";
+  kind: "direct" | "group" | "hierarchy" | "organization";
   /** Who holds the grant: the person or a group. */
   holder: Assignee;
   /**

@@ -27,7 +27,27 @@ export const ACCESS_COLUMNS = [
   "managed",
   "last_change",
   "change",
+  "granted_permissions",
+  "reaches",
+  "source_status",
+  "row_id",
 ] as const;
+
+/**
+ * The last columns of every CSV row: the snapshot it was rendered from (docs/audits.md "CSV"),
+ * kept by any spreadsheet that keeps rows.
+ */
+export const SNAPSHOT_COLUMNS = [
+  "snapshot_organization",
+  "snapshot_listed_at",
+  "snapshot_usersync_version",
+  "snapshot_digest",
+] as const;
+
+export function snapshotCells(review: Review): string[] {
+  const s = review.snapshot;
+  return [s.organization, s.generatedAt, s.usersyncVersion, s.digest];
+}
 
 export const ORGANIZATION_COLUMNS = [
   "assignee_type",
@@ -58,7 +78,7 @@ const changeText = (c: ReviewChange): string => {
 };
 
 function personCells(p: ReviewPerson): string[] {
-  return [p.id ?? p.key, p.email ?? "", p.displayName ?? "", p.status, p.login, p.agreement];
+  return [p.id ?? p.email ?? p.key, p.email ?? "", p.displayName ?? "", p.status, p.login, p.agreement];
 }
 
 function accessCells(a: WorkspaceAccess): string[] {
@@ -90,11 +110,23 @@ export interface CsvOptions {
 /** The access cells of a row without access: a person who reaches nothing, or access lost since. */
 const NO_ACCESS: readonly string[] = Array<string>(9).fill("");
 
+// eslint-disable-next-line max-lines-per-function -- one pass over the people, then the people gone
 export function renderReviewCsv(review: Review, options: CsvOptions = {}): string {
   const org = options.organization === true ? [review.snapshot.organization] : [];
   const lines: string[] = [];
   if (options.header !== false)
-    lines.push(csvLine([...(options.organization ? ["organization"] : []), ...ACCESS_COLUMNS]));
+    lines.push(
+      csvLine([...(options.organization ? ["organization"] : []), ...ACCESS_COLUMNS, ...SNAPSHOT_COLUMNS]),
+    );
+  const snap = snapshotCells(review);
+  /** granted_permissions, reaches, source_status, row_id and the snapshot's cells. */
+  const tail = (p: ReviewPerson | undefined, a: WorkspaceAccess | undefined, rowId: string): string[] => [
+    a?.granted.join(" ") ?? "",
+    a === undefined ? "" : a.reaches ? "yes" : "no (add-on without VIEW)",
+    p?.sourceStatus ?? "",
+    rowId,
+    ...snap,
+  ];
   // Access lost and people gone changed between the previous review and this one.
   const lostWhen = review.changes ? (changeInterval(review.changes.since, review.snapshot) ?? "") : "";
   const changesOf = new Map<string, ReviewChange[]>();
@@ -107,10 +139,28 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
   for (const p of review.people) {
     const personChange = changeCell(p.key, "");
     if (p.access.length === 0)
-      lines.push(csvLine([...org, ...personCells(p), ...NO_ACCESS, p.lastChange ?? "", personChange]));
+      lines.push(
+        csvLine([
+          ...org,
+          ...personCells(p),
+          ...NO_ACCESS,
+          p.lastChange ?? "",
+          personChange,
+          ...tail(p, undefined, ""),
+        ]),
+      );
     for (const a of p.access) {
       const change = [personChange, changeCell(p.key, a.workspace)].filter((x) => x !== "").join("; ");
-      lines.push(csvLine([...org, ...personCells(p), ...accessCells(a), a.lastChange ?? "", change]));
+      lines.push(
+        csvLine([
+          ...org,
+          ...personCells(p),
+          ...accessCells(a),
+          a.lastChange ?? "",
+          change,
+          ...tail(p, a, `${p.key}|${a.workspace}`),
+        ]),
+      );
     }
     if (review.changes) {
       const reached = new Set(p.access.map((a) => a.workspace));
@@ -122,7 +172,15 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
           !reached.has(c.workspace)
         )
           lines.push(
-            csvLine([...org, ...personCells(p), c.workspace, ...NO_ACCESS.slice(1), lostWhen, changeText(c)]),
+            csvLine([
+              ...org,
+              ...personCells(p),
+              c.workspace,
+              ...NO_ACCESS.slice(1),
+              lostWhen,
+              changeText(c),
+              ...tail(p, undefined, `${p.key}|${c.workspace}`),
+            ]),
           );
     }
   }
@@ -130,7 +188,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
   const here = new Set(review.people.map((p) => p.key));
   for (const c of review.changes?.changes ?? []) {
     if (here.has(c.person) || (c.kind !== "personWent" && c.kind !== "accessLost")) continue;
-    const id = c.person.replace(/^(user|login)\//, "");
+    const id = c.person.replace(/^login:/, "");
     lines.push(
       csvLine([
         ...org,
@@ -144,6 +202,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
         ...NO_ACCESS.slice(1),
         lostWhen,
         changeText(c),
+        ...tail(undefined, undefined, c.workspace !== undefined ? `${c.person}|${c.workspace}` : ""),
       ]),
     );
   }
@@ -154,7 +213,13 @@ export function renderOrganizationCsv(review: Review, options: CsvOptions = {}):
   const org = options.organization === true ? [review.snapshot.organization] : [];
   const lines: string[] = [];
   if (options.header !== false)
-    lines.push(csvLine([...(options.organization ? ["organization"] : []), ...ORGANIZATION_COLUMNS]));
+    lines.push(
+      csvLine([
+        ...(options.organization ? ["organization"] : []),
+        ...ORGANIZATION_COLUMNS,
+        ...SNAPSHOT_COLUMNS,
+      ]),
+    );
   for (const r of review.organizationPermissions)
     lines.push(
       csvLine([
@@ -166,6 +231,7 @@ export function renderOrganizationCsv(review: Review, options: CsvOptions = {}):
         yesNo(r.privileged),
         r.people !== undefined ? String(r.people) : "",
         yesNo(r.managed),
+        ...snapshotCells(review),
       ]),
     );
   return lines.join("");

@@ -1,10 +1,10 @@
 /**
- * The access review as JSON: the Review object itself (review/types.ts), described by
- * docs/review.schema.json. Keys in the order the model builds them, so the same organization state
- * gives the same bytes except for the snapshot's time and the listing's request count.
+ * The access review as JSON: its snapshot (review/snapshot.ts), described by
+ * docs/review.schema.json. Keys in the order the snapshot is built, so the same organization state
+ * gives the same bytes except for the listing's time and request count.
  */
-import type { Review } from "../../review/types.js";
+import type { Snapshot } from "../../review/snapshot.js";
 
-export function renderReviewJson(review: Review): string {
-  return `${JSON.stringify(review, null, 2)}\n`;
+export function renderSnapshotJson(snapshot: Snapshot): string {
+  return `${JSON.stringify(snapshot, null, 2)}\n`;
 }

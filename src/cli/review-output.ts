@@ -1,0 +1,53 @@
+/**
+ * Where a review's files go (docs/audits.md): one format to `--out` or stdout, and with CSV to a
+ * file, the organization permissions and the findings beside it. Every file is rendered from the
+ * snapshot, for a review just listed as for one read back with `--from`, so both write the same
+ * bytes.
+ */
+import { writeFileAtomic } from "../files.js";
+import type { Logger } from "pino";
+import { fromSnapshot } from "../review/from-snapshot.js";
+import type { Snapshot } from "../review/snapshot.js";
+import type { Review } from "../review/types.js";
+import {
+  findingsCsvPath,
+  organizationCsvPath,
+  renderFindingsCsv,
+  renderOrganizationCsv,
+  renderReview,
+  type ReviewFormat,
+} from "../report/review/index.js";
+import type { Io } from "./io.js";
+
+/** The paths a run writes with this format and `--out`, by the name messages give them. */
+export function reviewOutputPaths(out: string | undefined, format: ReviewFormat): Record<string, string> {
+  if (out === undefined) return {};
+  return {
+    "--out": out,
+    ...(format === "csv"
+      ? {
+          "--out (organization CSV)": organizationCsvPath(out),
+          "--out (findings CSV)": findingsCsvPath(out),
+        }
+      : {}),
+  };
+}
+
+/** Renders the snapshot in `format` and writes it; returns the review model it was rendered from. */
+export async function writeReview(
+  snapshot: Snapshot,
+  o: { format: ReviewFormat; out: string | undefined; io: Io; logger?: Logger | undefined },
+): Promise<Review> {
+  const review = fromSnapshot(snapshot);
+  const text = renderReview(snapshot, review, o.format);
+  if (o.out === undefined) o.io.stdout.write(text);
+  else {
+    await writeFileAtomic(o.out, text);
+    if (o.format === "csv") {
+      await writeFileAtomic(organizationCsvPath(o.out), renderOrganizationCsv(review));
+      await writeFileAtomic(findingsCsvPath(o.out), renderFindingsCsv(review));
+    }
+    o.logger?.info({ file: o.out, digest: snapshot.header.digest }, "review saved");
+  }
+  return review;
+}
