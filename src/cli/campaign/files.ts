@@ -9,8 +9,9 @@ import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { InputError, type Problem } from "../../errors.js";
 import { unneutraliseCell } from "../../desired/csv-cell.js";
-import { asReview } from "../../review/changes.js";
-import type { Review } from "../../review/types.js";
+import { snapshotDigest } from "../../review/canonical.js";
+import { asSnapshot } from "../../review/from-snapshot.js";
+import type { Snapshot } from "../../review/snapshot.js";
 import type { DecisionsInput } from "../../review/campaign/decisions.js";
 import type { Campaign, DecisionKind, DecisionsFile } from "../../review/campaign/types.js";
 
@@ -44,14 +45,20 @@ async function readJson(file: string, what: string): Promise<Read<unknown>> {
   }
 }
 
-export async function readReviewFile(file: string, what = "--review"): Promise<Read<Review>> {
+/** A review snapshot, its digest recomputed: a snapshot changed after it was written is refused (exit 4). */
+export async function readSnapshot(file: string, what = "--review"): Promise<Read<Snapshot>> {
   const read = await readJson(file, what);
-  const review = asReview(read.value);
-  if (typeof review === "string")
+  const snapshot = asSnapshot(read.value);
+  if (typeof snapshot === "string")
     throw new InputError({
-      message: `${what} ${file}: ${review}. Give a review saved with usersync review --format json --out FILE.`,
+      message: `${what} ${file}: ${snapshot}. Give a snapshot saved with usersync review --format json --out FILE.`,
     });
-  return { ...read, value: review };
+  const recomputed = snapshotDigest(snapshot);
+  if (recomputed !== snapshot.header.digest)
+    throw new InputError({
+      message: `${what} ${file}: its content does not match its digest (recorded ${snapshot.header.digest}, recomputed ${recomputed}): it was changed after it was written. Use the snapshot as usersync wrote it.`,
+    });
+  return { ...read, value: snapshot };
 }
 
 export async function readCampaignFile(file: string): Promise<Read<Campaign>> {

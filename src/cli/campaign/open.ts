@@ -9,7 +9,7 @@ import { openCampaign } from "../../review/campaign/open.js";
 import { renderCampaignCsv } from "../../report/campaign/csv.js";
 import { renderDecisionPage } from "../../report/campaign/html.js";
 import { stringOption } from "../args.js";
-import { readReviewFile } from "./files.js";
+import { readSnapshot } from "./files.js";
 import { maybe, need, type StepInput } from "./need.js";
 
 /** `due` as a date: a date as given, or `<n>d` days after `openedAt` (UTC). */
@@ -32,10 +32,10 @@ export async function runOpen(step: StepInput): Promise<number> {
   const { config, logger, io } = step.runtime;
   const openedAt = new Date().toISOString();
   const due = dueDate(stringOption(step.values, "due") ?? config.review.due, openedAt);
-  const review = await readReviewFile(reviewFile);
+  const review = await readSnapshot(reviewFile);
   await prepareOutputPaths({ "--campaign": out, "--csv": csv, "--html": html });
   const campaign = openCampaign({
-    review: review.value,
+    snapshot: review.value,
     file: reviewFile,
     sha256: review.sha256,
     openedAt,

@@ -3,13 +3,13 @@
  * reviewers, the rows nobody is assigned, each reviewer's count. Pure: the caller passes the time,
  * the due date and the snapshot file's digest.
  */
-import type { Review } from "../types.js";
+import type { Snapshot } from "../snapshot.js";
 import { assignRows, reviewerCounts, type ReviewerRules } from "./assign.js";
 import { campaignRows, snapshotHeader } from "./rows.js";
 import { CAMPAIGN_FORMAT_VERSION, type Campaign } from "./types.js";
 
 export interface OpenInput {
-  review: Review;
+  snapshot: Snapshot;
   /** The snapshot file as given and the sha256 of its bytes. */
   file: string;
   sha256: string;
@@ -19,8 +19,8 @@ export interface OpenInput {
 }
 
 export function openCampaign(input: OpenInput): Campaign {
-  const header = snapshotHeader(input.review);
-  const { rows, unassigned } = assignRows(campaignRows(input.review), input.rules, header.organization);
+  const header = snapshotHeader(input.snapshot);
+  const { rows, unassigned } = assignRows(campaignRows(input.snapshot), input.rules, header.organization);
   return {
     formatVersion: CAMPAIGN_FORMAT_VERSION,
     kind: "usersync-access-campaign",

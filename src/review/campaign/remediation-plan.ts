@@ -41,7 +41,6 @@ export interface RemediationPlanInput {
   limits?: Limits;
 }
 
-
 interface Gathered {
   leave: Map<string, Set<string>>; // userId -> groups to leave
   grants: Map<
@@ -203,4 +202,3 @@ export function remediationPlan(input: RemediationPlanInput): Plan {
     estimate: estimate(steps, input.limits ?? defaultLimits),
   };
 }
-

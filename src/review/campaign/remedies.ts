@@ -60,6 +60,8 @@ function leverOf(reason: CampaignReason, row: AssignedRow, decision: Decision): 
       hierarchy: reason.kind === "hierarchy",
     };
   }
+  if (reason.kind === "organization")
+    return `${reason.text}: reached through organization MANAGE, which reaches every workspace; decide on the person's organization row`;
   const group = reason.groupChain[0];
   if (group === undefined) return `${reason.text}: no group chain to leave`;
   if (decision.decision === "change")

@@ -73,8 +73,7 @@ function yamlCut(text: string, user: YAMLMap, lever: Lever): Cut | string {
   const i = value.items.findIndex((p) => isScalar(p.key) && p.key.value === lever.workspace);
   if (i < 0) return `the person's workspaces do not list ${lever.workspace}`;
   const grant = value.items[i]!.value;
-  if (lever.keep.length === 0 && !lever.hierarchy)
-    return cutItem(text, value, i, keyEnd + 1);
+  if (lever.keep.length === 0 && !lever.hierarchy) return cutItem(text, value, i, keyEnd + 1);
   const list = isSeq(grant)
     ? grant
     : isMap(grant)

@@ -10,7 +10,8 @@ export const CAMPAIGN_FORMAT_VERSION = 1;
 
 /** One reason a row holds its access, as a reviewer reads it and remediation acts on it. */
 export interface CampaignReason {
-  kind: "direct" | "group" | "hierarchy";
+  /** `organization`: a workspace reached through organization MANAGE (every workspace). */
+  kind: "direct" | "group" | "hierarchy" | "organization";
   /** Who holds the grant: `user/<id>` or `userGroup/<id>`. */
   holder: string;
   /** For a group: the person's own group first, the holder last. */
@@ -25,9 +26,9 @@ export interface CampaignReason {
 
 /** One row of the population a reviewer decides on: a person on one workspace, or their organization permissions. */
 export interface CampaignRow {
-  /** Stable across formats: `<person key>@<workspace id>` or `<person key>@organization`. */
+  /** The snapshot's row id: `<person key>|<workspace id>` or `<person key>|organization`. */
   rowId: string;
-  /** ReviewPerson.key: `user/<id>` or `login/<email>`. */
+  /** The snapshot's person key: the user id, or `login:<email>`. */
   person: string;
   /** The organization user id, when the person has a mapping. */
   userId?: string;
@@ -38,7 +39,10 @@ export interface CampaignRow {
   workspaceName?: string;
   /** `workspace` or `organization`. */
   level: "workspace" | "organization";
+  /** What the reasons grant, by name (a `change` keeps some of these). */
   permissions: Array<WorkspacePermission | OrganizationPermission>;
+  /** What the person can do with them (the service's implications). */
+  effective: Array<WorkspacePermission | OrganizationPermission>;
   reasons: CampaignReason[];
   /** `source`: every reason comes from the source; `hand-made`: none does; `mixed`; `unknown` when not compared. */
   given: "source" | "hand-made" | "mixed" | "unknown";
