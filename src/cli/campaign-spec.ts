@@ -5,6 +5,7 @@
  */
 interface Spec {
   type: "string" | "boolean";
+  multiple?: boolean;
   short?: string;
   value?: string;
   help: string;
@@ -61,10 +62,25 @@ const CAMPAIGN_OPTIONS = {
     help: "remediate: write what the source must stop giving, one line per\ngroup and member (CSV), for the directory's owner",
   },
   after: { type: "string", value: "FILE", help: "close: the review listed after remediation" },
-  journal: {
+  remedies: {
     type: "string",
     value: "FILE",
+    help: "close: remediate's remedies (PLAN.remedies.json): why a revocation is\npending",
+  },
+  journal: {
+    type: "string",
+    multiple: true,
+    value: "FILE",
     help: "close: the remediation apply's journal (apply --journal)",
+  },
+  "detailed-exitcode": {
+    type: "boolean",
+    help: "close: exit 2 when a row is undecided or a revocation is pending",
+  },
+  "allow-permission-removals": {
+    type: "string",
+    value: "N",
+    help: "remediate: allow up to N removals, over permissions.maxRemovals",
   },
   format: { type: "string", short: "f", value: "FMT", help: "close: json|csv|html (default json)" },
   "signing-key": {

@@ -19,7 +19,8 @@ import { remediationPlan } from "../../review/campaign/remediation-plan.js";
 import { patchCsv, patchYaml, type SourceEdit } from "../../review/campaign/source-patch.js";
 import { unifiedDiff } from "../../review/campaign/unified-diff.js";
 import { csvLine } from "../../desired/csv-cell.js";
-import { loadDesired, type Runtime } from "../pipeline.js";
+import { loadDesired, optional, type Runtime } from "../pipeline.js";
+import { intOption } from "../args.js";
 import { reviewListings } from "../review-listing.js";
 import { connect } from "../target.js";
 import { decisionsFromJson, readBytes, readCampaignFile } from "./files.js";
@@ -121,7 +122,9 @@ export async function runRemediate(step: StepInput): Promise<number> {
     remedies,
     actual,
     profile: connection.client.profile,
-    policy: toPolicy(runtime.config),
+    policy: toPolicy(runtime.config, {
+      ...optional("allowPermissionRemovals", intOption(step.values, "allow-permission-removals")),
+    }),
     rows: campaign.value.rows.length,
     inputs: { campaign: campaign.value.id, decisions: decisions.decisions },
   });
