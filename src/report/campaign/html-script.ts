@@ -90,5 +90,6 @@ $("download").addEventListener("click", function () {
   document.body.appendChild(a); a.click(); a.remove();
 });
 render();
+document.body.dataset.ready = "true";
 })();
 `;
