@@ -39,7 +39,7 @@ export function renderCloseOutCsv(c: CloseOut): string {
         d.rowId,
         d.email ?? "",
         d.workspace ?? "(organization)",
-        d.permissions.join(" "),
+        d.held.join(" "),
         r?.decision ?? d.decision,
         d.reviewer,
         d.decidedAt,
@@ -94,7 +94,7 @@ export function renderCloseOutHtml(c: CloseOut): string {
   const decisions = c.decisions
     .map(
       (d) =>
-        `<tr>${[d.email ?? d.rowId, d.workspace ?? "(organization)", d.permissions.join(" "), d.decision, d.reviewer, d.decidedAt, d.comment ?? ""].map(cell).join("")}</tr>`,
+        `<tr>${[d.email ?? d.rowId, d.workspace ?? "(organization)", d.held.join(" "), d.decision, d.reviewer, d.decidedAt, d.comment ?? ""].map(cell).join("")}</tr>`,
     )
     .join("");
   const head = (cols: string[]): string =>

@@ -59,7 +59,8 @@ export interface CloseOut {
   review: { listedAt: string; digest: string };
   reviewAfter: { listedAt: string; digest: string };
   coverage: Coverage;
-  decisions: Array<Decision & { email?: string; workspace?: string; permissions: string[] }>;
+  /** Each decision with what its row held (`held`); a change's `permissions` are what it keeps. */
+  decisions: Array<Decision & { email?: string; workspace?: string; held: string[] }>;
   revocations: Revocation[];
   summary: {
     decided: number;
@@ -182,7 +183,7 @@ export function closeOut(input: CloseInput): CloseOut {
         ...d,
         ...(row?.email !== undefined ? { email: row.email } : {}),
         ...(row?.workspace !== undefined ? { workspace: row.workspace } : {}),
-        permissions: row?.permissions ?? [],
+        held: row?.permissions ?? [],
       };
     }),
     revocations,
