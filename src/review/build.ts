@@ -12,7 +12,7 @@ import type { ReviewInput } from "./input.js";
 import { listPeople, makePersonContext } from "./people.js";
 import { belowFn, groupRows, orgRows, summarize, workspaceRows } from "./parts.js";
 import { stepsByPerson } from "./drift.js";
-import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence } from "./types.js";
+import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence, type ReviewPerson } from "./types.js";
 
 export type { ReviewInput } from "./input.js";
 
@@ -51,7 +51,8 @@ export function buildReview(input: ReviewInput): Review {
   const reviewWorkspaces = workspaceRows(workspaces, model, people);
   const groups = groupRows(actual);
   const organizationPermissions = orgRows(ctx, people);
-  const findings = reviewFindings(people, index !== undefined);
+  const findings = reviewFindings(people, index !== undefined, actual.callerId);
+  flagPeople(people, findings);
   const content = { workspaces: reviewWorkspaces, groups, people, organizationPermissions, findings };
   const evidence: ReviewEvidence = {
     requests: input.requests,
@@ -74,4 +75,10 @@ export function buildReview(input: ReviewInput): Review {
     people,
     organizationPermissions,
   };
+}
+
+/** `inLine` never stands beside a finding: the plan changes nothing of theirs, but a reviewer has work. */
+function flagPeople(people: ReviewPerson[], findings: readonly { person: string }[]): void {
+  const flagged = new Set(findings.map((f) => f.person));
+  for (const p of people) if (p.agreement === "inLine" && flagged.has(p.key)) p.agreement = "flagged";
 }

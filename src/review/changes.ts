@@ -5,7 +5,12 @@
  * (the same label and values in another spelling are the same filter).
  */
 import { meaningOf } from "../data-filters.js";
-import { compareIds as cmp } from "../permissions.js";
+import {
+  compareCoverage,
+  compareIds as cmp,
+  effectiveOrganization,
+  effectiveWorkspace,
+} from "../permissions.js";
 import type { ChangeKind, Review, ReviewChange, ReviewChanges, ReviewPerson } from "./types.js";
 
 const norm = (maql: string): string => JSON.stringify(meaningOf(maql));
@@ -30,12 +35,16 @@ export function reviewChanges(previous: Review, current: Review): ReviewChanges 
       continue;
     }
     if (old.status !== p.status) push(p, { kind: "statusChanged", before: [old.status], after: [p.status] });
-    raisedLowered(old.organizationPermissions, p.organizationPermissions, (kind, b, a) =>
-      push(p, {
-        kind: kind === "raised" ? "organizationPermissionsRaised" : "organizationPermissionsLowered",
-        before: b,
-        after: a,
-      }),
+    raisedLowered(
+      old.organizationPermissions,
+      p.organizationPermissions,
+      (kind, b, a) =>
+        push(p, {
+          kind: kind === "raised" ? "organizationPermissionsRaised" : "organizationPermissionsLowered",
+          before: b,
+          after: a,
+        }),
+      effectiveOrganization,
     );
     const oldAccess = new Map(old.access.map((a) => [a.workspace, a]));
     const nowAccess = new Set(p.access.map((a) => a.workspace));
@@ -45,13 +54,17 @@ export function reviewChanges(previous: Review, current: Review): ReviewChanges 
         push(p, { kind: "accessGained", workspace: a.workspace, after: a.permissions });
         continue;
       }
-      raisedLowered(o.permissions, a.permissions, (kind, b, after) =>
-        push(p, {
-          kind: kind === "raised" ? "permissionsRaised" : "permissionsLowered",
-          workspace: a.workspace,
-          before: b,
-          after,
-        }),
+      raisedLowered(
+        o.permissions,
+        a.permissions,
+        (kind, b, after) =>
+          push(p, {
+            kind: kind === "raised" ? "permissionsRaised" : "permissionsLowered",
+            workspace: a.workspace,
+            before: b,
+            after,
+          }),
+        effectiveWorkspace,
       );
       const was = new Map(o.filters.map((f) => [norm(f.maql), f.maql]));
       const is = new Map(a.filters.map((f) => [norm(f.maql), f.maql]));
@@ -91,13 +104,20 @@ export function reviewChanges(previous: Review, current: Review): ReviewChanges 
   return { since: previous.snapshot, changes, counts };
 }
 
-function raisedLowered(
-  before: readonly string[],
-  after: readonly string[],
+/**
+ * Raised and lowered by meaning: what the sets cover (permissions.ts), not their names, so
+ * EXPORT_PDF -> EXPORT is a raise only. Workspace rows hold effective permissions already; a saved
+ * review's are covered again, which changes nothing of an effective set.
+ */
+function raisedLowered<P extends string>(
+  before: readonly P[],
+  after: readonly P[],
   emit: (kind: "raised" | "lowered", before: string[], after: string[]) => void,
+  cover: (set: readonly P[]) => P[],
 ): void {
-  if (after.some((x) => !before.includes(x))) emit("raised", [...before], [...after]);
-  if (before.some((x) => !after.includes(x))) emit("lowered", [...before], [...after]);
+  const { raised, lowered } = compareCoverage(before, after, cover);
+  if (raised) emit("raised", [...before], [...after]);
+  if (lowered) emit("lowered", [...before], [...after]);
 }
 
 /** A parsed JSON file that is a review this usersync can compare with, or why it is not. */

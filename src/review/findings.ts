@@ -30,21 +30,33 @@ const list = (items: readonly string[], max = 5): string =>
   items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
 
 // eslint-disable-next-line max-lines-per-function -- each finding is a few lines of its rule; one pass over the people
-export function reviewFindings(people: readonly ReviewPerson[], compared: boolean): Finding[] {
+export function reviewFindings(
+  people: readonly ReviewPerson[],
+  compared: boolean,
+  callerId?: string,
+): Finding[] {
   const out: Finding[] = [];
   for (const p of people) {
     const add = (kind: FindingKind, detail: string, workspace?: string): void => {
+      const row = workspace ?? (kind === "privilegedOutsideDesired" ? "organization" : undefined);
       out.push({
         kind,
         severity: SEVERITY[kind],
         person: p.key,
         ...(p.email !== undefined ? { email: p.email } : {}),
         ...(workspace !== undefined ? { workspace } : {}),
+        ...(row !== undefined ? { rowId: `${p.key}|${row}` } : {}),
         detail,
       });
     };
     const who = p.email ?? p.id ?? p.key;
-    const holds = p.access.length > 0 || p.organizationPermissions.length > 0;
+    const reached = p.access.filter((a) => a.reaches);
+    const holds = reached.length > 0 || p.organizationPermissions.length > 0;
+    if (p.login === "shadowed" && p.shadowedBy !== undefined)
+      add(
+        "sharedAuthenticationId",
+        `${who} shares authenticationId ${p.authenticationId ?? ""} with ${p.shadowedBy}; the service signs in only the alphabetically first userId (${p.shadowedBy}), so ${p.id ?? who} can never sign in${holds ? " and what it holds is attributed to nobody who uses it" : ""}: give it its own authenticationId or remove the mapping`,
+      );
     if (holds && (p.login === "revoked" || p.desiredState === "absent")) {
       const why =
         p.login === "revoked"
@@ -54,8 +66,8 @@ export function reviewFindings(people: readonly ReviewPerson[], compared: boolea
         ...(p.organizationPermissions.length > 0
           ? [`organization ${p.organizationPermissions.join("+")}`]
           : []),
-        ...(p.access.length > 0
-          ? [`${p.access.length} workspace(s): ${list(p.access.map((a) => a.workspace))}`]
+        ...(reached.length > 0
+          ? [`${reached.length} workspace(s): ${list(reached.map((a) => a.workspace))}`]
           : []),
       ];
       add(
@@ -63,7 +75,9 @@ export function reviewFindings(people: readonly ReviewPerson[], compared: boolea
         `${who} ${why} but still holds ${what.join(" and ")}; remove the grants or group memberships (or the mapping)`,
       );
     }
-    for (const a of p.access) {
+    for (const a of reached) {
+      // Organization MANAGE's rows are its finding's (below), not one per workspace.
+      if (a.reasons.some((r) => r.kind === "organization")) continue;
       const groupReason = a.reasons.some((r) => r.holder.type === "userGroup");
       const own = a.reasons.filter((r) => r.holder.type === "user");
       if (!groupReason && !(compared && own.length > 0 && own.every((r) => r.managed === true)))
@@ -98,8 +112,10 @@ export function reviewFindings(people: readonly ReviewPerson[], compared: boolea
             a.workspace,
           );
     }
+    // The API token's own user holds organization MANAGE to list the organization at all.
     if (
       compared &&
+      p.id !== callerId &&
       p.organizationPermissions.includes("MANAGE") &&
       !(p.desiredOrganization?.includes("MANAGE") ?? false)
     )

@@ -11,6 +11,8 @@ export interface ReviewInput {
   policy: Policy;
   /** How the organization signs in, when the service says: a mapping with no built-in login is then external, not revoked. */
   signIn?: "builtin" | "oidc" | undefined;
+  /** The e-mail domains the organization's identity providers claim: a mapping with such an e-mail is external. */
+  externalDomains?: string[] | undefined;
   /** The desired state and the plan made against it (cli), when a source is configured. */
   desired?: { state: DesiredState; plan: Plan; source?: string | undefined } | undefined;
   snapshot: Omit<ReviewSnapshot, "digest">;

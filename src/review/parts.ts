@@ -37,7 +37,8 @@ export function workspaceRows(
   people: readonly ReviewPerson[],
 ): ReviewWorkspace[] {
   const reach = new Map<string, number>();
-  for (const p of people) for (const a of p.access) reach.set(a.workspace, (reach.get(a.workspace) ?? 0) + 1);
+  for (const p of people)
+    for (const a of p.access) if (a.reaches) reach.set(a.workspace, (reach.get(a.workspace) ?? 0) + 1);
   return workspaces
     .map((w) => ({
       id: w.id,

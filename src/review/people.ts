@@ -11,17 +11,17 @@ import {
   type OrganizationPermission,
 } from "../permissions.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import type { DesiredUser } from "../desired/types.js";
 import type { AccessModel } from "../plan/access/effective-access.js";
 import type { DesiredIndex } from "./desired.js";
 import type { ReviewInput } from "./input.js";
 import { builtinProtected } from "../plan/policy.js";
 import type { Safety } from "../plan/safety.js";
+import { organizationReasonsOf, withOrganizationReach } from "./organization-reach.js";
+import { loginOf, shadowedMappings, sourceStatusOf } from "./sign-in-status.js";
 import type {
   AccessReason,
   Agreement,
   EffectiveFilter,
-  LoginStatus,
   OrganizationReason,
   ReviewPerson,
   WorkspaceAccess,
@@ -38,19 +38,10 @@ export interface PersonContext {
   /** A direct-group set's groups through parents, sorted, with their chains: once per set. */
   groupSet(groups: readonly string[]): { chains: Array<[string, string[]]>; allGroups: string[] };
   flagFilters(list: EffectiveFilter[]): EffectiveFilter[];
-}
-
-function loginOf(
-  ctx: PersonContext,
-  m: Mapping,
-  idp: IdpUser | undefined,
-  d: DesiredUser | undefined,
-): LoginStatus {
-  if (idp) return "active";
-  if (m.authenticationId === undefined) return "revoked";
-  if (d?.state === "present") return d.identity === "external" ? "external" : "revoked";
-  if (ctx.input.actual.builtinIdp === false || ctx.input.signIn === "oidc") return "external";
-  return "revoked";
+  /** Every workspace listed, sorted (organization MANAGE reaches them all). */
+  workspaceIds: readonly string[];
+  /** The `organization` reasons of a person's organization MANAGE holders, once per distinct list. */
+  organizationReasons(holders: readonly OrganizationReason[]): AccessReason[];
 }
 
 // eslint-disable-next-line max-lines-per-function -- one person: the fields of the model in its order
@@ -60,16 +51,17 @@ export function mappingPerson(
   idp: IdpUser | undefined,
   inScope: boolean,
   protectedWhy: string | undefined,
+  shadowedBy?: string,
 ): ReviewPerson {
   const { input, index } = ctx;
   const d = index?.user(m.id);
-  const login = loginOf(ctx, m, idp, d);
+  const login = shadowedBy !== undefined ? "shadowed" : loginOf(input, m, idp, d);
   const key = m.id;
   const groups = [...m.groups].sort(cmp);
   const { chains, allGroups } = ctx.groupSet(groups);
   const desiredAccess = d?.state === "present" && index ? index.accessOf(d, groups) : undefined;
   const compared = index !== undefined && inScope && protectedWhy === undefined && d !== undefined;
-  const access: WorkspaceAccess[] = ctx.model.accessOf(m.id, groups).map((raw) => {
+  const granted: WorkspaceAccess[] = ctx.model.accessOf(m.id, groups).map((raw) => {
     const row: WorkspaceAccess = {
       workspace: raw.workspace,
       ...(ctx.names.get(raw.workspace) !== undefined ? { workspaceName: ctx.names.get(raw.workspace)! } : {}),
@@ -112,6 +104,14 @@ export function mappingPerson(
       });
   }
   const organizationPermissions = permissionSet(orgReasons.flatMap((r) => r.permissions));
+  const access = withOrganizationReach(ctx, { userId: m.id, groups, orgReasons, access: granted });
+  const sourceStatus = sourceStatusOf(input, d, { id: m.id, email: m.email });
+  const leaver =
+    index !== undefined &&
+    inScope &&
+    protectedWhy === undefined &&
+    sourceStatus !== "present" &&
+    (d?.state === "absent" || input.policy.mode === "full");
   const managed = isManaged(input, index !== undefined, inScope, protectedWhy, d !== undefined, "mapping");
   const driftLines = ctx.drift?.get(key) ?? [];
   const email = idp?.email ?? m.email;
@@ -123,12 +123,15 @@ export function mappingPerson(
     ...(displayName !== undefined ? { displayName } : {}),
     ...(m.authenticationId !== undefined ? { authenticationId: m.authenticationId } : {}),
     login,
-    status: protectedWhy !== undefined ? "protected" : !inScope ? "outOfScope" : login,
+    status: protectedWhy !== undefined ? "protected" : !inScope ? "outOfScope" : leaver ? "leaver" : login,
     inScope,
     ...(protectedWhy !== undefined ? { protected: protectedWhy } : {}),
     agreement: agreementOf(index !== undefined, managed, driftLines),
     drift: managed ? driftLines : [],
     ...(d !== undefined ? { desiredState: d.state } : {}),
+    ...(sourceStatus !== undefined ? { sourceStatus } : {}),
+    ...(shadowedBy !== undefined ? { shadowedBy } : {}),
+    ...(leaver ? { leaver: true } : {}),
     groups,
     allGroups,
     organizationPermissions,
@@ -204,7 +207,7 @@ function agreementOf(compared: boolean, managed: boolean, drift: readonly string
 
 /** The context every person is built in: the models, and the caches people of one group set share. */
 export function makePersonContext(
-  o: Omit<PersonContext, "groupSet" | "flagReasons" | "flagFilters">,
+  o: Omit<PersonContext, "groupSet" | "flagReasons" | "flagFilters" | "workspaceIds" | "organizationReasons">,
 ): PersonContext {
   // Rows of one group set share their lists: flagged once per list, not once per person.
   const flagged = new WeakMap<object, unknown>();
@@ -217,9 +220,17 @@ export function makePersonContext(
     return out;
   };
   const groupSets = new Map<string, { chains: Array<[string, string[]]>; allGroups: string[] }>();
+  const orgReasonLists = new Map<string, AccessReason[]>();
   const { model, index } = o;
   return {
     ...o,
+    workspaceIds: [...(o.input.actual.permissions?.workspaces ?? [])].map((w) => w.id).sort(cmp),
+    organizationReasons: (holders) => {
+      const key = JSON.stringify(holders);
+      let list = orgReasonLists.get(key);
+      if (!list) orgReasonLists.set(key, (list = organizationReasonsOf(holders)));
+      return list;
+    },
     groupSet: (groups) => {
       const key = groups.join("\u0000");
       let set = groupSets.get(key);
@@ -254,8 +265,14 @@ export function listPeople(ctx: PersonContext, safety: Safety, builtin: Safety):
   const people: ReviewPerson[] = [];
   const byAuth = new Map(actual.idpUsers.map((u) => [u.authenticationId, u] as const));
   const linked = new Set<string>();
+  const shadowed = shadowedMappings(actual.mappings);
   for (const m of actual.mappings) {
-    const idp = m.authenticationId !== undefined ? byAuth.get(m.authenticationId) : undefined;
+    const shadowedBy = shadowed.get(m.id);
+    // A shadowed mapping is never signed in: the login is the first userId's, not theirs (R15).
+    const idp =
+      m.authenticationId !== undefined && shadowedBy === undefined
+        ? byAuth.get(m.authenticationId)
+        : undefined;
     if (idp) linked.add(idp.authenticationId);
     const email = idp?.email ?? m.email;
     const protectedWhy =
@@ -266,7 +283,7 @@ export function listPeople(ctx: PersonContext, safety: Safety, builtin: Safety):
           : safety.isProtected([m.id, email])
             ? "policy.protect"
             : undefined;
-    people.push(mappingPerson(ctx, m, idp, safety.mappingInScope(m, idp), protectedWhy));
+    people.push(mappingPerson(ctx, m, idp, safety.mappingInScope(m, idp), protectedWhy, shadowedBy));
   }
   for (const u of actual.idpUsers) {
     if (linked.has(u.authenticationId)) continue;

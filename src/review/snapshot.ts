@@ -99,6 +99,8 @@ export interface SnapshotPerson {
   status: PersonStatus;
   /** Compared with a desired state: whether its source lists the person (absent: not compared). */
   sourceStatus?: SourceStatus;
+  /** For `shadowed`: the userId the service signs in instead, who shares this authenticationId (R15). */
+  shadowedBy?: string;
   /** The source no longer lists the person (or disables them) while they are still in the organization. */
   leaver?: boolean;
   /** For a leaver: when a listing of the source first showed them gone (kept in the state), ISO 8601. */

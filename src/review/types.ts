@@ -112,6 +112,8 @@ export interface ReviewPerson {
   desiredState?: "present" | "absent";
   /** Compared with a desired state: present, absent (not listed, or listed absent), or disabled there. */
   sourceStatus?: "present" | "absent" | "disabled";
+  /** For `shadowed`: the userId the service signs in instead, who shares this authenticationId (R15). */
+  shadowedBy?: string;
   /** In the organization with access while the source no longer has them (absent or disabled). */
   leaver?: boolean;
   /** For a leaver: when a listing of the source first showed them gone, ISO 8601 (the state keeps it). */

@@ -18,7 +18,7 @@ import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource 
 import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
-import { readSignIn, type OrganizationSignIn } from "./sign-in.js";
+import { readIdentityProviderDomains, readSignIn, type OrganizationSignIn } from "./sign-in.js";
 import { readJit } from "./jit.js";
 import { DataFiltersApi } from "./data-filters-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
@@ -102,6 +102,8 @@ export class ProfileClient implements ServiceClient {
     return path === undefined ? undefined : readSignIn(this.t, path);
   }
 
+  identityProviderDomains = (): Promise<string[]> =>
+    this.codec.profile === "v1" ? readIdentityProviderDomains(this.t) : Promise.resolve([]);
   async jitProvisioning(): Promise<JitProvisioning | undefined> {
     return this.codec.profile === "v1" ? readJit(this.t) : undefined;
   }

@@ -76,5 +76,30 @@ export async function readSignIn(t: Transport, profilePath: string): Promise<Org
     mediaType: ENTITY_MEDIA,
     answer: ORGANIZATION,
   });
-  return signInOf(org.json);
+  return { ...signInOf(org.json), organizationId: profile.json.organizationId };
+}
+
+const PROVIDERS = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      attributes: z.looseObject({ identifiers: z.array(z.string()).nullish() }).optional(),
+    }),
+  ),
+});
+
+/**
+ * The e-mail domains the organization's identity providers claim (`identifiers`, OpenAPI
+ * JsonApiIdentityProviderOut: "Users with email addresses belonging to these domains will be
+ * authenticated by this IdP"), lower case, sorted. One GET: an organization has a few providers.
+ */
+export async function readIdentityProviderDomains(t: Transport): Promise<string[]> {
+  const { json } = await t.request({
+    method: "GET",
+    path: "/api/v1/entities/identityProviders?size=1000",
+    mediaType: ENTITY_MEDIA,
+    answer: PROVIDERS,
+  });
+  const domains = json.data.flatMap((p) => p.attributes?.identifiers ?? []).map((d) => d.toLowerCase());
+  return [...new Set(domains)].sort();
 }

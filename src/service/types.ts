@@ -143,9 +143,13 @@ export interface PermissionsClient {
  * How the organization signs people in (sign-in.ts): `builtin`, the built-in identity provider;
  * `oidc`, an external provider and the ID-token claim it keys users by (`oauthSubjectIdClaim`).
  */
-export type OrganizationSignIn =
+export type OrganizationSignIn = (
   | { kind: "builtin" }
-  | { kind: "oidc"; claim: string; issuer: string | undefined; from: "organization" | "identityProvider" };
+  | { kind: "oidc"; claim: string; issuer: string | undefined; from: "organization" | "identityProvider" }
+) & {
+  /** The organization's id (the profile's organizationId), when read through readSignIn. */
+  organizationId?: string;
+};
 
 /** The client's view of the filters of the workspaces a run manages. */
 export interface DataFiltersClient {
@@ -164,6 +168,11 @@ export interface ServiceClient {
   getProfile(): Promise<{ userId: string } | undefined>;
   /** How the organization signs people in (service/sign-in.ts); `undefined` where the API cannot tell (legacy). */
   signIn?(): Promise<OrganizationSignIn | undefined>;
+  /**
+   * The e-mail domains the organization's identity providers claim (their `identifiers`): a
+   * mapping with such an e-mail signs in through that provider (access-rules R16).
+   */
+  identityProviderDomains?(): Promise<string[]>;
   /** The organization's just-in-time provisioning (service/jit.ts); `undefined` when off or where the API cannot tell. */
   jitProvisioning?(): Promise<JitProvisioning | undefined>;
 

@@ -7,9 +7,46 @@
 import type { EmulatorState } from "../../src/emulator/types.js";
 
 export interface Expected {
-  /** `person|workspace` -> sorted permissions and filter ids. */
-  rows: Map<string, { permissions: string[]; filters: string[] }>;
+  /**
+   * `person|workspace` -> sorted effective permissions, sorted granted ones, whether the row reaches
+   * the workspace (VIEW held or covered) and sorted filter ids.
+   */
+  rows: Map<string, { permissions: string[]; granted: string[]; reaches: boolean; filters: string[] }>;
   loginsOnly: number;
+}
+
+/**
+ * What each permission covers, written out from shared/spec/access-rules.md (R5 MANAGE, R6
+ * ANALYZE and EXPORT and its parts, R7 the add-ons cover nothing, R8 MANAGE covers no add-on but
+ * CREATE_FILTER_VIEW), not taken from usersync.
+ */
+const COVERS: Record<string, string[]> = {
+  MANAGE: ["VIEW", "CREATE_FILTER_VIEW", "ANALYZE", "EXPORT", "EXPORT_PDF", "EXPORT_TABULAR"],
+  ANALYZE: ["VIEW"],
+  EXPORT: ["VIEW", "EXPORT_PDF", "EXPORT_TABULAR"],
+  EXPORT_PDF: ["VIEW"],
+  EXPORT_TABULAR: ["VIEW"],
+};
+/** R9: organization MANAGE reaches every workspace with every workspace permission. */
+export const EVERY_WORKSPACE_PERMISSION = [
+  "ANALYZE",
+  "CREATE_AUTOMATION",
+  "CREATE_FILTER_VIEW",
+  "EXPORT",
+  "EXPORT_PDF",
+  "EXPORT_TABULAR",
+  "MANAGE",
+  "USE_AI_ASSISTANT",
+  "VIEW",
+];
+
+export function covered(granted: Iterable<string>): string[] {
+  const out = new Set<string>();
+  for (const p of granted) {
+    out.add(p);
+    for (const c of COVERS[p] ?? []) out.add(c);
+  }
+  return [...out].sort();
 }
 
 function groupsOf(state: EmulatorState, userId: string): Set<string> {
@@ -35,9 +72,13 @@ function above(state: EmulatorState, ws: string): string[] {
 }
 
 export function expectedAccess(state: EmulatorState): Expected {
-  const rows = new Map<string, { permissions: string[]; filters: string[] }>();
+  const rows: Expected["rows"] = new Map();
+  const orgAdmins = new Set(
+    [...expectedOrganization(state)].filter(([, p]) => p.includes("MANAGE")).map(([id]) => id),
+  );
   for (const m of state.mappings) {
     const groups = groupsOf(state, m.id);
+    const admin = orgAdmins.has(m.id);
     const holds = (g: { user?: string; userGroup?: string }): boolean =>
       g.user === m.id || (g.userGroup !== undefined && groups.has(g.userGroup));
     for (const w of state.workspaces ?? []) {
@@ -47,13 +88,19 @@ export function expectedAccess(state: EmulatorState): Expected {
       for (const up of above(state, w.id).slice(1))
         for (const g of state.workspaces?.find((x) => x.id === up)?.permissions ?? [])
           if (holds(g)) for (const p of g.hierarchy ?? []) perms.add(p);
-      if (perms.size === 0) continue;
+      if (perms.size === 0 && !admin) continue;
       const path = above(state, w.id);
       const filters = (state.dataFilters ?? [])
         .filter((f) => path.includes(f.workspace) && holds(f))
         .map((f) => f.id)
         .sort();
-      rows.set(`${m.id}|${w.id}`, { permissions: [...perms].sort(), filters });
+      const effective = admin ? EVERY_WORKSPACE_PERMISSION : covered(perms);
+      rows.set(`${m.id}|${w.id}`, {
+        permissions: effective,
+        granted: [...perms].sort(),
+        reaches: effective.includes("VIEW"),
+        filters,
+      });
     }
   }
   const linked = new Set(state.mappings.map((m) => m.authenticationId));
@@ -75,11 +122,28 @@ export function expectedOrganization(state: EmulatorState): Map<string, string[]
 }
 
 /**
- * A mapping's login: active with a built-in login; else external when the organization signs in
- * through OIDC or the desired state says the person is external; else revoked.
+ * A mapping's login (access-rules R15, R16): shadowed when an alphabetically earlier userId shares
+ * its authenticationId; active with a built-in login; external for the API token's user, for an
+ * e-mail whose domain an identity provider claims (`identifiers`), or when `external` says so (the
+ * organization signs in through OIDC, or the desired state says the person is external); else
+ * revoked. `claimedDomains`: the seeded identity providers' identifiers (the emulator's state
+ * does not carry them).
  */
-export function loginOf(state: EmulatorState, id: string, external: (id: string) => boolean): string {
+export function loginOf(
+  state: EmulatorState,
+  id: string,
+  external: (id: string) => boolean,
+  o: { caller?: string; claimedDomains?: readonly string[] } = {},
+): string {
   const m = state.mappings.find((x) => x.id === id)!;
+  if (
+    m.authenticationId !== undefined &&
+    state.mappings.some((o) => o.authenticationId === m.authenticationId && o.id < m.id)
+  )
+    return "shadowed";
   if (state.idpUsers.some((u) => u.authenticationId === m.authenticationId)) return "active";
-  return external(id) ? "external" : "revoked";
+  if (id === o.caller) return "external";
+  const domain = m.email?.split("@")[1]?.toLowerCase();
+  const claimed = (o.claimedDomains ?? []).some((d) => d.toLowerCase() === domain);
+  return claimed || external(id) ? "external" : "revoked";
 }

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import type { Review } from "../../src/review/types.js";
+import { fromSnapshot } from "../../src/review/from-snapshot.js";
+import type { Snapshot } from "../../src/review/snapshot.js";
 import { ROOT, runCli } from "./run-cli.js";
 import { expectedAccess, loginOf } from "./review-expected.js";
 
@@ -93,7 +94,9 @@ it("one review per organization and one combined CSV, each agreeing with its own
     Record<string, string>
   >;
   for (const name of NAMES) {
-    const review = JSON.parse(await readFile(join(dir, `review.${name}.json`), "utf8")) as Review;
+    const review = fromSnapshot(
+      JSON.parse(await readFile(join(dir, `review.${name}.json`), "utf8")) as Snapshot,
+    );
     expect(review.snapshot.organization).toBe(name);
     const state = emulators[name].state();
     const expected = expectedAccess(state);
@@ -103,20 +106,20 @@ it("one review per organization and one combined CSV, each agreeing with its own
     expect(got.sort()).toEqual([...expected.rows].map(([k, v]) => `${k}|${v.permissions.join(" ")}`).sort());
     for (const m of state.mappings)
       expect(review.people.find((p) => p.id === m.id)?.login, `${name} ${m.id}`).toBe(
-        loginOf(state, m.id, () => name === "gamma"),
+        loginOf(state, m.id, () => name === "gamma", { caller: "admin" }),
       );
     // The combined CSV holds this organization's rows, one per person x workspace (or one per person with none).
     const rows = combined.filter((row) => row["organization"] === name);
     expect(rows.length).toBe(review.people.reduce((n, p) => n + Math.max(1, p.access.length), 0));
   }
   // gamma signs in through OIDC: its SSO person is external; beta's, with no login, revoked and still holding access.
-  const beta = JSON.parse(await readFile(join(dir, "review.beta.json"), "utf8")) as Review;
-  expect(beta.findings.some((f) => f.kind === "revokedWithAccess" && f.person === "user/sso")).toBe(true);
-  const gamma = JSON.parse(await readFile(join(dir, "review.gamma.json"), "utf8")) as Review;
+  const beta = JSON.parse(await readFile(join(dir, "review.beta.json"), "utf8")) as Snapshot;
+  expect(beta.findings.some((f) => f.kind === "revokedWithAccess" && f.person === "sso")).toBe(true);
+  const gamma = fromSnapshot(JSON.parse(await readFile(join(dir, "review.gamma.json"), "utf8")) as Snapshot);
   expect(gamma.people.find((p) => p.id === "sso")?.status).toBe("external");
   expect(gamma.findings.some((f) => f.kind === "revokedWithAccess")).toBe(false);
   const org = await readFile(join(dir, "all-organization.csv"), "utf8");
   expect(org.split("\r\n")[0]).toBe(
-    "organization,assignee_type,assignee,email,permissions,privileged,people,managed",
+    "organization,assignee_type,assignee,email,permissions,privileged,people,managed,snapshot_organization,snapshot_listed_at,snapshot_usersync_version,snapshot_digest",
   );
 });

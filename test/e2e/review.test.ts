@@ -17,8 +17,19 @@ import { parse as parseYaml } from "yaml";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle, EmulatorState } from "../../src/emulator/types.js";
 import type { Review } from "../../src/review/types.js";
+import type { Snapshot } from "../../src/review/snapshot.js";
+import { fromSnapshot } from "../../src/review/from-snapshot.js";
 import { ROOT, runCli } from "./run-cli.js";
 import { expectedAccess, expectedOrganization, loginOf, type Expected } from "./review-expected.js";
+
+/** A saved review: its snapshot as written, and the model the renderers read from it. */
+async function load(file: string): Promise<Review & { saved: Snapshot }> {
+  const saved = JSON.parse(await readFile(join(dir, file), "utf8")) as Snapshot;
+  return Object.assign(fromSnapshot(saved), { saved });
+}
+
+/** The domains the seeded identity provider claims (issue 46: its logins are external, not revoked). */
+const CLAIMED = ["partner-sso.example"];
 
 const TOKEN = "review-e2e-token";
 let emulator: EmulatorHandle;
@@ -49,6 +60,26 @@ async function demoSeed(): Promise<EmulatorSeed> {
   seed.organizationPermissions = [
     { user: "admin", permissions: ["MANAGE"] },
     { userGroup: "finance", permissions: ["SELF_CREATE_TOKEN"] },
+  ];
+  // Issue 46's cases. An identity provider claims partner-sso.example: ext.partner (no built-in
+  // login, not in the desired state) signs in through it. zeta.dup shares grace.hopper's
+  // authenticationId: only grace.hopper signs in. addon.only holds CREATE_FILTER_VIEW alone on
+  // finance (reaches nothing); ext.partner ANALYZE + add-ons on demo (covers VIEW).
+  seed.identityProviders = [{ id: "partner-idp", idpType: "CUSTOM_IDP", identifiers: CLAIMED }];
+  seed.mappings!.push(
+    { id: "ext.partner", authenticationId: "partner|ext", email: "ext@partner-sso.example", groups: [] },
+    {
+      id: "zeta.dup",
+      authenticationId: "auth-grace.hopper",
+      email: "zeta@demo.example",
+      groups: ["finance"],
+    },
+    { id: "addon.only", authenticationId: "partner|addon", email: "addon@partner-sso.example", groups: [] },
+  );
+  ws("finance").permissions!.push({ user: "addon.only", permissions: ["CREATE_FILTER_VIEW"] });
+  ws("demo").permissions = [
+    ...(ws("demo").permissions ?? []),
+    { user: "ext.partner", permissions: ["ANALYZE", "CREATE_AUTOMATION", "USE_AI_ASSISTANT"] },
   ];
   seed.dataFilters = [
     { workspace: "sales", id: "hand-sales-region", maql: '{label/region} = "AMER"', userGroup: "sales" },
@@ -93,14 +124,19 @@ function compareWithStore(review: Review, state: EmulatorState): Expected {
     for (const a of p.access)
       got.set(
         `${p.id}|${a.workspace}`,
-        `${a.permissions.join(" ")} / ${a.filters
+        `${a.permissions.join(" ")} / ${a.granted.join(" ")} / ${a.reaches} / ${a.filters
           .map((f) => f.id)
           .sort()
           .join(" ")}`,
       );
   expect(Object.fromEntries([...got].sort())).toEqual(
     Object.fromEntries(
-      [...expected.rows].sort().map(([k, v]) => [k, `${v.permissions.join(" ")} / ${v.filters.join(" ")}`]),
+      [...expected.rows]
+        .sort()
+        .map(([k, v]) => [
+          k,
+          `${v.permissions.join(" ")} / ${v.granted.join(" ")} / ${v.reaches} / ${v.filters.join(" ")}`,
+        ]),
     ),
   );
   const org = expectedOrganization(state);
@@ -109,7 +145,7 @@ function compareWithStore(review: Review, state: EmulatorState): Expected {
   expect(review.people.length).toBe(state.mappings.length + expected.loginsOnly);
   for (const m of state.mappings)
     expect(review.people.find((p) => p.id === m.id)?.login, m.id).toBe(
-      loginOf(state, m.id, (id) => id === "contractor.sso"),
+      loginOf(state, m.id, (id) => id === "contractor.sso", { caller: "admin", claimedDomains: CLAIMED }),
     );
   return expected;
 }
@@ -172,7 +208,8 @@ function expectedDates(
     if (
       old === undefined ||
       String(orgWas.get(m.id)) !== String(orgNow.get(m.id)) ||
-      loginOf(was, m.id, external) !== loginOf(now, m.id, external)
+      loginOf(was, m.id, external, { caller: "admin", claimedDomains: CLAIMED }) !==
+        loginOf(now, m.id, external, { caller: "admin", claimedDomains: CLAIMED })
     )
       people[m.id] = when;
   }
@@ -186,7 +223,7 @@ describe("usersync review against the demo organization", () => {
     const r = await run(["review", "--format", "json", "--out", "review.json", "--detailed-exitcode"]);
     expect(r.code, r.stderr).toBe(2); // findings present
     expect(emulator.requestLog().every((e) => e.method === "GET")).toBe(true);
-    review = JSON.parse(await readFile(join(dir, "review.json"), "utf8")) as Review;
+    review = await load("review.json");
     compareWithStore(review, emulator.state());
     expect(review.snapshot).toMatchObject({
       usersyncVersion: expect.any(String),
@@ -217,19 +254,56 @@ describe("usersync review against the demo organization", () => {
 
   it("statuses and findings", () => {
     const status = (id: string) => review.people.find((p) => p.id === id)?.status;
-    expect(status("leaver")).toBe("revoked");
+    // The desired state marks the leaver absent: a leaver (login revoked), whom the source no longer has.
+    expect(status("leaver")).toBe("leaver");
+    const leaver = review.people.find((p) => p.id === "leaver")!;
+    expect([leaver.login, leaver.sourceStatus, leaver.leaver]).toEqual(["revoked", "absent", true]);
     expect(status("admin")).toBe("protected");
     expect(status("contractor.sso")).toBe("external");
-    expect(review.people.find((p) => p.key === "login/visitor@partner.example")?.status).toBe("loginOnly");
+    expect(review.people.find((p) => p.key === "login:visitor@partner.example")?.status).toBe("loginOnly");
     const f = review.findings.map((x) => `${x.kind} ${x.person} ${x.workspace ?? ""}`.trim());
-    expect(f).toContain("revokedWithAccess user/leaver");
-    expect(f).toContain("handMadeDirectGrant user/ada.lovelace finance");
-    expect(f).toContain("privilegedOutsideDesired user/admin");
+    expect(f).toContain("revokedWithAccess leaver");
+    expect(f).toContain("handMadeDirectGrant ada.lovelace finance");
+    // The API token's own organization MANAGE is how the review lists anything: no finding.
+    expect(f.filter((x) => x.includes(" admin"))).toEqual([]);
     // sales-emea's MANAGE is not what the desired state gives (VIEW, ANALYZE, EXPORT).
-    expect(f).toContain("privilegedOutsideDesired user/donald.knuth sales-emea");
+    expect(f).toContain("privilegedOutsideDesired donald.knuth sales-emea");
     // The desired state gives sales-emea a region filter; nobody made it yet.
-    expect(f).toContain("missingDesiredFilter user/radia.perlman sales-emea");
-    expect(f).toContain("accessNoGroupExplains user/ada.lovelace finance");
+    expect(f).toContain("missingDesiredFilter radia.perlman sales-emea");
+    expect(f).toContain("accessNoGroupExplains ada.lovelace finance");
+    // Only grace.hopper signs in with the shared authenticationId; zeta.dup is not her.
+    expect(f).toContain("sharedAuthenticationId zeta.dup");
+    const zeta = review.people.find((p) => p.id === "zeta.dup")!;
+    expect([zeta.login, zeta.email, zeta.shadowedBy]).toEqual([
+      "shadowed",
+      "zeta@demo.example",
+      "grace.hopper",
+    ]);
+    expect(review.people.find((p) => p.id === "grace.hopper")?.email).toBe("grace.hopper@demo.example");
+    // A login whose domain the identity provider claims is external, never revokedWithAccess.
+    expect(f.filter((x) => x.includes("ext.partner") || x.includes("addon.only"))).not.toContain(
+      "revokedWithAccess ext.partner",
+    );
+    // An add-on without VIEW is shown as such, and reaches nothing.
+    const addon = review.people.find((p) => p.id === "addon.only")!.access;
+    expect(addon.map((a) => [a.workspace, a.reaches, a.granted.join(" ")])).toEqual([
+      ["finance", false, "CREATE_FILTER_VIEW"],
+    ]);
+    // The caller: protected, signs in with its token (external), reaches every workspace.
+    const admin = review.people.find((p) => p.id === "admin")!;
+    expect(admin.status).toBe("protected");
+    expect(admin.access.length).toBe(review.workspaces.length);
+    expect(admin.access.every((a) => a.reasons.some((r) => r.kind === "organization"))).toBe(true);
+    // inLine never stands beside a finding; every finding names its snapshot row.
+    const withFinding = new Set(review.findings.map((x) => x.person));
+    for (const p of review.people) if (withFinding.has(p.key)) expect(p.agreement, p.key).not.toBe("inLine");
+    const rows = new Set((review as Review & { saved: Snapshot }).saved.rows.map((r) => r.rowId));
+    for (const x of review.findings) if (x.rowId !== undefined) expect(rows.has(x.rowId), x.rowId).toBe(true);
+    // The hierarchy grant says on its own workspace that it reaches the ones below.
+    const sales = review.people.find((p) => p.id === "donald.knuth")!;
+    expect(sales.access.find((a) => a.workspace === "sales")?.reasons[0]?.text).toMatch(
+      /also on the \d+ workspace\(s\) below/,
+    );
     expect(review.summary.findings).toBe(review.findings.length);
   });
 
@@ -237,7 +311,10 @@ describe("usersync review against the demo organization", () => {
     const schema = JSON.parse(await readFile(join(ROOT, "docs/review.schema.json"), "utf8")) as object;
     const ajv = new Ajv({ allErrors: true, strict: false });
     const validate = ajv.compile(schema);
-    expect(validate(review), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+    expect(
+      validate((review as Review & { saved: Snapshot }).saved),
+      JSON.stringify(validate.errors?.slice(0, 3)),
+    ).toBe(true);
   });
 
   it("CSV: one row per person x workspace (one for a person with none), and the organization CSV", async () => {
@@ -255,10 +332,23 @@ describe("usersync review against the demo organization", () => {
       );
     const leaver = rows.find((x) => x["person"] === "leaver")!;
     expect(leaver).toMatchObject({
-      status: "revoked",
+      status: "leaver",
+      login: "revoked",
+      source_status: "absent",
       workspace: "finance",
       reason: "group finance: EXPORT VIEW",
+      permissions: "EXPORT EXPORT_PDF EXPORT_TABULAR VIEW",
+      granted_permissions: "EXPORT VIEW",
+      row_id: "leaver|finance",
+      snapshot_digest: review.snapshot.digest.length > 0 ? expect.stringMatching(/^sha256:/) : "",
     });
+    // A login with no mapping is its e-mail in the person column.
+    expect(rows.some((x) => x["person"] === "visitor@partner.example")).toBe(true);
+    const findings = parseCsv(await readFile(join(dir, "review-findings.csv"), "utf8"), {
+      columns: true,
+    }) as Array<Record<string, string>>;
+    expect(findings.length).toBeGreaterThan(0);
+    expect(new Set(findings.map((x) => x["snapshot_digest"])).size).toBe(1);
     const org = parseCsv(await readFile(join(dir, "review-organization.csv"), "utf8"), {
       columns: true,
     }) as Array<Record<string, string>>;
@@ -281,7 +371,7 @@ describe("usersync review against the demo organization", () => {
     expect([0, 3], a.stderr).toContain(a.code);
     const r = await run(["review", "--format", "json", "--out", "after.json", "--since", "review.json"]);
     expect(r.code, r.stderr).toBe(0);
-    const after = JSON.parse(await readFile(join(dir, "after.json"), "utf8")) as Review;
+    const after = await load("after.json");
     compareWithStore(after, emulator.state());
     const was = expectedAccess(before).rows;
     const now = expectedAccess(emulator.state()).rows;
@@ -307,10 +397,10 @@ describe("usersync review against the demo organization", () => {
   });
 
   it("last_change: carried from review to review, and a hand change dated by the review that saw it", async () => {
-    const after = JSON.parse(await readFile(join(dir, "after.json"), "utf8")) as Review;
+    const after = await load("after.json");
     const quiet = await run(["review", "--format", "json", "--out", "quiet.json", "--since", "after.json"]);
     expect(quiet.code, quiet.stderr).toBe(0);
-    const carried = JSON.parse(await readFile(join(dir, "quiet.json"), "utf8")) as Review;
+    const carried = await load("quiet.json");
     expect(carried.changes!.changes).toEqual([]);
     expect(dated(carried)).toEqual(dated(after));
     expect(Object.keys(dated(carried).rows).length).toBeGreaterThan(0);
@@ -332,7 +422,7 @@ describe("usersync review against the demo organization", () => {
     expect(r.code, r.stderr).toBe(0);
     const r2 = await run(["review", "--format", "json", "--out", "later.json", "--since", "quiet.json"]);
     expect(r2.code, r2.stderr).toBe(0);
-    const later = JSON.parse(await readFile(join(dir, "later.json"), "utf8")) as Review;
+    const later = await load("later.json");
     const fresh = expectedDates(before, emulator.state(), interval(carried, later));
     expect(Object.keys(fresh.rows)).toEqual([`${who}|${ws}`]);
     // What changed now is dated now; everything else keeps the date the earlier review gave it.
@@ -343,7 +433,7 @@ describe("usersync review against the demo organization", () => {
     expect(dated(later)).toEqual(sorted(want));
     const schema = JSON.parse(await readFile(join(ROOT, "docs/review.schema.json"), "utf8")) as object;
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
-    expect(validate(later), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+    expect(validate(later.saved), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
     // The CSV says the same, row by row (its review is a second listing of the same store).
     const rows = parseCsv(await readFile(join(dir, "later.csv"), "utf8"), { columns: true }) as Array<
       Record<string, string>
@@ -358,13 +448,31 @@ describe("usersync review against the demo organization", () => {
     );
   });
 
-  it("the same state gives the same digest", async () => {
+  it("one snapshot: --from renders the bytes a direct run wrote; verify; a tampered --since is refused", async () => {
     const one = await run(["review", "--format", "json", "--out", "one.json"]);
-    const two = await run(["review", "--format", "json", "--out", "two.json"]);
-    expect([one.code, two.code]).toEqual([0, 0]);
-    const digest = async (f: string) =>
-      (JSON.parse(await readFile(join(dir, f), "utf8")) as Review).snapshot.digest;
-    expect(await digest("one.json")).toBe(await digest("two.json"));
+    expect(one.code, one.stderr).toBe(0);
+    for (const format of ["csv", "markdown", "html"]) {
+      const direct = await run(["review", "--from", "one.json", "--format", format]);
+      expect(direct.code, direct.stderr).toBe(0);
+      const snap = JSON.parse(await readFile(join(dir, "one.json"), "utf8")) as Snapshot;
+      expect(direct.stdout).toContain(snap.header.digest);
+    }
+    const json = await run(["review", "--from", "one.json", "--format", "json"]);
+    expect(json.stdout).toBe(await readFile(join(dir, "one.json"), "utf8"));
+    const v = await run(["review", "verify", "one.json"]);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/verified/);
+    // Edited by hand: the organization MANAGE holder's rows deleted.
+    const snap = JSON.parse(await readFile(join(dir, "one.json"), "utf8")) as Snapshot;
+    snap.rows = snap.rows.filter((r) => r.person !== "admin");
+    await writeFile(join(dir, "edited.json"), JSON.stringify(snap));
+    const bad = await run(["review", "verify", "edited.json"]);
+    expect(bad.code).toBe(4);
+    const since = await run(["review", "--format", "json", "--since", "edited.json"]);
+    expect(since.code).toBe(4);
+    expect(since.stderr).toMatch(/does not match its digest/);
+    const anyway = await run(["review", "--format", "json", "--since", "edited.json", "--allow-unverified"]);
+    expect(anyway.code, anyway.stderr).toBe(0);
   });
 
   it("--format html writes one self-contained page of the same review (test/report/review-html.test.ts opens it in Chromium)", async () => {

@@ -45,7 +45,10 @@ describe("the snapshot", () => {
       expect(splitRowId(r.rowId)).toEqual({ person: r.person, workspace: r.workspace });
     }
     expect(rowIdOf("login:x|y@example.com", "ws")).toBe("login:x|y@example.com|ws");
-    expect(splitRowId("login:x|y@example.com|ws")).toEqual({ person: "login:x|y@example.com", workspace: "ws" });
+    expect(splitRowId("login:x|y@example.com|ws")).toEqual({
+      person: "login:x|y@example.com",
+      workspace: "ws",
+    });
     const texts = snapshot.reasonSets.map((l) => JSON.stringify(l));
     expect(new Set(texts).size).toBe(texts.length);
     const workspaceRows = review.people.reduce((n, p) => n + p.access.length, 0);
@@ -79,7 +82,9 @@ describe("the snapshot", () => {
       "t = json.dumps(s, sort_keys=True, separators=(',', ':'), ensure_ascii=False)",
       "print('sha256:' + hashlib.sha256(t.encode('utf-8')).hexdigest())",
     ].join("\n");
-    const out = execFileSync("python3", ["-c", recipe], { input: JSON.stringify(snapshot) }).toString().trim();
+    const out = execFileSync("python3", ["-c", recipe], { input: JSON.stringify(snapshot) })
+      .toString()
+      .trim();
     expect(out).toBe(snapshot.header.digest);
   });
 });

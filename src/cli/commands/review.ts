@@ -122,12 +122,17 @@ export async function runReview(
         `This service speaks the ${connection.client.profile} API: it has no workspaces, permissions or data filters to review.`,
       );
     let signIn: "builtin" | "oidc" | undefined;
+    let organizationId: string | undefined;
+    let externalDomains: string[] | undefined;
     try {
-      signIn = (await connection.client.signIn?.())?.kind;
+      const read = await connection.client.signIn?.();
+      signIn = read?.kind;
+      organizationId = read?.organizationId;
+      externalDomains = await connection.client.identityProviderDomains?.();
     } catch (err) {
       logger.warn(
         { err: (err as Error).message },
-        "could not read how the organization signs in; a mapping with no built-in login is reported revoked",
+        "could not read how the organization signs in (its identity provider and the domains its providers claim); a mapping with no built-in login is reported revoked",
       );
     }
     const requests = connection.client.stats().requests;
@@ -136,6 +141,7 @@ export async function runReview(
       actual: listed,
       policy,
       signIn,
+      externalDomains,
       ...(plan !== undefined && desiredState !== undefined
         ? { desired: { state: desiredState, plan, source } }
         : {}),
@@ -143,6 +149,7 @@ export async function runReview(
         generatedAt: new Date().toISOString(),
         organization: config.targetName ?? hostOf(config.target.baseUrl),
         baseUrl: config.target.baseUrl ?? "",
+        ...(organizationId !== undefined ? { organizationId } : {}),
         usersyncVersion: version(),
       },
       requests,

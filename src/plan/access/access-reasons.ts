@@ -8,12 +8,14 @@ const assigneeText = (a: Assignee): string => (a.type === "user" ? "own grant" :
 export function withChain(r: AccessReason, chain: string[]): AccessReason {
   const via = chain.length > 1 ? `${chain.join(" -> ")}` : assigneeText(r.holder);
   const group = r.holder.type === "userGroup" ? (chain.length > 1 ? `group ${via}` : via) : via;
+  const below =
+    r.below !== undefined
+      ? `, hierarchy ${r.below.permissions.join(" ")} also on the ${r.below.workspaces} workspace(s) below`
+      : "";
   const text =
     r.kind === "hierarchy"
       ? `${group}, hierarchy from ${r.workspaceChain.join(" > ")}`
-      : r.holder.type === "user"
-        ? "direct grant"
-        : group;
+      : `${r.holder.type === "user" ? "direct grant" : group}${below}`;
   return {
     ...r,
     kind: r.kind === "hierarchy" ? "hierarchy" : r.holder.type === "user" ? "direct" : "group",

@@ -55,6 +55,16 @@ export interface AccessModel {
   accessOf(userId: string, groups: readonly string[]): RawAccess[];
   /** Filters defined on each workspace. */
   filterCount(workspace: string): number;
+  /**
+   * The filters that narrow a person on a workspace whatever reaches it (organization MANAGE
+   * reaches every workspace, R9; filters apply to everyone they name, R14), and whether the
+   * workspace or one above it has filters at all.
+   */
+  filtersAt(
+    userId: string,
+    groups: readonly string[],
+    workspace: string,
+  ): { filters: EffectiveFilter[]; filtered: boolean };
 }
 
 interface Contribution {
@@ -94,6 +104,7 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
             grantedOn: c.grantedOn,
             workspaceChain: c.workspaceChain,
             permissions: c.permissions,
+            ...(c.below !== undefined ? { below: c.below } : {}),
             text: "",
           },
         });
@@ -181,6 +192,15 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     pathOf,
     chainsOf,
     filterCount: (ws) => filtersOn.get(ws) ?? 0,
+    filtersAt(userId, groups, ws) {
+      const own = new Map<string, EffectiveFilter[]>();
+      for (const f of filtersByHolder.get(`user/${userId}`) ?? [])
+        (own.get(f.workspace) ?? own.set(f.workspace, []).get(f.workspace)!).push(effective(f, "own", []));
+      const filters: EffectiveFilter[] = [];
+      alongPath(ws, own, filters);
+      alongPath(ws, groupFilters(groups, groups.join("\u0000")), filters);
+      return { filters: filters.sort(byFilter), filtered: filteredAbove(ws) };
+    },
     accessOf(userId, groups) {
       const shared = sharedRows(groups);
       const ownGrants = contributionsOf(`user/${userId}`);

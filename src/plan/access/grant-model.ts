@@ -97,6 +97,8 @@ export interface Contribution {
   /** From `grantedOn` down to `workspace`, both included. */
   workspaceChain: string[];
   permissions: WorkspacePermission[];
+  /** For `here`: the grant's hierarchy permissions reach this many workspaces below too. */
+  below?: { permissions: WorkspacePermission[]; workspaces: number };
 }
 
 export interface GrantIndex {
@@ -135,6 +137,7 @@ export function grantIndex(tree: WorkspaceTree, grants: Iterable<KeyedGrant>): G
       out = [];
       for (const g of own) {
         const here = permissionSet([...g.permissions, ...g.hierarchy]);
+        const below = g.hierarchy.length > 0 ? tree.belowChains(g.workspace).slice(1) : [];
         if (here.length > 0)
           out.push({
             workspace: g.workspace,
@@ -142,9 +145,9 @@ export function grantIndex(tree: WorkspaceTree, grants: Iterable<KeyedGrant>): G
             grantedOn: g.workspace,
             workspaceChain: [g.workspace],
             permissions: here,
+            ...(below.length > 0 ? { below: { permissions: g.hierarchy, workspaces: below.length } } : {}),
           });
-        if (g.hierarchy.length === 0) continue;
-        for (const [ws, chain] of tree.belowChains(g.workspace).slice(1))
+        for (const [ws, chain] of below)
           out.push({
             workspace: ws,
             kind: "hierarchy",

@@ -29,6 +29,11 @@ export interface AccessReason {
   /** What this grant gives on this workspace (its permissions, or its hierarchy permissions below). */
   permissions: WorkspacePermission[];
   /**
+   * On the workspace that holds a grant with hierarchy permissions: they also reach this many
+   * workspaces below it (each shows a `hierarchy` reason), so the reviewer of this row sees it.
+   */
+  below?: { permissions: WorkspacePermission[]; workspaces: number };
+  /**
    * Whether the desired state gives this grant (holder, workspace, permissions) so usersync keeps
    * it: false for a grant made by hand; absent when no desired state was compared.
    */
