@@ -9,7 +9,7 @@ const email = z
   .regex(/^[^\s@]+@[^\s@]+$/, "must be an e-mail address, e.g. owner@example.com")
   .transform((s) => s.toLowerCase());
 /** One reviewer or several. */
-const reviewers = z.union([email.transform((e) => [e]), z.array(email).min(1)]);
+const reviewers = z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(email).min(1));
 const byName = z.record(z.string().min(1), reviewers);
 
 export const campaignReviewers = z.strictObject({

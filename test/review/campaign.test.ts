@@ -294,3 +294,31 @@ users:
     expect(r.text).toBe("email,groups\r\nann@x.example,staff\r\nbob@x.example,finance\r\n");
   });
 });
+
+describe("the review section of the config", () => {
+  it("reads reviewers as lists of lower-case e-mails and refuses what is not one", async () => {
+    const { loadConfig } = await import("../../src/config/index.js");
+    const dir = mkdtempSync(join(tmpdir(), "usersync-review-config-"));
+    const file = join(dir, "usersync.yaml");
+    writeFileSync(
+      file,
+      "review:\n  reviewers:\n    workspaces: { sales: Lead@X.example }\n    default: [it@x.example]\n  due: 14d\n",
+    );
+    const config = await loadConfig({ file, env: {}, cwd: dir });
+    expect(config.review).toEqual({
+      reviewers: {
+        workspaces: { sales: ["lead@x.example"] },
+        groups: {},
+        organizations: {},
+        default: ["it@x.example"],
+      },
+      due: "14d",
+    });
+    writeFileSync(file, "review:\n  reviewers:\n    groups: { finance: finance-lead }\n");
+    await expect(loadConfig({ file, env: {}, cwd: dir })).rejects.toThrow(
+      /review\.reviewers\.groups\.finance.*e-mail/s,
+    );
+    const fromEnv = await loadConfig({ env: { USERSYNC_REVIEW_DUE: "2027-01-15" }, cwd: "/nonexistent-dir" });
+    expect(fromEnv.review.due).toBe("2027-01-15");
+  });
+});
