@@ -50,18 +50,26 @@ describe.skipIf(skip)("the decision page in Chromium", { timeout: 120_000 }, () 
     const rows = page.locator("#rows tr");
     expect(await rows.count()).toBe(campaign.rows.length);
     expect(await page.textContent("#count")).toBe(`0 of ${campaign.rows.length} row(s) decided`);
-    const [first, second] = [campaign.rows[0]!, campaign.rows[1]!];
+    const wide = campaign.rows.find((r) => r.permissions.length > 1)!;
+    const [first, second] = campaign.rows.filter((r) => r !== wide) as [typeof wide, typeof wide];
     const at = (id: string) => page.locator(`#rows tr[data-row="${id}"]`);
     await at(first.rowId).locator("button[data-d=revoke]").click();
     await at(first.rowId).locator("input.comment").fill("left the team");
     await at(second.rowId).locator("button[data-d=keep]").click();
-    expect(await page.textContent("#count")).toBe(`2 of ${campaign.rows.length} row(s) decided`);
+    // A change: the row's permissions to keep, one of them unticked.
+    await at(wide.rowId).locator("button[data-d=change]").click();
+    const keep = at(wide.rowId).locator(".change input");
+    expect(await keep.count()).toBe(wide.permissions.length);
+    for (let i = 0; i < wide.permissions.length; i++)
+      if (!(await keep.nth(i).isChecked())) await keep.nth(i).check();
+    await keep.nth(0).uncheck();
+    expect(await page.textContent("#count")).toBe(`3 of ${campaign.rows.length} row(s) decided`);
 
     await page.reload();
     await page.waitForSelector("body[data-ready=true]");
     expect(await at(first.rowId).locator("button[data-d=revoke]").getAttribute("aria-pressed")).toBe("true");
     expect(await at(first.rowId).locator("input.comment").inputValue()).toBe("left the team");
-    expect(await page.textContent("#count")).toBe(`2 of ${campaign.rows.length} row(s) decided`);
+    expect(await page.textContent("#count")).toBe(`3 of ${campaign.rows.length} row(s) decided`);
 
     const download = page.waitForEvent("download");
     await page.click("#download");
@@ -73,10 +81,15 @@ describe.skipIf(skip)("the decision page in Chromium", { timeout: 120_000 }, () 
       campaign: campaign.id,
       digest: snapshot.header.digest,
     });
-    expect(decisions.decisions.map((d) => [d.rowId, d.decision, d.reviewer, d.comment])).toEqual([
-      [first.rowId, "revoke", "owner@acme.example", "left the team"],
-      [second.rowId, "keep", "owner@acme.example", undefined],
-    ]);
+    const order = new Map(campaign.rows.map((r, i) => [r.rowId, i] as const));
+    const expected = [
+      [first.rowId, "revoke", "owner@acme.example", "left the team", undefined],
+      [second.rowId, "keep", "owner@acme.example", undefined, undefined],
+      [wide.rowId, "change", "owner@acme.example", undefined, wide.permissions.slice(1)],
+    ].sort((a, b) => order.get(a[0] as string)! - order.get(b[0] as string)!);
+    expect(
+      decisions.decisions.map((d) => [d.rowId, d.decision, d.reviewer, d.comment, d.permissions]),
+    ).toEqual(expected);
     expect(
       mergeDecisions(campaign, [], [{ file: "decisions.json", decisions: decisions.decisions }]).problems,
     ).toEqual([]);

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { assignRows } from "../../src/review/campaign/assign.js";
 import { coverage, mergeDecisions } from "../../src/review/campaign/decisions.js";
 import { remedies } from "../../src/review/campaign/remedies.js";
+import { renderRemovalsCsv } from "../../src/report/campaign/removals.js";
 import { remediationPlan } from "../../src/review/campaign/remediation-plan.js";
 import { patchCsv, patchYaml } from "../../src/review/campaign/source-patch.js";
 import { unifiedDiff } from "../../src/review/campaign/unified-diff.js";
@@ -201,6 +202,15 @@ describe("remediation", () => {
       [["source", "leaveGroup"]], // ann is in sales-emea by the file
       [["plan", "narrowGrant"]], // bob's direct grant was made by hand
       [["plan", "leaveGroup"]], // cid's entry keeps the groups it has: ops is not the file's
+    ]);
+  });
+
+  it("for a directory source, lists what its owner must change, one line per group and member", () => {
+    const r = remedies(campaign().rows, decisions, { kind: "directory", desired });
+    expect(renderRemovalsCsv(r).split("\r\n")).toEqual([
+      "action,group,workspace,keep,member_email,member_id,row_id,decision,reviewer",
+      "removeFromGroup,sales-emea,,,ann@x.example,ann,ann|sales,revoke,emea@x.example",
+      "",
     ]);
   });
 

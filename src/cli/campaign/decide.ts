@@ -73,8 +73,9 @@ export async function runDecide(step: StepInput): Promise<number> {
   const before = (existing?.decisions ?? []).map(({ field: _field, line: _line, ...d }) => d);
   const merged = mergeDecisions(campaign.value, before, inputs);
   problems.push(...merged.problems);
+  // A ConfigError: the hint for InputError sends a person to `validate`, which does not read decisions.
   if (problems.length > 0)
-    throw new InputError({
+    throw new ConfigError({
       message: `${problems.length} problem(s) in the decisions; nothing was merged. Fix them and run again.`,
       problems,
     });

@@ -14,11 +14,11 @@ import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { toPolicy } from "../../config/index.js";
 import { serializePlan } from "../../plan/index.js";
 import { listActualState } from "../../service/index.js";
-import { remedies as remediesOf, type RowRemedy, type SourceView } from "../../review/campaign/remedies.js";
+import { remedies as remediesOf, type SourceView } from "../../review/campaign/remedies.js";
 import { remediationPlan } from "../../review/campaign/remediation-plan.js";
 import { patchCsv, patchYaml, type SourceEdit } from "../../review/campaign/source-patch.js";
 import { unifiedDiff } from "../../review/campaign/unified-diff.js";
-import { csvLine } from "../../desired/csv-cell.js";
+import { renderRemovalsCsv } from "../../report/campaign/removals.js";
 import { loadDesired, optional, type Runtime } from "../pipeline.js";
 import { intOption } from "../args.js";
 import { reviewListings } from "../review-listing.js";
@@ -50,39 +50,6 @@ async function filePatch(edits: readonly Edit[]): Promise<string> {
     diffs.push(unifiedDiff(relative(process.cwd(), file) || file, text, result.text));
   }
   return diffs.join("");
-}
-
-function removalsCsv(remedies: readonly RowRemedy[]): string {
-  const lines = [
-    csvLine([
-      "action",
-      "group",
-      "workspace",
-      "keep",
-      "member_email",
-      "member_id",
-      "row_id",
-      "decision",
-      "reviewer",
-    ]),
-  ];
-  for (const r of remedies)
-    for (const a of r.actions)
-      if (a.via === "source")
-        lines.push(
-          csvLine([
-            a.kind === "leaveGroup" ? "removeFromGroup" : "narrowGrant",
-            a.kind === "leaveGroup" ? a.group : "",
-            a.kind === "narrowGrant" ? a.workspace : a.kind === "narrowOrganization" ? "(organization)" : "",
-            a.kind === "leaveGroup" ? "" : a.keep.join(" "),
-            r.email ?? "",
-            r.userId ?? "",
-            r.rowId,
-            r.decision.decision,
-            r.decision.reviewer,
-          ]),
-        );
-  return lines.join("");
 }
 
 // eslint-disable-next-line max-lines-per-function -- read, list, decide the levers, write the three outputs
@@ -146,7 +113,7 @@ export async function runRemediate(step: StepInput): Promise<number> {
     else if (diff !== "")
       runtime.logger.warn("the source gives revoked access: write its change with --source-patch FILE");
   }
-  if (removals !== undefined) await writeFileAtomic(removals, removalsCsv(remedies));
+  if (removals !== undefined) await writeFileAtomic(removals, renderRemovalsCsv(remedies));
   else if (view.kind === "directory" && sourceActions.length > 0)
     runtime.logger.warn(
       "the directory gives revoked access: write the list for its owner with --removals FILE",
