@@ -33,6 +33,10 @@ const { buildReview } = await fromDist("review/build.js");
 if (CHILD) {
   const actual = JSON.parse(readFileSync(process.argv[3], "utf8"));
   const { renderReviewCsv } = await fromDist("report/review/csv.js");
+  const { renderSnapshotJson } = await fromDist("report/review/json.js");
+  const { renderReviewHtml } = await fromDist("report/review/html.js");
+  const { toSnapshot } = await fromDist("review/to-snapshot.js");
+  const { fromSnapshot } = await fromDist("review/from-snapshot.js");
   resetPeakRss();
   const start = process.cpuUsage();
   const t0 = performance.now();
@@ -52,11 +56,21 @@ if (CHILD) {
   const reviewCpu = process.cpuUsage(start);
   const t1 = performance.now();
   const csv = renderReviewCsv(review);
+  const csvMs = performance.now() - t1;
+  // Issue 46: one snapshot (digest over its canonical JSON), every format from it.
+  const t2 = performance.now();
+  const snapshot = toSnapshot(review);
+  const json = renderSnapshotJson(snapshot);
+  const snapshotMs = performance.now() - t2;
+  const html = renderReviewHtml(fromSnapshot(snapshot));
   childReport(
     {
       reviewCpuMs: round((reviewCpu.user + reviewCpu.system) / 1000, 1),
       reviewWallMs: round(reviewMs, 1),
-      csvMs: round(performance.now() - t1, 1),
+      csvMs: round(csvMs, 1),
+      snapshotMs: round(snapshotMs, 1),
+      snapshotMiB: round(Buffer.byteLength(json) / 2 ** 20, 1),
+      htmlMiB: round(Buffer.byteLength(html) / 2 ** 20, 1),
       csvMiB: round(Buffer.byteLength(csv) / 2 ** 20, 1),
       rows: review.summary.accessRows,
       findings: review.findings.length,
@@ -187,6 +201,9 @@ try {
       peakRssMiB: pick("maxRssMiB"),
       rows: runs[0].rows,
       csvMiB: runs[0].csvMiB,
+      snapshotMs: pick("snapshotMs"),
+      snapshotMiB: runs[0].snapshotMiB,
+      htmlMiB: runs[0].htmlMiB,
       findings: runs[0].findings,
     },
     runs,

@@ -64,7 +64,7 @@ export function reviewSpec<G>(o: {
       "combined-csv": {
         type: "string",
         value: "FILE",
-        help: "with --all-targets: also write one CSV of every organization's\naccess (and FILE-organization.csv), an organization column first",
+        help: "with --all-targets: also write one CSV of every organization's\naccess (and FILE-organization.csv, FILE-findings.csv), an organization\ncolumn first",
       },
       target: o.planOptions.target,
       "all-targets": o.planOptions["all-targets"],

@@ -12,8 +12,9 @@ import { DATA_FILTER_LEAVES, dataFiltersSection } from "./data-filters-schema.js
 import { ldapSection } from "./ldap-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
-import { CAMPAIGN_LEAVES, campaignKeys } from "./review-schema.js";
+import { CAMPAIGN_LEAVES } from "./review-campaign-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
+import { REVIEW_LEAVES, reviewSection } from "./review-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
@@ -149,7 +150,7 @@ export const configSchema = z
     state: state.prefault({}),
     logging: logging.prefault({}),
     targets: targetsSection, // issue 31: targets-schema.ts, targets.ts
-    review: z.strictObject({ ...campaignKeys }).prefault({}), // issue 47: review-schema.ts
+    review: reviewSection.prefault({}), // review-schema.ts (issues 46, 47)
   })
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
@@ -218,6 +219,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.metricsPushJob": "string",
   "output.metricsPushGrouping": "list",
   "state.file": "string",
+  ...REVIEW_LEAVES,
   "logging.level": "string",
   "logging.format": "string",
   ...CAMPAIGN_LEAVES,

@@ -16,17 +16,19 @@ import { REVIEW_FORMAT_VERSION, type Review, type ReviewEvidence, type ReviewPer
 
 export type { ReviewInput } from "./input.js";
 
+// eslint-disable-next-line max-lines-per-function -- the steps of one review in order: model, people, tables, findings
 export function buildReview(input: ReviewInput): Review {
   const { actual, policy } = input;
   const perms = actual.permissions;
   const groupParents = new Map(actual.groups.map((g) => [g.id, g.parents] as const));
+  const workspaces = perms?.workspaces ?? [];
+  const assignments = perms?.assignments ?? [];
   const model = makeAccessModel({
-    workspaces: perms?.workspaces ?? [],
-    assignments: perms?.assignments ?? [],
+    workspaces,
+    assignments,
     groupParents,
     filters: actual.dataFilters?.filters ?? [],
   });
-  const workspaces = perms?.workspaces ?? [];
   const names = new Map(workspaces.map((w) => [w.id, w.name] as const));
   const index = input.desired
     ? makeDesiredIndex({
@@ -51,7 +53,8 @@ export function buildReview(input: ReviewInput): Review {
   const reviewWorkspaces = workspaceRows(workspaces, model, people);
   const groups = groupRows(actual);
   const organizationPermissions = orgRows(ctx, people);
-  const findings = reviewFindings(people, index !== undefined, actual.callerId);
+  const removal = { listedAt: input.snapshot.generatedAt, withinSeconds: input.removalWithinSeconds ?? 0 };
+  const findings = reviewFindings(people, index !== undefined, actual.callerId, removal);
   flagPeople(people, findings);
   const content = { workspaces: reviewWorkspaces, groups, people, organizationPermissions, findings };
   const evidence: ReviewEvidence = {

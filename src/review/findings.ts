@@ -26,6 +26,20 @@ const KIND_ORDER: readonly FindingKind[] = [
   "accessNoGroupExplains",
 ];
 
+/** How long a leaver's access has outlived their leaving, when longer than allowed: `2d 3h`. */
+function lateBy(
+  p: ReviewPerson,
+  holds: boolean,
+  o: { listedAt: string; withinSeconds: number },
+): string | undefined {
+  if (!holds || p.goneSince === undefined || o.withinSeconds <= 0) return undefined;
+  // eslint-disable-next-line no-restricted-globals -- parses the instants it is given; no clock
+  const seconds = (Date.parse(o.listedAt) - Date.parse(p.goneSince)) / 1000;
+  if (!(seconds > o.withinSeconds)) return undefined;
+  const h = Math.floor(seconds / 3600);
+  return h >= 24 ? `${Math.floor(h / 24)}d ${h % 24}h` : `${h}h`;
+}
+
 const list = (items: readonly string[], max = 5): string =>
   items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
 
@@ -34,6 +48,7 @@ export function reviewFindings(
   people: readonly ReviewPerson[],
   compared: boolean,
   callerId?: string,
+  removal?: { listedAt: string; withinSeconds: number },
 ): Finding[] {
   const out: Finding[] = [];
   for (const p of people) {
@@ -56,6 +71,12 @@ export function reviewFindings(
       add(
         "sharedAuthenticationId",
         `${who} shares authenticationId ${p.authenticationId ?? ""} with ${p.shadowedBy}; the service signs in only the alphabetically first userId (${p.shadowedBy}), so ${p.id ?? who} can never sign in${holds ? " and what it holds is attributed to nobody who uses it" : ""}: give it its own authenticationId or remove the mapping`,
+      );
+    const late = removal !== undefined ? lateBy(p, holds, removal) : undefined;
+    if (late !== undefined)
+      add(
+        "removalLate",
+        `${who} left the source at ${p.goneSince} and still holds access ${late} later, over review.removalWithin (${removal!.withinSeconds / 3600} h): remove the grants and memberships (usersync apply with deletions: revoke)`,
       );
     if (holds && (p.login === "revoked" || p.desiredState === "absent")) {
       const why =

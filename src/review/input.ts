@@ -16,6 +16,10 @@ export interface ReviewInput {
   /** The desired state and the plan made against it (cli), when a source is configured. */
   desired?: { state: DesiredState; plan: Plan; source?: string | undefined } | undefined;
   snapshot: Omit<ReviewSnapshot, "digest">;
+  /** By userId: when a listing of the source first showed the person gone (the state file), ISO 8601. */
+  goneSince?: ReadonlyMap<string, string> | undefined;
+  /** review.removalWithin in seconds: a leaver's access older than this after goneSince is a finding; 0: none. */
+  removalWithinSeconds?: number | undefined;
   requests: number;
   notes?: string[];
 }

@@ -7,13 +7,23 @@
  */
 import { WORKSPACE_PERMISSIONS, compareIds as cmp, permissionSet } from "../permissions.js";
 import type { AccessReason } from "../plan/access/reach-types.js";
-import type { PersonContext } from "./people.js";
+import type { AccessModel } from "../plan/access/effective-access.js";
+import type { EffectiveFilter } from "../plan/access/reach-types.js";
+
+/** What of the person context (people.ts PersonContext) the organization's reach reads. */
+interface ReachContext {
+  model: AccessModel;
+  names: ReadonlyMap<string, string | undefined>;
+  workspaceIds: readonly string[];
+  organizationReasons(holders: readonly OrganizationReason[]): AccessReason[];
+  flagFilters(list: EffectiveFilter[]): EffectiveFilter[];
+}
 import type { OrganizationReason, WorkspaceAccess } from "./types.js";
 
 const EVERY = permissionSet(WORKSPACE_PERMISSIONS);
 
 export function withOrganizationReach(
-  ctx: PersonContext,
+  ctx: ReachContext,
   o: {
     userId: string;
     groups: readonly string[];
@@ -69,3 +79,7 @@ export function organizationReasonsOf(holders: readonly OrganizationReason[]): A
     text: `organization MANAGE (${r.kind === "direct" ? "direct grant" : r.text}): every workspace`,
   }));
 }
+
+/** `{ key: value }`, or nothing when the value is undefined. */
+export const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };

@@ -16,7 +16,7 @@ import type { DesiredIndex } from "./desired.js";
 import type { ReviewInput } from "./input.js";
 import { builtinProtected } from "../plan/policy.js";
 import type { Safety } from "../plan/safety.js";
-import { organizationReasonsOf, withOrganizationReach } from "./organization-reach.js";
+import { optional, organizationReasonsOf, withOrganizationReach } from "./organization-reach.js";
 import { loginOf, shadowedMappings, sourceStatusOf } from "./sign-in-status.js";
 import type {
   AccessReason,
@@ -131,7 +131,7 @@ export function mappingPerson(
     ...(d !== undefined ? { desiredState: d.state } : {}),
     ...(sourceStatus !== undefined ? { sourceStatus } : {}),
     ...(shadowedBy !== undefined ? { shadowedBy } : {}),
-    ...(leaver ? { leaver: true } : {}),
+    ...(leaver ? { leaver: true, ...optional("goneSince", input.goneSince?.get(m.id)) } : {}),
     groups,
     allGroups,
     organizationPermissions,

@@ -7,6 +7,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { effectiveWorkspace, reachesWorkspace, WORKSPACE_PERMISSIONS } from "../../src/permissions.js";
 import { reviewChanges } from "../../src/review/changes.js";
+import { reviewFindings } from "../../src/review/findings.js";
 import { fromSnapshot } from "../../src/review/from-snapshot.js";
 import { toSnapshot } from "../../src/review/to-snapshot.js";
 import type { Review } from "../../src/review/types.js";
@@ -47,6 +48,32 @@ describe("the service's rules", () => {
       reviewChanges(before, after).changes.map((c) => c.kind);
     expect(kinds(withRow(["EXPORT_PDF"]), withRow(["EXPORT"]))).toEqual(["permissionsRaised"]);
     expect(kinds(withRow(["EXPORT"]), withRow(["EXPORT_PDF"]))).toEqual(["permissionsLowered"]);
+  });
+});
+
+describe("dated removals", () => {
+  it("a leaver holding access longer than review.removalWithin after leaving is removalLate", () => {
+    const base = aReview().people.find((p) => p.access.length > 0)!;
+    const leaver = {
+      ...base,
+      status: "leaver" as const,
+      leaver: true,
+      goneSince: "2026-11-01T00:00:00.000Z",
+    };
+    const late = (listedAt: string, withinSeconds: number): string[] =>
+      reviewFindings([leaver], false, undefined, { listedAt, withinSeconds })
+        .filter((f) => f.kind === "removalLate")
+        .map((f) => f.severity);
+    // 24 h allowed: one day and one hour later is late; twenty-three hours later is not.
+    expect(late("2026-11-02T01:00:00.000Z", 86_400)).toEqual(["high"]);
+    expect(late("2026-11-01T23:00:00.000Z", 86_400)).toEqual([]);
+    // Not configured (0): never.
+    expect(late("2027-01-01T00:00:00.000Z", 0)).toEqual([]);
+    // Nothing held: nothing outlived the leaving.
+    const gone = { ...leaver, access: [], organizationPermissions: [] };
+    expect(
+      reviewFindings([gone], false, undefined, { listedAt: "2027-01-01T00:00:00.000Z", withinSeconds: 60 }),
+    ).toEqual([]);
   });
 });
 

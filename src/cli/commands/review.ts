@@ -25,6 +25,7 @@ import {
   REVIEW_FORMATS,
 } from "../../report/review/index.js";
 import { reviewOutputPaths, writeReview } from "../review-output.js";
+import { reviewRemovalInput } from "../review-state.js";
 import { readPrivateKey, signSnapshot } from "../review-snapshot-file.js";
 import { readVerified, runReviewFrom, runReviewVerify } from "./review-saved.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
@@ -114,6 +115,7 @@ export async function runReview(
   const signKeyPath = stringOption(values, "sign-key");
   const signKey = signKeyPath !== undefined ? await readPrivateKey(signKeyPath, "--sign-key") : undefined;
   await prepareOutputPaths(reviewOutputPaths(out, format));
+  const removal = await reviewRemovalInput(config);
   const policy = toPolicy(config);
   const { listed, plan, desiredState, source, connection, notes } = await listForReview(values, runtime);
   try {
@@ -154,6 +156,7 @@ export async function runReview(
       },
       requests,
       notes,
+      ...removal,
     });
     if (previous !== undefined) {
       if (previous.snapshot.organization !== review.snapshot.organization)
