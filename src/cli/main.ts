@@ -30,6 +30,7 @@ import { runEmulator } from "./commands/emulator.js";
 import { runDemo } from "./commands/demo.js";
 import { runForTargets, type FatalWriter } from "./run-targets.js";
 import { runReviewTargets } from "./commands/review.js";
+import { runCampaign } from "./commands/campaign.js";
 import { version } from "./version.js";
 
 export { version } from "./version.js";
@@ -40,6 +41,7 @@ const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<numb
   plan: (cmd, io) => runForTargets(cmd, io, (runtime) => runPlan(cmd, runtime), fatalWriter(io)),
   apply: (cmd, io) => runForTargets(cmd, io, (runtime) => runApply(cmd, runtime), fatalWriter(io)),
   review: (cmd, io) => runReviewTargets(cmd, io, fatalWriter(io)),
+  campaign: (cmd, io) => runCampaign(cmd, io, fatalWriter(io)),
   validate: runValidate,
   // Export lists each organization; it reads no shared source (--source ldap reads it itself).
   export: (cmd, io) =>

@@ -7,8 +7,10 @@
 
 import { reviewSpec } from "./review-spec.js";
 import { TARGET_OPTIONS } from "./target-options.js";
+import { campaignSpec } from "./campaign-spec.js";
 
-export const COMMANDS = ["plan", "apply", "review", "validate", "export", "emulator", "demo"] as const;
+import { COMMANDS } from "./command-names.js";
+export { COMMANDS };
 import { DIRECTORY_STAND_IN_OPTIONS } from "./stand-in-options.js";
 
 export type CommandName = (typeof COMMANDS)[number];
@@ -184,6 +186,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
     footer: TOKEN_NOTE,
   },
   review: reviewSpec({ planOptions, formatOption, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
+  campaign: campaignSpec({ planOptions, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
   validate: {
     summary: "check the config and the desired state; nothing is sent",
     usage: "usersync validate [FILE] [options]",
@@ -276,13 +279,4 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
   },
 };
 
-/** The meaning of every exit code, for --help and the README's table (checked by a test). */
-export const EXIT_CODE_HELP: ReadonlyArray<readonly [number, string]> = [
-  [0, "done / no changes"],
-  [1, "some steps failed, or a fatal error stopped the run"],
-  [2, "the plan has changes, or the review has findings (--detailed-exitcode only)"],
-  [3, "refused by a safety guard"],
-  [4, "invalid config or input"],
-  [5, "the source could not be read now (directory down, file missing): retry later"],
-  [130, "interrupted (Ctrl-C, SIGTERM)"],
-];
+export { EXIT_CODE_HELP } from "./exit-codes.js";

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { revokeAfter } from "./values.js";
+import { campaignKeys } from "./review-campaign-schema.js";
 
 /** Issue 46: how long a leaver's access may outlive their leaving before it is a finding. */
 export const reviewRemovalFields = {
@@ -12,7 +13,8 @@ export const reviewRemovalFields = {
   removalWithin: revokeAfter.optional(),
 };
 
-export const reviewSection = z.strictObject({ ...reviewRemovalFields });
+// Issue 47: the campaign's reviewers and due date (review-campaign-schema.ts).
+export const reviewSection = z.strictObject({ ...reviewRemovalFields, ...campaignKeys });
 
 /** Its keys for `USERSYNC_REVIEW_…` environment overrides (schema.ts LEAVES). */
 export const REVIEW_LEAVES = { "review.removalWithin": "string" } as const;

@@ -13,6 +13,7 @@ import { ldapSection } from "../desired/sources/ldap/schema.js";
 import { CHANGES_LEAVES, changesSection } from "../desired/sources/changes/schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
+import { CAMPAIGN_LEAVES } from "./review-campaign-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 import { REVIEW_LEAVES, reviewSection } from "./review-schema.js";
 
@@ -151,7 +152,7 @@ export const configSchema = z
     state: state.prefault({}),
     logging: logging.prefault({}),
     targets: targetsSection, // issue 31: targets-schema.ts, targets.ts
-    review: reviewSection.prefault({}), // review-schema.ts
+    review: reviewSection.prefault({}), // review-schema.ts (issues 46, 47)
   })
   // A directory is a complete truth: `full` by default; a file may be an onboarding batch of ten.
   .transform((c) => ({
@@ -224,6 +225,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   ...REVIEW_LEAVES,
   "logging.level": "string",
   "logging.format": "string",
+  ...CAMPAIGN_LEAVES,
 };
 
 /** Leaves holding file paths: relative values resolve against the config file's folder (or the cwd for env and flags). */

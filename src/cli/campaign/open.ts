@@ -1,0 +1,63 @@
+/**
+ * `usersync campaign open`: a campaign from a review snapshot (docs/audits.md, "Opening"). Every
+ * row gets its reviewer(s) from `review.reviewers`; the rows no rule assigns are listed on stdout
+ * and in the campaign's `unassigned`, never dropped.
+ */
+import { ConfigError, ExitCode } from "../../errors.js";
+import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
+import { openCampaign } from "../../review/campaign/open.js";
+import { renderCampaignCsv } from "../../report/campaign/csv.js";
+import { renderDecisionPage } from "../../report/campaign/html.js";
+import { stringOption } from "../args.js";
+import { readSnapshot } from "./files.js";
+import { maybe, need, type StepInput } from "./need.js";
+
+/** `due` as a date: a date as given, or `<n>d` days after `openedAt` (UTC). */
+export function dueDate(due: string | undefined, openedAt: string): string | undefined {
+  if (due === undefined) return undefined;
+  const days = /^(\d+)d$/.exec(due);
+  if (days !== null)
+    return new Date(Date.parse(openedAt) + Number(days[1]) * 86_400_000).toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(due) || Number.isNaN(Date.parse(due)))
+    throw new ConfigError({ message: `--due ${due}: give a date (2027-01-15) or days after opening (14d).` });
+  return due;
+}
+
+export async function runOpen(step: StepInput): Promise<number> {
+  const usage = "usersync campaign open --review SNAPSHOT.json --campaign CAMPAIGN.json [--csv FILE]";
+  const reviewFile = need(step, "review", "open", usage);
+  const out = need(step, "campaign", "open", usage);
+  const csv = maybe(step, "csv");
+  const html = maybe(step, "html");
+  const { config, logger, io } = step.runtime;
+  const openedAt = new Date().toISOString();
+  const due = dueDate(stringOption(step.values, "due") ?? config.review.due, openedAt);
+  const review = await readSnapshot(reviewFile);
+  await prepareOutputPaths({ "--campaign": out, "--csv": csv, "--html": html });
+  const campaign = openCampaign({
+    snapshot: review.value,
+    file: reviewFile,
+    sha256: review.sha256,
+    openedAt,
+    due,
+    rules: config.review.reviewers,
+  });
+  await writeFileAtomic(out, `${JSON.stringify(campaign, null, 2)}\n`);
+  if (csv !== undefined) await writeFileAtomic(csv, renderCampaignCsv(campaign));
+  if (html !== undefined) await writeFileAtomic(html, renderDecisionPage(campaign));
+  const lines = [
+    `campaign ${campaign.id} opened: ${campaign.rows.length} row(s), ${campaign.reviewers.length} reviewer(s)${due !== undefined ? `, due ${due}` : ""}`,
+    ...campaign.reviewers.map((r) => `  ${r.email}: ${r.rows} row(s)`),
+  ];
+  if (campaign.unassigned.length > 0) {
+    lines.push(
+      `  nobody is assigned ${campaign.unassigned.length} row(s); name their reviewers in review.reviewers (a default catches them all):`,
+    );
+    for (const id of campaign.unassigned.slice(0, 20)) lines.push(`    ${id}`);
+    if (campaign.unassigned.length > 20)
+      lines.push(`    ... and ${campaign.unassigned.length - 20} more (the campaign file lists them all)`);
+    logger.warn({ unassigned: campaign.unassigned.length }, "rows without a reviewer");
+  }
+  io.stdout.write(`${lines.join("\n")}\n`);
+  return ExitCode.ok;
+}

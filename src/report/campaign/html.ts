@@ -1,0 +1,59 @@
+/**
+ * The campaign's decision page (docs/audits.md, "Deciding in the page"): one self-contained file,
+ * opened from disk, no server. A reviewer picks their name and sees their rows ("my rows"), with
+ * keep / revoke / change buttons and a comment on each, and downloads a decisions file for
+ * `campaign decide`. Like the review's page it loads nothing (inline style and script, allowed by
+ * hash in its Content-Security-Policy) and builds its rows with textContent only.
+ */
+import { createHash } from "node:crypto";
+import type { Campaign } from "../../review/campaign/types.js";
+import { escapeHtml, jsonForScript } from "../review/html.js";
+import { DECISION_SCRIPT } from "./html-script.js";
+
+const CSS = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#111}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.35rem;text-align:left;vertical-align:top}
+button{margin-right:.25rem;padding:.2rem .6rem;border:1px solid #888;background:#fff;border-radius:4px;cursor:pointer}
+button[aria-pressed=true]{background:#1d4ed8;color:#fff}button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f59e0b}
+tr[data-decision=revoke] td{background:#fee2e2}tr[data-decision=keep] td{background:#ecfdf5}tr[data-decision=change] td{background:#fef9c3}
+.comment{width:100%;margin-top:.3rem}.bar{display:flex;gap:1rem;align-items:center;margin:1rem 0}fieldset{border:0;padding:0;margin:.3rem 0}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{color:#555}`;
+
+const hash = (text: string): string =>
+  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+const CSP = [
+  "default-src 'none'",
+  `style-src ${hash(CSS)}`,
+  `script-src ${hash(DECISION_SCRIPT)}`,
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+export function renderDecisionPage(campaign: Campaign): string {
+  const s = campaign.snapshot;
+  const facts: Array<[string, string]> = [
+    ["Organization", s.organization],
+    ["Snapshot", `${s.generatedAt} (${s.digest})`],
+    ["Opened", campaign.openedAt],
+    ["Due", campaign.due ?? "not set"],
+    ["Rows", `${campaign.rows.length} (${campaign.unassigned.length} without a reviewer)`],
+  ];
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Access review decisions: ${escapeHtml(s.organization)}</title>
+<style>${CSS}</style></head><body>
+<h1>Access review decisions: ${escapeHtml(s.organization)}</h1>
+<dl>${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>
+<div class="bar"><label>Reviewer <select id="reviewer"><option value="">choose your name</option></select></label>
+<span id="count" role="status" aria-live="polite"></span>
+<button type="button" id="download">Download decisions</button></div>
+<p id="empty">Choose your name to see the rows assigned to you. Your decisions stay in this browser until you download them; send the downloaded file to the person running the campaign (usersync campaign decide).</p>
+<table><caption>My rows</caption><thead><tr><th scope="col">person</th><th scope="col">name</th><th scope="col">workspace</th><th scope="col">permissions</th><th scope="col">reason</th><th scope="col">status</th><th scope="col">decision</th></tr></thead>
+<tbody id="rows"></tbody></table>
+<script type="application/json" id="campaign-data">${jsonForScript(campaign)}</script>
+<script>${DECISION_SCRIPT}</script>
+</body></html>
+`;
+}

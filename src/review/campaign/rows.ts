@@ -1,0 +1,98 @@
+/**
+ * The one adapter between the review snapshot (src/review/snapshot.ts) and the campaign: every row
+ * a reviewer decides on (a person on a workspace, a person's organization permissions) as a
+ * CampaignRow, under the snapshot's own `rowId`. Everything else of the campaign reads CampaignRow
+ * only, so a change of the snapshot's shape is met here. A person who holds nothing has no row:
+ * there is no access to keep or revoke.
+ */
+import { assigneeKey } from "../../permissions.js";
+import type { AccessReason } from "../../plan/access/reach-types.js";
+import type { Snapshot, SnapshotPerson, SnapshotRow } from "../snapshot.js";
+import type { OrganizationReason } from "../types.js";
+import type { CampaignReason, CampaignRow } from "./types.js";
+
+export { ORGANIZATION_ROW } from "../snapshot.js";
+
+const givenOf = (managed: boolean | undefined): CampaignReason["given"] =>
+  managed === undefined ? "unknown" : managed ? "source" : "hand-made";
+
+function rowGiven(reasons: readonly CampaignReason[]): CampaignRow["given"] {
+  const kinds = new Set(reasons.map((r) => r.given));
+  if (kinds.has("unknown") || kinds.size === 0) return "unknown";
+  return kinds.size === 1 ? (kinds.has("source") ? "source" : "hand-made") : "mixed";
+}
+
+function accessReason(r: AccessReason): CampaignReason {
+  return {
+    kind: r.kind,
+    holder: assigneeKey(r.holder),
+    groupChain: r.groupChain,
+    grantedOn: r.grantedOn,
+    permissions: r.permissions,
+    given: givenOf(r.managed),
+    text: r.text,
+  };
+}
+
+function organizationReason(r: OrganizationReason): CampaignReason {
+  return {
+    kind: r.kind,
+    holder: assigneeKey(r.holder),
+    groupChain: r.groupChain,
+    grantedOn: "organization",
+    permissions: r.permissions,
+    given: givenOf(r.managed),
+    text: r.text,
+  };
+}
+
+function campaignRow(s: Snapshot, p: SnapshotPerson, row: SnapshotRow): CampaignRow {
+  const reasons =
+    row.scope === "organization"
+      ? (s.organizationReasonSets[row.reasons] ?? []).map(organizationReason)
+      : (s.reasonSets[row.reasons] ?? []).map(accessReason);
+  const workspaceName =
+    row.workspace === undefined ? undefined : s.workspaces.find((w) => w.id === row.workspace)?.name;
+  return {
+    rowId: row.rowId,
+    person: p.key,
+    ...(p.id !== undefined ? { userId: p.id } : {}),
+    ...(p.email !== undefined ? { email: p.email } : {}),
+    ...(p.displayName !== undefined ? { displayName: p.displayName } : {}),
+    ...(row.workspace !== undefined ? { workspace: row.workspace } : {}),
+    ...(workspaceName !== undefined ? { workspaceName } : {}),
+    level: row.scope,
+    permissions: row.granted,
+    effective: row.effective,
+    reasons,
+    given: rowGiven(reasons),
+    status: p.status,
+    groups: p.groups,
+  };
+}
+
+/** Every row of the snapshot, in its order (people by key; a person's organization row first). */
+export function campaignRows(s: Snapshot): CampaignRow[] {
+  const people = new Map(s.people.map((p) => [p.key, p] as const));
+  return s.rows.flatMap((row) => {
+    const p = people.get(row.person);
+    // A row of access already removed (kept in the snapshot for dating) has nothing to decide.
+    return p === undefined || row.removedAt !== undefined ? [] : [campaignRow(s, p, row)];
+  });
+}
+
+/** What the campaign records of the snapshot it was opened from. */
+export function snapshotHeader(s: Snapshot): {
+  organization: string;
+  baseUrl: string;
+  generatedAt: string;
+  digest: string;
+} {
+  const h = s.header;
+  return { organization: h.organization, baseUrl: h.baseUrl, generatedAt: h.listedAt, digest: h.digest };
+}
+
+/** The rows a later snapshot holds, by rowId: the close-out's proof that revoked access is gone. */
+export function rowsById(s: Snapshot): Map<string, CampaignRow> {
+  return new Map(campaignRows(s).map((r) => [r.rowId, r] as const));
+}
