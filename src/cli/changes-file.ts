@@ -27,21 +27,34 @@ export async function changesInput(config: Config, logger: Logger): Promise<Chan
   return { kept, now: Date.now() };
 }
 
-/** Hangs the write of what to keep on the state, for `apply` to run once every step succeeded. */
+/**
+ * Hangs on the state what a changes-only read leaves for the rest of the run: the write of what to
+ * keep (for `apply` once every step succeeded) and, when the changes touched few enough people,
+ * the people a targeted listing lists (targeted-listing.ts).
+ */
 export function keepAfterApply(
   state: DesiredState,
-  o: { config: Config; logger: Logger; keep: KeptChanges | undefined },
+  o: { config: Config; logger: Logger; keep: KeptChanges | undefined; touched: string[] | undefined },
 ): void {
-  const { keep } = o;
+  const { keep, touched } = o;
   const file = o.config.state.file;
   if (keep === undefined || file === undefined) return;
   const target = changesFileOf(file);
-  const afterApply = async () => {
-    await writeChanges(target, keep);
+  const afterApply = async (run: { managedUsers: number; listing: "whole" | "targeted" }) => {
+    const kept = run.listing === "whole" ? { ...keep, managedUsers: run.managedUsers } : keep;
+    await writeChanges(target, kept);
     o.logger.info(
       { file: target, people: keep.picture.people.length, groups: keep.picture.groups.length },
       "changes file written: the next run reads only what changed since this one",
     );
   };
   Object.defineProperty(state, "afterApply", { value: afterApply, enumerable: false });
+  if (touched !== undefined && touched.length <= o.config.source.changes.maxPeople)
+    Object.defineProperty(state, "targeted", {
+      value: {
+        people: touched,
+        ...(keep.managedUsers !== undefined ? { managedUsers: keep.managedUsers } : {}),
+      },
+      enumerable: false,
+    });
 }
