@@ -34,7 +34,13 @@ export async function changesInput(config: Config, logger: Logger): Promise<Chan
  */
 export function keepAfterApply(
   state: DesiredState,
-  o: { config: Config; logger: Logger; keep: KeptChanges | undefined; touched: string[] | undefined },
+  o: {
+    config: Config;
+    logger: Logger;
+    keep: KeptChanges | undefined;
+    touched: string[] | undefined;
+    groupsChanged: boolean | undefined;
+  },
 ): void {
   const { keep, touched } = o;
   const file = o.config.state.file;

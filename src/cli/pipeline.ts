@@ -110,7 +110,8 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
     allowEmptyGroups: runtime.allowEmptyGroups ?? false,
     changes: await changesInput(config, logger),
   });
-  keepAfterApply(read.state, { config, logger, keep: read.keep, touched: read.touched });
+  const { keep, touched, groupsChanged } = read;
+  keepAfterApply(read.state, { config, logger, keep, touched, groupsChanged });
   const { state, evidence } = read;
   // A file's read says nothing a person needs; a directory's says what was read and how it was proved whole.
   if (config.source.type !== "file")

@@ -33,6 +33,13 @@ export async function listTargeted(o: {
   if (o.policy.revokeAfter !== undefined)
     return why("policy.revokeAfter keeps its record from a whole listing");
   if (t.managedUsers === undefined) return why("no count of managed users kept from a whole listing yet");
+  // Nothing the source says changed: nothing to list, nothing to plan (the full reconcile looks at the rest).
+  if (t.people.length === 0 && !t.groupsChanged) {
+    read.listing = "targeted";
+    read.people = 0;
+    const desired: DesiredState = { ...o.desired, users: [], groups: [] };
+    return { actual: { idpUsers: [], mappings: [], groups: [] }, desired };
+  }
   const people = new Set(t.people);
   const desiredUsers = o.desired.users.filter((u) => people.has(u.id));
   const [profile, groups, jit] = await Promise.all([

@@ -94,7 +94,7 @@ export interface DesiredState {
    * the service. `managedUsers`: at the last whole listing, the base of a percentage guard.
    * Non-enumerable, like signIn.
    */
-  readonly targeted?: { people: readonly string[]; managedUsers?: number };
+  readonly targeted?: { people: readonly string[]; groupsChanged: boolean; managedUsers?: number };
 }
 
 /** What the sign-in step of a source is given (DESIGN section 9, "Who signs in as whom"). */

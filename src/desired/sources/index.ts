@@ -69,6 +69,8 @@ export type ReadSourceResult = SourceResult & {
   keep?: KeptChanges;
   /** After changes only: the desired users the changes touched (a targeted listing's people). */
   touched?: string[];
+  /** After changes only: whether the desired groups changed. */
+  groupsChanged?: boolean;
 };
 
 /** The configured source read and proved whole; its evidence rides on the state (`state.evidence`). */

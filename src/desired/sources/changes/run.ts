@@ -6,7 +6,7 @@
  * picture and position to keep are handed back; the caller writes them only after a successful
  * apply (cli/changes-file.ts).
  */
-import type { DesiredUser, ReadHow } from "../../types.js";
+import type { DesiredGroup, DesiredUser, ReadHow } from "../../types.js";
 import type { KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { applyChanges } from "./apply.js";
@@ -78,6 +78,8 @@ export interface ChangesRead {
   result: SourceResult;
   /** After changes: the desired users (ids) whose record the changes altered, added or took away. */
   touched?: string[];
+  /** After changes: whether any desired group (id, name, parents, access) differs. */
+  groupsChanged?: boolean;
   /** To keep after a successful apply. */
   next: KeptChanges;
   how: ReadHow;
@@ -102,6 +104,9 @@ export async function readWithChanges(o: {
         const result = feed.build({ picture: applied.picture, ctx, reads: batch.reads });
         const before = feed.build({ picture, ctx, reads: [] });
         const touched = touchedUsers(before.state.users, result.state.users);
+        const groupsText = (g: readonly DesiredGroup[]) =>
+          JSON.stringify(g.map((x) => ({ ...x, source: undefined })));
+        const groupsChanged = groupsText(before.state.groups) !== groupsText(result.state.groups);
         const how: ReadHow = {
           source: "changes",
           changes: batch.changes.length,
@@ -111,6 +116,7 @@ export async function readWithChanges(o: {
         return {
           result,
           touched,
+          groupsChanged,
           how,
           next: {
             picture: applied.picture,
