@@ -153,9 +153,12 @@ function readMetrics(plan: Plan): string[] {
       "How the last plan read its directory (read: changes or whole; reason: why whole) and listed the service (listing: whole or targeted).",
       [{ labels: { read: r.source, reason: r.reason ?? "", listing: r.listing }, value: 1 }],
     ),
-    metric("usersync_source_changes", "gauge", "Directory changes the last plan read (0 after a whole read).", [
-      { value: r.changes ?? 0 },
-    ]),
+    metric(
+      "usersync_source_changes",
+      "gauge",
+      "Directory changes the last plan read (0 after a whole read).",
+      [{ value: r.changes ?? 0 }],
+    ),
   ];
 }
 
