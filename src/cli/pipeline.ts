@@ -41,6 +41,8 @@ export interface Runtime {
   io: Io;
   /** `--allow-empty-groups`: believe a picked directory group that emptied since the last successful run. */
   allowEmptyGroups?: boolean;
+  /** `--target NAME` of a config with targets: the state file whose changes file the shared read keeps. */
+  changesState?: string | undefined;
   /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
   /** Set by `plan` when its plan has steps, so `--all-targets`'s summary can say "changes planned". */
@@ -108,10 +110,11 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
     lastGroupSizes: lastGood,
     allowEmptyGroups: runtime.allowEmptyGroups ?? false,
-    changes: await changesInput(config, logger),
+    changes: await changesInput(config, logger, runtime.changesState),
   });
   const { keep, touched, groupsChanged } = read;
-  keepAfterApply(read.state, { config, logger, keep, touched, groupsChanged });
+  const stateFile = runtime.changesState ?? config.state.file;
+  keepAfterApply(read.state, { config, logger, keep, touched, groupsChanged, stateFile });
   const { state, evidence } = read;
   // A file's read says nothing a person needs; a directory's says what was read and how it was proved whole.
   if (config.source.type !== "file")

@@ -39,7 +39,10 @@ async function checkedSlices(base: Runtime, names: readonly string[]): Promise<M
   // source.minUsers counts each target's slice (pipeline.ts's checkedSlice); the shared read
   // needs only a directory's one person.
   const source = { ...base.config.source, minUsers: undefined };
-  const shared = await loadDesired({ ...base, config: { ...base.config, source } });
+  // One organization (the Indexed Job's pod): the shared read keeps its picture beside its state file.
+  const one = names.length === 1 ? await configForTarget(base.config, names[0]!, base.io.env) : undefined;
+  const changesState = one?.state.file;
+  const shared = await loadDesired({ ...base, config: { ...base.config, source }, changesState });
   const problems: string[] = [];
   for (const entry of running) {
     const select = entry.select!;
@@ -49,6 +52,10 @@ async function checkedSlices(base: Runtime, names: readonly string[]): Promise<M
     if (unknown.length > 0) continue;
     const others = base.config.targets.filter((t) => t !== entry).flatMap((t) => t.select?.groups ?? []);
     const slice = sliceDesired(shared, select, others);
+    // What the changes-only read left for the run (pipeline.ts): the organization's own slice keeps it.
+    for (const key of ["afterApply", "targeted"] as const)
+      if (shared[key] !== undefined)
+        Object.defineProperty(slice, key, { value: shared[key], enumerable: false });
     if (slice.users.length === 0 && !entry.allowEmptySlice)
       problems.push(
         `${field}: gives nobody of the ${shared.users.length} people the source read, so this organization's people would all be leavers; fix the select, or set allowEmptySlice: true on target ${entry.name} if it is meant to be empty`,

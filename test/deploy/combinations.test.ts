@@ -92,7 +92,7 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
       );
       expect(rendered.size).toBe(expected().length);
       // Each source with each layout; every schedule of a layout alone and all at once.
-      expect(expected().length).toBe(matrix.sources.length * (5 + 1 + 2 + 1));
+      expect(expected().length).toBe(matrix.sources.length * (5 + 1 + 3 + 1));
     });
 
     it.each(expected())(
