@@ -102,11 +102,13 @@ export async function readWithChanges(o: {
       const applied = applyChanges(picture, batch.changes, iso(o.now));
       if ("picture" in applied) {
         const result = feed.build({ picture: applied.picture, ctx, reads: batch.reads });
-        const before = feed.build({ picture, ctx, reads: [] });
+        // No change: the same picture, the same desired state (built by the same function).
+        const before = batch.changes.length === 0 ? result : feed.build({ picture, ctx, reads: [] });
         const touched = touchedUsers(before.state.users, result.state.users);
         const groupsText = (g: readonly DesiredGroup[]) =>
           JSON.stringify(g.map((x) => ({ ...x, source: undefined })));
-        const groupsChanged = groupsText(before.state.groups) !== groupsText(result.state.groups);
+        const groupsChanged =
+          before !== result && groupsText(before.state.groups) !== groupsText(result.state.groups);
         const how: ReadHow = {
           source: "changes",
           changes: batch.changes.length,
