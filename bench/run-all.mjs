@@ -29,6 +29,7 @@ const FIGURES = [
   [16, "review.mjs"],
   [17, "review-html.mjs"],
   [18, "read-google.mjs"],
+  [19, "changes-entra.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");

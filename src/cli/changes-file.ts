@@ -2,8 +2,8 @@
  * The changes file in a run (`source.changes.mode`, docs/configuration.md "The changes file"):
  * read before the source (what the last successful apply kept), written by `apply` only after
  * every step succeeded, so the people a failed step left behind are planned again next time.
- * With `targets:` the shared read is whole: each organization's state is its own, the
- * directory's position is not (docs/sources.md).
+ * With `targets:`, a run of one organization (`--target NAME`, the Indexed Job's pod) keeps the
+ * shared read's picture beside that organization's state file; `--all-targets` reads whole.
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/index.js";
@@ -12,36 +12,62 @@ import type { ChangesInput } from "../desired/sources/changes/source.js";
 import { changesFileOf, readChanges, writeChanges, type KeptChanges } from "../state/changes-file.js";
 
 /** What a changes-only read is given, or undefined when the run reads as always. */
-export async function changesInput(config: Config, logger: Logger): Promise<ChangesInput | undefined> {
+export async function changesInput(
+  config: Config,
+  logger: Logger,
+  /** With targets: the one target's state file (`--target NAME`). */
+  targetState?: string,
+): Promise<ChangesInput | undefined> {
   if (config.source.changes.mode === "off" || config.source.type === "file") return undefined;
-  const file = config.state.file;
-  if (file === undefined) return undefined; // refused with the config (exit 4)
-  if (config.targets.length > 0) {
+  if (config.targets.length > 0 && targetState === undefined) {
     logger.warn(
       { notice: "no-effect" },
-      "source.changes.mode has no effect with targets: yet: the shared read is whole (docs/sources.md)",
+      "source.changes.mode has no effect with --all-targets: the shared read is whole; run one organization at a time (--target NAME, the Indexed Job) to read changes (docs/sources.md)",
     );
     return undefined;
   }
+  const file = targetState ?? config.state.file;
+  if (file === undefined) return undefined; // refused with the config (exit 4)
   const kept = await readChanges(changesFileOf(file));
   return { kept, now: Date.now() };
 }
 
-/** Hangs the write of what to keep on the state, for `apply` to run once every step succeeded. */
+/**
+ * Hangs on the state what a changes-only read leaves for the rest of the run: the write of what to
+ * keep (for `apply` once every step succeeded) and, when the changes touched few enough people,
+ * the people a targeted listing lists (targeted-listing.ts).
+ */
 export function keepAfterApply(
   state: DesiredState,
-  o: { config: Config; logger: Logger; keep: KeptChanges | undefined },
+  o: {
+    config: Config;
+    logger: Logger;
+    keep: KeptChanges | undefined;
+    touched: string[] | undefined;
+    groupsChanged: boolean | undefined;
+    /** The state file the changes file sits beside (a target's, with targets). */
+    stateFile: string | undefined;
+  },
 ): void {
-  const { keep } = o;
-  const file = o.config.state.file;
+  const { keep, touched } = o;
+  const file = o.stateFile;
   if (keep === undefined || file === undefined) return;
   const target = changesFileOf(file);
-  const afterApply = async () => {
-    await writeChanges(target, keep);
+  const afterApply = async (run: { managedUsers: number; listing: "whole" | "targeted" }) => {
+    const kept = run.listing === "whole" ? { ...keep, managedUsers: run.managedUsers } : keep;
+    await writeChanges(target, kept);
     o.logger.info(
       { file: target, people: keep.picture.people.length, groups: keep.picture.groups.length },
       "changes file written: the next run reads only what changed since this one",
     );
   };
   Object.defineProperty(state, "afterApply", { value: afterApply, enumerable: false });
+  if (touched !== undefined && touched.length <= o.config.source.changes.maxPeople)
+    Object.defineProperty(state, "targeted", {
+      value: {
+        people: touched,
+        ...(keep.managedUsers !== undefined ? { managedUsers: keep.managedUsers } : {}),
+      },
+      enumerable: false,
+    });
 }

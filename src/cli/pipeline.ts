@@ -15,17 +15,11 @@ import {
 export { checkOneSource } from "../desired/sources/index.js";
 import { ineffectiveSettings, loadConfig, toPolicy, type LoadedConfig } from "../config/index.js";
 import { createLogger } from "../logging.js";
-import { listActualState, type ActualState } from "../service/index.js";
-import { signInForRevoke } from "./sign-in-read.js";
+import type { ActualState } from "../service/index.js";
 import {
   plan as makePlan,
-  checkBuiltinIdentity,
-  checkGroupReferences,
   checkPermissionPolicy,
   checkDataFilterPolicy,
-  checkWorkspaceReferences,
-  permissionListing,
-  dataFilterListing,
   type GraceInput,
   type Plan,
   type Policy,
@@ -38,9 +32,8 @@ import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
 import { changesInput, keepAfterApply } from "./changes-file.js";
 import { probeBulkMembership } from "./bulk-probe.js";
-import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
-import { narrowForPlan, reviewListings } from "./review-listing.js";
+import { listChecked } from "./listing.js";
 
 export interface Runtime {
   config: LoadedConfig;
@@ -48,6 +41,8 @@ export interface Runtime {
   io: Io;
   /** `--allow-empty-groups`: believe a picked directory group that emptied since the last successful run. */
   allowEmptyGroups?: boolean;
+  /** `--target NAME` of a config with targets: the state file whose changes file the shared read keeps. */
+  changesState?: string | undefined;
   /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
   /** `changesPlanned`: for `--all-targets`'s summary; `metricsRecorded`: else run-targets.ts records. */
@@ -116,9 +111,11 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
     lastGroupSizes: lastGood,
     allowEmptyGroups: runtime.allowEmptyGroups ?? false,
-    changes: await changesInput(config, logger),
+    changes: await changesInput(config, logger, runtime.changesState),
   });
-  keepAfterApply(read.state, { config, logger, keep: read.keep });
+  const { keep, touched, groupsChanged } = read;
+  const stateFile = runtime.changesState ?? config.state.file;
+  keepAfterApply(read.state, { config, logger, keep, touched, groupsChanged, stateFile });
   const { state, evidence } = read;
   // A file's read says nothing a person needs; a directory's says what was read and how it was proved whole.
   if (config.source.type !== "file")
@@ -184,6 +181,7 @@ async function planChecked(
           requestsPerSecond: config.execution.requestsPerSecond,
         },
         ...optional("grace", input.grace),
+        ...optional("knownManagedUsers", input.desired.targeted?.managedUsers),
       }),
       input.desired,
     );
@@ -233,15 +231,16 @@ export async function planAgainstService(
       defaultIdentity: config.identity.default,
       logger,
     });
-    // What the profile allows, before any listing; and the config's warnings.
     reportProblems(
       [...validateForProfile(options.desired, profile), ...byConfig.filter((p) => !isError(p))],
       logger,
     );
-    const { listed, actual } = await listChecked(runtime, { ...options, connection, policy });
+    const listing = await listChecked(runtime, { ...options, connection, policy });
+    const { listed, actual, desired } = listing;
+    reportProblems(listing.problems, logger);
     const planned = await planChecked(runtime, {
       client: connection.client,
-      desired: options.desired,
+      desired,
       actual,
       policy,
       ...optional("grace", grace),
@@ -254,46 +253,4 @@ export async function planAgainstService(
     if (!options.connection) await connection.close();
     throw err;
   }
-}
-
-/** Lists the service (and the permissions the desired state needs) and checks the desired state against it. */
-async function listChecked(
-  runtime: Runtime,
-  o: { connection: Connection; desired: DesiredState; policy: Policy; review?: boolean | undefined },
-): Promise<{ listed: ActualState; actual: ActualState }> {
-  const { config, logger } = runtime;
-  const { connection, desired, policy } = o;
-  const started = performance.now();
-  const { permissions, dataFilters } = o.review
-    ? reviewListings(connection.client.profile, config.execution.pageSize)
-    : {
-        permissions: permissionListing(desired, policy, config.execution.pageSize),
-        dataFilters: dataFilterListing({ desired, policy }),
-      };
-  const jit = config.source.type !== "file"; // a directory's people, made at sign-in too?
-  const actual = await listActualState(connection.client, { permissions, dataFilters, jit });
-  const signIn = await signInForRevoke(connection.client, actual, policy);
-  if (signIn !== undefined) actual.signIn = signIn;
-  const durationMs = Math.round(performance.now() - started);
-  logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
-  if (actual.builtinIdp === false)
-    logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-  const problems = [
-    ...checkBuiltinIdentity(desired, actual),
-    ...checkGroupReferences(desired, actual, policy),
-    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
-  ];
-  if (
-    connection.embedded &&
-    !config.target.embeddedSeed &&
-    problems.some((p) => p.rule === "unknown-workspace")
-  )
-    logger.warn(
-      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
-        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
-    );
-  reportProblems(problems, logger);
-  // The review lists everything; its plan is made from the part `plan` reads (review-listing.ts).
-  const pageSize = config.execution.pageSize;
-  return { listed: actual, actual: o.review ? narrowForPlan(actual, { desired, policy, pageSize }) : actual };
 }

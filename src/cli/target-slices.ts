@@ -7,7 +7,7 @@ import { ConfigError } from "../errors.js";
 import { sliceDesired, type DesiredState } from "../desired/index.js";
 import { unknownSelectNames } from "../desired/select-check.js";
 import { checkGroupSizes } from "../desired/sources/index.js";
-import type { Config, TargetEntry } from "../config/index.js";
+import { configForTarget, type Config, type TargetEntry } from "../config/index.js";
 import { checkMinUsersCount } from "./min-users.js";
 import { lastGroupSizes } from "./run-state.js";
 import { loadDesired, type Runtime } from "./pipeline.js";
@@ -54,12 +54,20 @@ export async function checkedSlices(
   // source.minUsers counts each target's slice (pipeline.ts's checkedSlice); the shared read
   // needs only a directory's one person.
   const source = { ...base.config.source, minUsers: undefined };
-  const shared = await loadDesired({ ...base, config: { ...base.config, source } });
+  // One organization (the Indexed Job's pod): the shared read keeps its picture beside its state file.
+  const one = names.length === 1 ? await configForTarget(base.config, names[0]!, base.io.env) : undefined;
+  const changesState = one?.state.file;
+  const shared = await loadDesired({ ...base, config: { ...base.config, source }, changesState });
   const problems: string[] = [];
   for (const entry of running) {
     const cut = sliceFor(shared, base.config, entry);
     problems.push(...cut.problems);
-    if (cut.slice !== undefined) slices.set(entry.name, cut.slice);
+    if (cut.slice === undefined) continue;
+    // What the changes-only read left for the run (pipeline.ts): the organization's own slice keeps it.
+    for (const key of ["afterApply", "targeted"] as const)
+      if (shared[key] !== undefined)
+        Object.defineProperty(cut.slice, key, { value: shared[key], enumerable: false });
+    slices.set(entry.name, cut.slice);
   }
   if (problems.length > 0)
     throw new ConfigError({

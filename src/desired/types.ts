@@ -88,7 +88,13 @@ export interface DesiredState {
    * What to keep once this state was applied without a failed step (changes-only runs keep the
    * directory's picture and position, cli/changes-file.ts). Non-enumerable, like signIn.
    */
-  readonly afterApply?: () => Promise<void>;
+  readonly afterApply?: (run: { managedUsers: number; listing: "whole" | "targeted" }) => Promise<void>;
+  /**
+   * A changes-only run that touched few people (src/cli/targeted-listing.ts): list only them on
+   * the service. `managedUsers`: at the last whole listing, the base of a percentage guard.
+   * Non-enumerable, like signIn.
+   */
+  readonly targeted?: { people: readonly string[]; groupsChanged: boolean; managedUsers?: number };
 }
 
 /** What the sign-in step of a source is given (DESIGN section 9, "Who signs in as whom"). */

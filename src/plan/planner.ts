@@ -40,6 +40,11 @@ export interface PlanInput {
   limits?: Limits;
   /** Required with `policy.revokeAfter`: the time and the state file's record of earlier runs. */
   grace?: GraceInput;
+  /**
+   * A targeted listing (only the people a changes-only read touched): the managed users of the last
+   * whole listing, so a percentage guard counts the organization, not the few people listed.
+   */
+  knownManagedUsers?: number;
 }
 
 export function plan(input: PlanInput): Plan {
@@ -51,7 +56,7 @@ export function plan(input: PlanInput): Plan {
     else planPresentUser(ctx, d);
   }
   reportSharedAuthenticationIds(ctx);
-  const managedUsers = planUnlisted(ctx);
+  const managedUsers = Math.max(planUnlisted(ctx), input.knownManagedUsers ?? 0);
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
   planBulkMembership(ctx);

@@ -138,6 +138,27 @@ function planMetrics(plan: Plan): string[] {
       "People not in the source whom mode full would delete, kept because the mode is incremental.",
       [{ value: plan.keptByMode ?? 0 }],
     ),
+    ...readMetrics(plan),
+  ];
+}
+
+/** Changes-only runs (docs/sources.md): 1 on the way the last plan read and listed, with why it read whole. */
+function readMetrics(plan: Plan): string[] {
+  const r = plan.source?.read;
+  if (r === undefined) return [];
+  return [
+    metric(
+      "usersync_source_read",
+      "gauge",
+      "How the last plan read its directory (read: changes or whole; reason: why whole) and listed the service (listing: whole or targeted).",
+      [{ labels: { read: r.source, reason: r.reason ?? "", listing: r.listing }, value: 1 }],
+    ),
+    metric(
+      "usersync_source_changes",
+      "gauge",
+      "Directory changes the last plan read (0 after a whole read).",
+      [{ value: r.changes ?? 0 }],
+    ),
   ];
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Notice, Plan } from "../plan/types.js";
 import { evidenceLine } from "../desired/sources/contract.js";
+import type { ReadHow } from "../desired/types.js";
 
 export interface NoticeSection {
   title: string;
@@ -54,8 +55,20 @@ export function headerLines(plan: Plan, dryRun: boolean): string[] {
     `Mode ${plan.mode} · profile ${plan.profile} · membership ${plan.membership} · deletions ${plan.deletions}`,
     // A directory's evidence that the read was whole (a file's path is the whole story).
     ...(plan.source && plan.source.kind !== "file" ? [`Source ${evidenceLine(plan.source)}`] : []),
+    ...(plan.source?.read ? [readLine(plan.source.read)] : []),
     ...jitLines(plan),
   ];
+}
+
+/** Changes-only runs: whether this plan was made from the directory's changes or a whole read, and why. */
+export function readLine(r: ReadHow): string {
+  const listing =
+    r.listing === "targeted"
+      ? `listed ${r.people ?? 0} ${r.people === 1 ? "person" : "people"} on the service, not the whole organization`
+      : "listed the whole organization";
+  if (r.source === "changes")
+    return `Read changes only: ${r.changes ?? 0} change${r.changes === 1 ? "" : "s"} since ${r.since ? whenText(r.since) : "the last run"}; ${listing}`;
+  return `Read whole (${r.reason ?? "asked"}${r.detail ? `: ${r.detail}` : ""}); ${listing}`;
 }
 
 /** Just-in-time provisioning: said up front, with the groups both sides write (docs/sources.md). */

@@ -17,6 +17,8 @@ export interface KeptChanges {
   position: Position;
   /** When the last full reconcile (a whole read and a whole listing) ran (ISO 8601). */
   fullAt?: string;
+  /** Managed users at the last whole listing: the base of a percentage guard in a targeted run. */
+  managedUsers?: number;
 }
 
 /** `state.json` -> `state.changes.json`; any other name gets `.changes.json` added. */
@@ -76,10 +78,14 @@ export function parseChanges(text: string): KeptChanges | string {
     positionProblem(value["position"], (value["picture"] as Record<string, unknown>)["kind"]);
   if (problem !== undefined) return problem;
   if (value["fullAt"] !== undefined && !isTime(value["fullAt"])) return "fullAt is not a time";
+  const managed = value["managedUsers"];
+  if (managed !== undefined && !(Number.isInteger(managed) && (managed as number) >= 0))
+    return "managedUsers is not a count";
   return {
     picture: value["picture"] as unknown as Picture,
     position: value["position"] as unknown as Position,
     ...(typeof value["fullAt"] === "string" ? { fullAt: value["fullAt"] } : {}),
+    ...(typeof managed === "number" ? { managedUsers: managed } : {}),
   };
 }
 
@@ -89,6 +95,7 @@ export function serializeChanges(kept: KeptChanges): string {
     about:
       "usersync's picture of the directory and where its change feed stood, for runs of source.changes.mode: changes. Written after a successful run; delete it to make the next run read whole. See docs/configuration.md.",
     ...(kept.fullAt !== undefined ? { fullAt: kept.fullAt } : {}),
+    ...(kept.managedUsers !== undefined ? { managedUsers: kept.managedUsers } : {}),
     position: kept.position,
     picture: kept.picture,
   };

@@ -25,12 +25,15 @@ interface Matrix {
   layouts: Record<string, string[]>;
 }
 
-const CRONJOB: Record<string, string> = {
+const CRONJOB: Record<string, string | string[]> = {
   "hourly-sync": "usersync",
   "daily-audit": "usersync-audit",
   onboarding: "usersync-onboarding",
   "access-review": "usersync-review",
+  // The frequent changes-only run and the nightly full reconcile (issue 48).
+  "changes-sync": ["usersync-changes", "usersync-full-reconcile"],
 };
+const cronJobsOf = (schedule: string): string[] => [CRONJOB[schedule] ?? []].flat();
 
 const matrixText = await readFile(join(DEPLOY, "components", "combinations.yaml"), "utf8");
 const matrix = parse(matrixText) as Matrix;
@@ -89,7 +92,7 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
       );
       expect(rendered.size).toBe(expected().length);
       // Each source with each layout; every schedule of a layout alone and all at once.
-      expect(expected().length).toBe(matrix.sources.length * (4 + 1 + 3 + 1));
+      expect(expected().length).toBe(matrix.sources.length * (5 + 1 + 4 + 1));
     });
 
     it.each(expected())(
@@ -100,12 +103,12 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
         for (const obj of objects) expect(obj["metadata"]["namespace"], c.name).toBe("usersync");
         const cronJobs = objects.filter((o) => o["kind"] === "CronJob");
         expect(cronJobs.map((j) => j["metadata"]["name"]).sort()).toEqual(
-          c.schedules.map((s) => CRONJOB[s]).sort(),
+          c.schedules.flatMap(cronJobsOf).sort(),
         );
         const root = await mkdtemp(join(tmpdir(), "usersync-combination-"));
         try {
-          for (const schedule of c.schedules) {
-            const cronJob = find(objects, "CronJob", CRONJOB[schedule]!);
+          for (const [schedule, name] of c.schedules.flatMap((s) => cronJobsOf(s).map((n) => [s, n]))) {
+            const cronJob = find(objects, "CronJob", name!);
             const pod = podSpecOf(cronJob);
             const container = pod["containers"][0] as K8sObject;
             expect(container["image"]).toBe("ghcr.io/example/usersync:0.1.0");

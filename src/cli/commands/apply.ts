@@ -132,7 +132,7 @@ async function applyCommand(
     if (isEmptyPlan(plan)) {
       await recordRunState(runtime, plan);
       await recordGroupSizes(runtime, prepared.desired?.evidence);
-      await prepared.desired?.afterApply?.();
+      await prepared.desired?.afterApply?.(afterApplyRun(plan, prepared.desired));
       io.stdout.write("Nothing to apply.\n");
       return conflictExit(runtime.logger, plan, ExitCode.ok);
     }
@@ -161,12 +161,24 @@ async function applyCommand(
     metrics.result = result;
     if (exitCode === ExitCode.ok) {
       await recordGroupSizes(runtime, prepared.desired?.evidence);
-      await prepared.desired?.afterApply?.();
+      await prepared.desired?.afterApply?.(afterApplyRun(plan, prepared.desired));
     }
     return conflictExit(runtime.logger, plan, exitCode);
   } finally {
     await connection.close();
   }
+}
+
+/** What the changes file keeps of this run: the managed users after a whole listing (those listed, or the people now made). */
+function afterApplyRun(
+  plan: Plan,
+  desired: DesiredState | undefined,
+): { managedUsers: number; listing: "whole" | "targeted" } {
+  const present = desired?.users.filter((u) => u.state === "present").length ?? 0;
+  return {
+    managedUsers: Math.max(plan.deleteGuard.managedUsers, present),
+    listing: plan.source?.read?.listing ?? "whole",
+  };
 }
 
 async function confirmApply(io: Io, yes: boolean, plan: Plan, label: string): Promise<void> {

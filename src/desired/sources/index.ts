@@ -66,7 +66,13 @@ export interface ReadSourceOptions {
 }
 
 /** A source's result, and with `source.changes.mode` on, the picture and position to keep. */
-export type ReadSourceResult = SourceResult & { keep?: KeptChanges };
+export type ReadSourceResult = SourceResult & {
+  keep?: KeptChanges;
+  /** After changes only: the desired users the changes touched (a targeted listing's people). */
+  touched?: string[];
+  /** After changes only: whether the desired groups changed. */
+  groupsChanged?: boolean;
+};
 
 /** The configured source read and proved whole; its evidence rides on the state (`state.evidence`). */
 export async function readSource(o: ReadSourceOptions): Promise<ReadSourceResult> {

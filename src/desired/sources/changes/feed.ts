@@ -19,7 +19,11 @@
  *
  * Stability: this interface is shared by the readers of every directory (entra here; ldap, okta,
  * google on branch s48b). Changes to it are additive only; any change is listed here.
- * - v1 (formatVersion 1): first version.
+ * - v1 (formatVersion 1): first version. Since then, comments only: person-upserted merges
+ *   attributes; feeds register in changes/source.ts (FEEDS). Beside it: changes/apply.ts
+ *   (applyChanges, membersOf, nestedBelow: the closure over nested groups any build can use),
+ *   changes/run.ts (chooseRead, readWithChanges), state/changes-file.ts (KeptChanges, the file),
+ *   entra/feed.ts (the first feed, a model for the others).
  */
 import type { Config } from "../../../config/schema.js";
 import type { RecordContext } from "../../records.js";
@@ -230,6 +234,6 @@ export interface ChangeFeed {
 
 /**
  * Opens a directory's feed (bad settings fail here, before any network: exit 4). Each directory
- * registers one in changes/registry.ts: `entra` -> openEntraFeed, `ldap` -> openLdapFeed, ...
+ * registers one in the FEEDS table of changes/source.ts: `entra` -> openEntraFeed, `ldap` -> openLdapFeed, ...
  */
 export type OpenFeed = (config: Config, ctx: SourceContext) => ChangeFeed;

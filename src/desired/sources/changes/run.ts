@@ -6,7 +6,7 @@
  * picture and position to keep are handed back; the caller writes them only after a successful
  * apply (cli/changes-file.ts).
  */
-import type { ReadHow } from "../../types.js";
+import type { DesiredGroup, DesiredUser, ReadHow } from "../../types.js";
 import type { KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { applyChanges } from "./apply.js";
@@ -76,6 +76,10 @@ export function chooseRead(o: ChooseInput): Choice {
 
 export interface ChangesRead {
   result: SourceResult;
+  /** After changes: the desired users (ids) whose record the changes altered, added or took away. */
+  touched?: string[];
+  /** After changes: whether any desired group (id, name, parents, access) differs. */
+  groupsChanged?: boolean;
   /** To keep after a successful apply. */
   next: KeptChanges;
   how: ReadHow;
@@ -98,6 +102,13 @@ export async function readWithChanges(o: {
       const applied = applyChanges(picture, batch.changes, iso(o.now));
       if ("picture" in applied) {
         const result = feed.build({ picture: applied.picture, ctx, reads: batch.reads });
+        // No change: the same picture, the same desired state (built by the same function).
+        const before = batch.changes.length === 0 ? result : feed.build({ picture, ctx, reads: [] });
+        const touched = touchedUsers(before.state.users, result.state.users);
+        const groupsText = (g: readonly DesiredGroup[]) =>
+          JSON.stringify(g.map((x) => ({ ...x, source: undefined })));
+        const groupsChanged =
+          before !== result && groupsText(before.state.groups) !== groupsText(result.state.groups);
         const how: ReadHow = {
           source: "changes",
           changes: batch.changes.length,
@@ -106,8 +117,15 @@ export async function readWithChanges(o: {
         };
         return {
           result,
+          touched,
+          groupsChanged,
           how,
-          next: { picture: applied.picture, position: batch.position, ...(fullAt ? { fullAt } : {}) },
+          next: {
+            picture: applied.picture,
+            position: batch.position,
+            ...(fullAt ? { fullAt } : {}),
+            ...(choice.kept.managedUsers !== undefined ? { managedUsers: choice.kept.managedUsers } : {}),
+          },
         };
       }
       ({ fallback: reason, detail } = applied);
@@ -124,4 +142,15 @@ export async function readWithChanges(o: {
     how: { source: "whole", reason, detail, listing: "whole" },
     next: { picture: whole.picture, position: whole.position, ...(fullAt !== undefined ? { fullAt } : {}) },
   };
+}
+
+/** The desired users that differ between two reads (by id): the people a plan must look at. */
+export function touchedUsers(before: readonly DesiredUser[], after: readonly DesiredUser[]): string[] {
+  const text = (u: DesiredUser) => JSON.stringify({ ...u, source: undefined });
+  const was = new Map(before.map((u) => [u.id, text(u)]));
+  const touched = new Set<string>();
+  for (const u of after) if (was.get(u.id) !== text(u)) touched.add(u.id);
+  const now = new Set(after.map((u) => u.id));
+  for (const id of was.keys()) if (!now.has(id)) touched.add(id);
+  return [...touched].sort();
 }

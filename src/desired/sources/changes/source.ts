@@ -32,7 +32,7 @@ export async function readChangesOnly(
   config: Config,
   ctx: SourceContext,
   input: ChangesInput,
-): Promise<(SourceResult & { keep: KeptChanges }) | undefined> {
+): Promise<(SourceResult & { keep: KeptChanges; touched?: string[]; groupsChanged?: boolean }) | undefined> {
   const type = config.source.type;
   const open = FEEDS[type];
   if (config.source.changes.mode === "off") return undefined;
@@ -54,7 +54,11 @@ export async function readChangesOnly(
     });
     const read = await readWithChanges({ feed, choice, ctx, now: input.now });
     read.result.evidence.read = read.how;
-    return { ...read.result, keep: read.next };
+    return {
+      ...read.result,
+      keep: read.next,
+      ...(read.touched ? { touched: read.touched, groupsChanged: read.groupsChanged ?? true } : {}),
+    };
   } finally {
     await feed.close();
   }

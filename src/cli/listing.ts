@@ -1,0 +1,84 @@
+/**
+ * The service listed for a plan: the whole organization (and the permissions and filters the
+ * desired state needs), or, after a changes-only read that touched few people, only those people
+ * (targeted-listing.ts). The listing is checked against the desired state; the problems are
+ * returned for the caller to report.
+ */
+import type { Logger } from "pino";
+import type { Config } from "../config/index.js";
+import type { Problem } from "../errors.js";
+import type { DesiredState } from "../desired/index.js";
+import { listActualState, type ActualState } from "../service/index.js";
+import {
+  checkBuiltinIdentity,
+  checkGroupReferences,
+  checkWorkspaceReferences,
+  dataFilterListing,
+  permissionListing,
+  type Policy,
+} from "../plan/index.js";
+import { signInForRevoke } from "./sign-in-read.js";
+import type { Connection } from "./target.js";
+import { listingCounts } from "./listing-counts.js";
+import { narrowForPlan, reviewListings } from "./review-listing.js";
+import { listTargeted } from "./targeted-listing.js";
+
+export interface Listed {
+  listed: ActualState;
+  actual: ActualState;
+  /** The desired state the plan is made from: the people listed, after a targeted listing. */
+  desired: DesiredState;
+  problems: Problem[];
+}
+
+/** Lists the service (and the permissions the desired state needs) and checks the desired state against it. */
+export async function listChecked(
+  runtime: { config: Config; logger: Logger },
+  o: { connection: Connection; desired: DesiredState; policy: Policy; review?: boolean | undefined },
+): Promise<Listed> {
+  const { config, logger } = runtime;
+  const { connection, policy } = o;
+  const started = performance.now();
+  const { permissions, dataFilters } = o.review
+    ? reviewListings(connection.client.profile, config.execution.pageSize)
+    : {
+        permissions: permissionListing(o.desired, policy, config.execution.pageSize),
+        dataFilters: dataFilterListing({ desired: o.desired, policy }),
+      };
+  const jit = config.source.type !== "file"; // a directory's people, made at sign-in too?
+  const targeted =
+    o.review || permissions || dataFilters
+      ? undefined
+      : await listTargeted({ client: connection.client, desired: o.desired, policy, jit, logger });
+  const actual =
+    targeted?.actual ?? (await listActualState(connection.client, { permissions, dataFilters, jit }));
+  const desired = targeted?.desired ?? o.desired;
+  const signIn = await signInForRevoke(connection.client, actual, policy);
+  if (signIn !== undefined) actual.signIn = signIn;
+  const durationMs = Math.round(performance.now() - started);
+  logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
+  if (actual.builtinIdp === false)
+    logger.warn("this service has no built-in identity provider (its user listing answered 404)");
+  const problems = [
+    ...checkBuiltinIdentity(desired, actual),
+    ...checkGroupReferences(desired, actual, policy),
+    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
+  ];
+  if (
+    connection.embedded &&
+    !config.target.embeddedSeed &&
+    problems.some((p) => p.rule === "unknown-workspace")
+  )
+    logger.warn(
+      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
+        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
+    );
+  // The review lists everything; its plan is made from the part `plan` reads (review-listing.ts).
+  const pageSize = config.execution.pageSize;
+  return {
+    listed: actual,
+    actual: o.review ? narrowForPlan(actual, { desired, policy, pageSize }) : actual,
+    desired,
+    problems,
+  };
+}
