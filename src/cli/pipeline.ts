@@ -37,6 +37,7 @@ import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
+import { bindPlan } from "./plan-organization.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
 import { narrowForPlan, reviewListings } from "./review-listing.js";
@@ -173,7 +174,7 @@ async function planChecked(
 ): Promise<{ actual: ActualState; plan: Plan }> {
   const { config, logger } = runtime;
   const planFor = (actual: ActualState): Plan =>
-    withEvidence(
+    bindPlan(
       makePlan({
         desired: input.desired,
         actual,
@@ -185,17 +186,11 @@ async function planChecked(
         },
         ...optional("grace", input.grace),
       }),
-      input.desired,
+      { desired: input.desired, actual, config },
     );
   const plan = planFor(input.actual);
   const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
   return withoutBulk ? { actual: withoutBulk, plan: planFor(withoutBulk) } : { actual: input.actual, plan };
-}
-
-/** The source's evidence rides on the plan, so every format shows what the plan was made from. */
-function withEvidence(plan: Plan, desired: DesiredState): Plan {
-  if (desired.evidence !== undefined) plan.source = desired.evidence;
-  return plan;
 }
 
 /** Connects, lists the actual state and plans. The caller closes `connection`. */

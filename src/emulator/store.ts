@@ -32,6 +32,9 @@ export interface GroupRec {
   parents: string[];
 }
 
+/** The emulated organization's id unless EmulatorOptions.organizationId names another. */
+export const ORGANIZATION_ID = "emulated-org";
+
 export class Store {
   readonly idp = new Map<string, StoredIdpUser>();
   readonly mappings = new Map<string, MappingRec>();
@@ -48,6 +51,8 @@ export class Store {
   revision = 0;
   /** Workspaces and permissions (access-store.ts). */
   readonly access = new AccessStore(() => void this.revision++);
+  /** The organization's id (EmulatorOptions.organizationId); not part of the persisted store. */
+  organizationId = ORGANIZATION_ID;
   /** The organization's sign-in settings (EmulatorOptions.signIn); not part of the persisted store. */
   signIn: EmulatorSignIn | undefined;
   /** The organization's settings (EmulatorOptions.organizationSettings); not part of the persisted store. */

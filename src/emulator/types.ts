@@ -211,6 +211,11 @@ export interface EmulatorOptions {
   userManagement?: "on" | 404 | 405;
   /** How the organization signs people in (`GET /api/v1/entities/admin/organizations/{id}`). */
   signIn?: EmulatorSignIn;
+  /**
+   * The organization's id, as `GET /api/v1/profile` (`organizationId`) and the organization
+   * entity name it. Default `emulated-org`; two emulators of one test may be two organizations.
+   */
+  organizationId?: string;
   /** The organization's settings (`GET /api/v1/entities/organizationSettings`), e.g. JIT_PROVISIONING. */
   organizationSettings?: EmulatorOrganizationSetting[];
   /** Keep the last N requests in the request log (default 100000). */

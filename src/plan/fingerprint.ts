@@ -207,3 +207,21 @@ function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
+
+/**
+ * The digest of the state a plan read: every listed object's key and fingerprint, summed in two
+ * lanes as `fingerprintInput` sums users (order-free, no 10 MB of text), then hashed with the
+ * count. Saved with the plan (`stateDigest`) to name what it was made from, in reports and in
+ * the state file's record of what runs changed; the stale check still compares object by object.
+ */
+export function digestActual(actual: ActualState): string {
+  let sumA = 0;
+  let sumB = 0;
+  const fingerprints = fingerprintActual(actual);
+  for (const [key, fp] of fingerprints) {
+    const h = text(text(FNV_OFFSET, key), fp);
+    sumA = (sumA + h) >>> 0;
+    sumB = (sumB + mix(h)) >>> 0;
+  }
+  return createHash("sha256").update(`${fingerprints.size}:${sumA}:${sumB}`).digest("hex").slice(0, 16);
+}

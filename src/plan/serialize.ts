@@ -64,6 +64,12 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
   for (const [i, s] of steps.entries())
     for (const d of (s as { dependsOn: string[] }).dependsOn)
       if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
+  const org = v["organization"];
+  if (
+    org !== undefined &&
+    !(isRecord(org) && typeof org["url"] === "string" && ["string", "undefined"].includes(typeof org["id"]))
+  )
+    return { field: "organization", message: "must be an object with url and, where known, id (strings)" };
   return v["grace"] === undefined ? undefined : graceProblem(v["grace"]);
 }
 

@@ -207,6 +207,11 @@ export interface PlanCounts {
   heldBack: number;
 }
 
+export interface PlanOrganization {
+  id?: string;
+  url: string;
+}
+
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   profile: ApiProfile;
@@ -260,6 +265,15 @@ export interface Plan {
    * held back with the other deletions over `maxDeletes`. Written only when not empty.
    */
   accessRevoked?: string[];
+  /**
+   * The organization the plan was made for: its id as the service names it (`organizationId` of
+   * `GET /api/v1/profile`; absent where the API cannot tell, legacy) and the URL it was reached
+   * at (`embedded` for the embedded emulator). `apply --plan` refuses any other (exit 4, nothing
+   * sent); a saved plan without it is refused too. Attached by the pipeline after planning.
+   */
+  organization?: PlanOrganization;
+  /** The digest of the whole state the plan read (fingerprint.ts `digestActual`), attached with `organization`. */
+  stateDigest?: string;
   /**
    * What the desired state was read from and the evidence the read was whole (src/desired/sources/):
    * attached by the pipeline after planning, for the auditor; the planner never reads it.

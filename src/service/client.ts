@@ -11,6 +11,8 @@ import {
   IDP_USER_ANSWER,
   oneAnswer,
   PROFILE_ANSWER,
+  profileRead,
+  type ProfileRead,
   USER_RESOURCE,
   type ResourceSchema,
 } from "./answers.js";
@@ -47,7 +49,7 @@ export interface ProfileClientOptions {
   baseUrl: string;
   pageSize: number;
   /** The profile answer read during `auto` detection, so it is not asked twice. */
-  knownProfile?: { userId: string } | undefined;
+  knownProfile?: ProfileRead | undefined;
 }
 
 async function asCreate<T>(run: () => Promise<T>): Promise<CreateResult<T>> {
@@ -89,12 +91,12 @@ export class ProfileClient implements ServiceClient {
     return this.t.request(spec);
   }
 
-  async getProfile(): Promise<{ userId: string } | undefined> {
+  async getProfile(): Promise<ProfileRead | undefined> {
     if (this.o.knownProfile) return this.o.knownProfile;
     const path = this.codec.paths.profile;
     if (path === undefined) return undefined;
     const { json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA, answer: PROFILE_ANSWER });
-    return { userId: json.userId };
+    return profileRead(json);
   }
 
   async signIn(): Promise<OrganizationSignIn | undefined> {

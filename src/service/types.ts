@@ -50,6 +50,8 @@ export interface ActualState {
   groups: UserGroup[];
   /** The token owner's user id (`GET /api/v1/profile`), when the profile tells it. */
   callerId?: string;
+  /** The organization's id (`GET /api/v1/profile`, `organizationId`), when the profile tells it. */
+  organizationId?: string;
   /**
    * False when the service has no built-in identity provider: its user listing answered 404
    * (a deployment where everyone signs in through an external OIDC provider).
@@ -160,8 +162,8 @@ export interface ServiceClient {
   readonly profile: ApiProfile;
   readonly baseUrl: string;
 
-  /** `GET /api/v1/profile` (v1); `undefined` on legacy. */
-  getProfile(): Promise<{ userId: string } | undefined>;
+  /** `GET /api/v1/profile` (v1): the token's owner and the organization's id; `undefined` on legacy. */
+  getProfile(): Promise<{ userId: string; organizationId?: string } | undefined>;
   /** How the organization signs people in (service/sign-in.ts); `undefined` where the API cannot tell (legacy). */
   signIn?(): Promise<OrganizationSignIn | undefined>;
   /** The organization's just-in-time provisioning (service/jit.ts); `undefined` when off or where the API cannot tell. */
