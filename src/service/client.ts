@@ -18,6 +18,7 @@ import {
 } from "./answers.js";
 import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource } from "./codec.js";
 import { changeGroupMembers, readGroupMembers } from "./members.js";
+import { ApiTokensApi, type ApiTokensClient } from "./api-tokens.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import { readSignIn, type OrganizationSignIn } from "./sign-in.js";
@@ -73,6 +74,7 @@ export class ProfileClient implements ServiceClient {
   private readonly t: Transport;
   readonly permissions: PermissionsClient;
   readonly dataFilters?: DataFiltersClient;
+  readonly apiTokens?: ApiTokensClient;
 
   constructor(private readonly o: ProfileClientOptions) {
     this.codec = o.codec;
@@ -83,8 +85,10 @@ export class ProfileClient implements ServiceClient {
       o.codec.profile === "v1"
         ? new PermissionsApi({ transport: o.transport, pageSize: o.pageSize })
         : noPermissionsApi(o.codec.profile);
-    if (o.codec.profile === "v1")
+    if (o.codec.profile === "v1") {
       this.dataFilters = new DataFiltersApi({ transport: o.transport, pageSize: o.pageSize });
+      this.apiTokens = new ApiTokensApi({ transport: o.transport, pageSize: o.pageSize });
+    }
   }
 
   private async send<T = unknown>(spec: RequestSpec<T>): Promise<{ status: number; json: T }> {
@@ -264,18 +268,10 @@ export class ProfileClient implements ServiceClient {
     return changeGroupMembers(this.t, this.codec.paths.userManagement, change, opts);
   }
 
-  stats(): ClientStats {
-    return this.t.stats();
-  }
+  stats = (): ClientStats => this.t.stats();
+  close = (): Promise<void> => this.t.close();
 
-  close(): Promise<void> {
-    return this.t.close();
-  }
-
-  /**
-   * One entity, asking for its related groups the way listings do: the spec makes
-   * `relationships` optional, and the official SDKs always pass `include` on these reads.
-   */
+  /** One entity with its groups included as listings ask (the official SDKs always pass `include`). */
   private async getEntity(
     collection: string,
     id: string,

@@ -13,10 +13,12 @@ import type {
 } from "../permissions.js";
 
 import type { ActualDataFilter, ActualDataFilters, DataFilter } from "../data-filters.js";
+import type { ApiTokensClient } from "./api-tokens.js";
 
 export type ApiProfile = "v1" | "legacy";
 
 /** A user of the built-in identity provider (credentials). Never carries a password. */
+
 export interface IdpUser {
   email: string;
   displayName: string;
@@ -199,6 +201,8 @@ export interface ServiceClient {
     change: { groupId: string; op: "add" | "remove"; userIds: readonly string[] },
     opts?: CallOptions,
   ): Promise<MembersResult>;
+  /** A person's own API tokens (service/api-tokens.ts); profile v1 only. */
+  readonly apiTokens?: ApiTokensClient;
   /** Workspace and organization permissions; on profile legacy every call throws a ConfigError. */
   readonly permissions: PermissionsClient;
   /** User data filters (profile v1 only; data-filters-api.ts). */
