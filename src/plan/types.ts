@@ -169,6 +169,18 @@ export interface DeleteDataFilterStep extends DataFilterStepBase {
 }
 export type DataFilterStep = CreateDataFilterStep | UpdateDataFilterStep | DeleteDataFilterStep;
 
+/**
+ * Deletes one of a revoked leaver's own API tokens (`deletions: revoke`, plan/revoke-access.ts):
+ * a token outlives a deleted login and acts with whatever its owner still holds. `target` is
+ * `<user id>/<token id>`; the plan holds the token's id, never its value.
+ */
+export interface DeleteApiTokenStep extends StepBase {
+  kind: "deleteApiToken";
+  target: string;
+  userId: string;
+  tokenId: string;
+}
+
 export type Step =
   | CreateGroupStep
   | UpdateGroupStep
@@ -183,7 +195,8 @@ export type Step =
   | OrganizationPermissionsStep
   | AddMembersStep
   | RemoveMembersStep
-  | DataFilterStep;
+  | DataFilterStep
+  | DeleteApiTokenStep;
 
 export type StepKind = Step["kind"];
 

@@ -78,6 +78,11 @@ export interface ActualState {
   dataFilters?: ActualDataFilters;
   /** Set when the organization provisions people at sign-in (service/jit.ts); read for directory sources. */
   jit?: JitProvisioning;
+  /**
+   * The API token ids of the people a plan revokes, by user id (service/api-tokens.ts): listed
+   * only for them (cli/leaver-tokens.ts), never for everyone; a user not in it holds none known.
+   */
+  apiTokens?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The organization's just-in-time provisioning settings that are on, and the groups they name. */

@@ -89,9 +89,13 @@ describe("findStaleSteps on real plans: what changed beside the touched objects"
       actual: { idpUsers: [bobIdp], mappings: [bob], groups },
       policy: { mode: "full", deletions: "revoke", allowDeletes: 5 },
     });
-    expect(stepIds(p)).toEqual(["deleteCredentials:bob@x.com"]);
+    // Revoke means no access: bob's groups go with his login.
+    expect(stepIds(p)).toEqual(["updateMapping:bob", "deleteCredentials:bob@x.com"]);
     const robert = { ...bob, id: "robert" };
-    expect(stale(p, { idpUsers: [bobIdp], mappings: [robert] })).toEqual(["deleteCredentials:bob@x.com"]);
+    expect(stale(p, { idpUsers: [bobIdp], mappings: [robert] }).sort()).toEqual([
+      "deleteCredentials:bob@x.com",
+      "updateMapping:bob",
+    ]);
   });
 
   it("unlinked credentials that a new mapping now uses are not deleted", () => {
