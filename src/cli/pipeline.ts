@@ -37,6 +37,7 @@ import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
 import { probeBulkMembership } from "./bulk-probe.js";
+import { listLeaverTokens } from "./leaver-tokens.js";
 import { bindPlan } from "./plan-organization.js";
 import { listingCounts } from "./listing-counts.js";
 import { warnGuardTripped } from "./guard-warning.js";
@@ -160,7 +161,8 @@ export interface Planned {
 
 /**
  * The plan, made again with one mapping PUT per person when it would move people in bulk and the
- * service turns out to have no bulk membership endpoints (bulk-probe.ts).
+ * service turns out to have no bulk membership endpoints (bulk-probe.ts), and again with the API
+ * tokens of the leavers it revokes when any holds one (leaver-tokens.ts).
  */
 async function planChecked(
   runtime: Runtime,
@@ -188,9 +190,13 @@ async function planChecked(
       }),
       { desired: input.desired, actual, config },
     );
-  const plan = planFor(input.actual);
-  const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
-  return withoutBulk ? { actual: withoutBulk, plan: planFor(withoutBulk) } : { actual: input.actual, plan };
+  let [actual, plan] = [input.actual, planFor(input.actual)];
+  // Each may change what the plan is made from: then it is made again.
+  for (const refine of [probeBulkMembership, listLeaverTokens]) {
+    const next = await refine({ client: input.client, actual, plan, logger });
+    if (next) [actual, plan] = [next, planFor(next)];
+  }
+  return { actual, plan };
 }
 
 /** Connects, lists the actual state and plans. The caller closes `connection`. */

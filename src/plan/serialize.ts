@@ -55,6 +55,11 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
         field,
         message: "a data filter step needs workspace, filterId, assignee {type, id} and its maql",
       };
+    if (
+      s["kind"] === "deleteApiToken" &&
+      !(typeof s["userId"] === "string" && typeof s["tokenId"] === "string")
+    )
+      return { field, message: "an API token step needs userId and tokenId" };
     if (nounOf(s["kind"]) === "permissions" && !validChanges(s["changes"]))
       return {
         field: `${field}.changes`,

@@ -75,8 +75,8 @@ export interface UpdateMappingStep extends StepBase {
   before: Mapping;
   after: PlannedMapping;
   /**
-   * A leaver who signs in through the identity provider (`deletions: revoke`): the update takes
-   * them out of their groups, and the step is a deletion for `maxDeletes` (plan/revoke-access.ts).
+   * A leaver's access revoke (`deletions: revoke`): the update takes them out of their groups,
+   * and the step is a deletion for `maxDeletes` (plan/revoke-access.ts).
    */
   revokesAccess?: true;
 }
@@ -273,8 +273,8 @@ export interface Plan {
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
   /**
-   * `deletions: revoke`: the ids of the leavers who sign in through the identity provider whose
-   * access this plan revokes (groups, managed grants and filters; the mapping stays), sorted;
+   * `deletions: revoke`: the ids of the leavers whose access this plan revokes (groups, managed
+   * grants and filters, their API tokens; a built-in login is deleted besides; the mapping stays), sorted;
    * held back with the other deletions over `maxDeletes`. Written only when not empty.
    */
   accessRevoked?: string[];
