@@ -84,7 +84,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function people(names: Record<string, string[]>): Promise<void> {
+/** The desired state: each person's groups, or `absent` for a row marked `state: absent`. */
+async function people(names: Record<string, string[] | "absent">): Promise<void> {
   await writeFile(
     join(dir, "people.yaml"),
     stringify({
@@ -94,7 +95,7 @@ async function people(names: Record<string, string[]>): Promise<void> {
         email: `${id}@example.com`,
         id,
         displayName: id,
-        groups,
+        ...(groups === "absent" ? { state: "absent" } : { groups }),
         ...(id === "bob" ? { dataFilters: { "sales-emea": { label: "region", values: ["EMEA"] } } } : {}),
       })),
     }),
@@ -118,7 +119,7 @@ function accessOf(id: string) {
 
 describe("a leaver with a built-in login (deletions: revoke)", () => {
   it("over maxDeletes: exit 3, and nothing of either revoke is sent", async () => {
-    await people({ bob: ["sales"] }); // jane and ann both left; maxDeletes is 1
+    await people({ bob: ["sales"], jane: "absent", ann: "absent" }); // both left; maxDeletes is 1
     const before = { jane: accessOf("jane"), ann: accessOf("ann") };
     emulator.resetLog();
     const r = await cli("apply", "--yes");
@@ -127,6 +128,19 @@ describe("a leaver with a built-in login (deletions: revoke)", () => {
     expect(emulator.requestLog().filter((e) => e.method === "DELETE")).toEqual([]);
     expect(accessOf("jane")).toEqual(before.jane);
     expect(accessOf("ann")).toEqual(before.ann);
+    // The review lists a leaver's tokens (ids, never a value) and flags them; nobody else's is listed.
+    const review = await cli("review", "--format", "json");
+    expect(review.code, review.stderr).toBe(0);
+    const parsed = JSON.parse(review.stdout) as {
+      people: Array<{ id?: string; apiTokens?: string[] }>;
+      findings: Array<{ kind: string; person: string; detail: string }>;
+    };
+    expect(parsed.people.find((p) => p.id === "jane")?.apiTokens).toEqual(["jane-ci", "jane-laptop"]);
+    expect(parsed.people.find((p) => p.id === "ann")?.apiTokens).toEqual([]);
+    expect(parsed.people.find((p) => p.id === "bob")?.apiTokens).toBeUndefined();
+    const flagged = parsed.findings.filter((f) => f.kind === "leaverApiTokens");
+    expect(flagged.map((f) => f.person)).toEqual(["user/jane"]);
+    expect(flagged[0]?.detail).toMatch(/still has 2 API token\(s\) \(jane-ci, jane-laptop\)/);
   }, 120_000);
 
   it("within the limit: no login, group, grant, filter or API token left; the mapping stays", async () => {

@@ -12,6 +12,7 @@ import { listActualState, type ActualState } from "../../service/index.js";
 import type { Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { buildReview } from "../../review/build.js";
+import { withLeaverTokens } from "../review-tokens.js";
 import { asReview, reviewChanges } from "../../review/changes.js";
 import { changeInterval, dateChanges } from "../../review/last-change.js";
 import type { Review } from "../../review/types.js";
@@ -122,24 +123,27 @@ export async function runReview(
         "could not read how the organization signs in; a mapping with no built-in login is reported revoked",
       );
     }
-    const requests = connection.client.stats().requests;
     const started = process.cpuUsage();
-    const review = buildReview({
-      actual: listed,
-      policy,
-      signIn,
-      ...(plan !== undefined && desiredState !== undefined
-        ? { desired: { state: desiredState, plan, source } }
-        : {}),
-      snapshot: {
-        generatedAt: new Date().toISOString(),
-        organization: config.targetName ?? hostOf(config.target.baseUrl),
-        baseUrl: config.target.baseUrl ?? "",
-        usersyncVersion: version(),
-      },
-      requests,
-      notes,
-    });
+    const build = (actual: typeof listed) =>
+      buildReview({
+        actual,
+        policy,
+        signIn,
+        ...(plan !== undefined && desiredState !== undefined
+          ? { desired: { state: desiredState, plan, source } }
+          : {}),
+        snapshot: {
+          generatedAt: new Date().toISOString(),
+          organization: config.targetName ?? hostOf(config.target.baseUrl),
+          baseUrl: config.target.baseUrl ?? "",
+          usersyncVersion: version(),
+        },
+        requests: connection.client.stats().requests,
+        notes,
+      });
+    // A leaver's own API tokens: listed for the people the review finds leaving, then built again.
+    const review = await withLeaverTokens(connection.client, build, listed);
+    const requests = review.evidence.requests;
     if (previous !== undefined) {
       if (previous.snapshot.organization !== review.snapshot.organization)
         logger.warn(
