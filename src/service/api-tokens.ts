@@ -11,18 +11,12 @@ import { resource } from "./answers.js";
 import { ENTITY_MEDIA } from "./codec.js";
 import { listAllPages } from "./paging.js";
 import type { Transport } from "./transport.js";
-import type { CallOptions, DeleteResult } from "./types.js";
+import type { ApiTokensClient, CallOptions, DeleteResult } from "./types.js";
 
 const API_TOKEN_RESOURCE = resource("apiToken", []);
 
 const tokensPath = (userId: string): string =>
   `/api/v1/entities/users/${encodeURIComponent(userId)}/apiTokens`;
-
-export interface ApiTokensClient {
-  /** The ids of the user's API tokens, sorted; none when the user is not there (404). */
-  list(userId: string): Promise<string[]>;
-  delete(userId: string, tokenId: string, opts?: CallOptions): Promise<DeleteResult>;
-}
 
 export class ApiTokensApi implements ApiTokensClient {
   constructor(private readonly o: { transport: Transport; pageSize: number }) {}

@@ -18,7 +18,7 @@ import {
 } from "./answers.js";
 import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource } from "./codec.js";
 import { changeGroupMembers, readGroupMembers } from "./members.js";
-import { ApiTokensApi, type ApiTokensClient } from "./api-tokens.js";
+import { ApiTokensApi } from "./api-tokens.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import { readSignIn, type OrganizationSignIn } from "./sign-in.js";
@@ -26,6 +26,7 @@ import { readJit } from "./jit.js";
 import { DataFiltersApi } from "./data-filters-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
+  ApiTokensClient,
   PermissionsClient,
   CallOptions,
   ClientStats,

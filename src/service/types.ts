@@ -13,7 +13,6 @@ import type {
 } from "../permissions.js";
 
 import type { ActualDataFilter, ActualDataFilters, DataFilter } from "../data-filters.js";
-import type { ApiTokensClient } from "./api-tokens.js";
 
 export type ApiProfile = "v1" | "legacy";
 
@@ -163,6 +162,13 @@ export interface DataFiltersClient {
   create(f: DataFilter & { id: string }, opts?: CallOptions): Promise<CreateResult<ActualDataFilter>>;
   replace(f: DataFilter & { id: string }, opts?: CallOptions): Promise<void>;
   delete(workspace: string, id: string, opts?: CallOptions): Promise<DeleteResult>;
+}
+
+/** A person's own API tokens (service/api-tokens.ts). */
+export interface ApiTokensClient {
+  /** The ids of the user's API tokens, sorted; none when the user is not there (404). */
+  list(userId: string): Promise<string[]>;
+  delete(userId: string, tokenId: string, opts?: CallOptions): Promise<DeleteResult>;
 }
 
 export interface ServiceClient {
