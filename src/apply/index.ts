@@ -11,6 +11,7 @@ export {
 } from "./report.js";
 export { createProgressReporter, type ProgressReporter, type ProgressReporterOptions } from "./progress.js";
 export {
+  checkPlanOrganization,
   checkPlanProfile,
   filterListingForPlan,
   findStaleSteps,

@@ -90,7 +90,22 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepSuccess
     case "updateDataFilter":
     case "deleteDataFilter":
       return runDataFilterStep(step, ctx);
+    case "deleteApiToken":
+      return deleted(await deleteApiToken(client, step, opts));
   }
+}
+
+/** A leaver's token (profile v1): one already gone (404) is what the step wanted. */
+function deleteApiToken(
+  client: StepContext["client"],
+  step: StepOf<"deleteApiToken">,
+  opts: StepContext["callOptions"],
+): Promise<"deleted" | "notFound"> {
+  if (client.apiTokens === undefined)
+    throw new StepFailure({
+      message: `this service has no API tokens to delete (profile ${client.profile})`,
+    });
+  return client.apiTokens.delete(step.userId, step.tokenId, opts);
 }
 
 type StepOf<K extends Step["kind"]> = Extract<Step, { kind: K }>;

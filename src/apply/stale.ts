@@ -6,13 +6,13 @@
  *   credentials (deleting them would take that user's login away);
  * - a mapping create or update with a literal `authenticationId` is stale when another mapping
  *   now points at it (the plan never makes two mappings share one).
- * Before any of that, a plan made for another API profile is refused outright.
+ * Before any of that, a plan made for another organization or API profile is refused outright.
  */
-import { SafetyRefusal } from "../errors.js";
+import { ConfigError, SafetyRefusal } from "../errors.js";
 import { ABSENT, fingerprintActual, mappingKey } from "../plan/fingerprint.js";
 import { parseObjectKey } from "../plan/kinds.js";
 import type { PermissionListing } from "../service/permission-listing.js";
-import type { Plan, Step } from "../plan/types.js";
+import type { Plan, PlanOrganization, Step } from "../plan/types.js";
 import type { ActualState, ApiProfile } from "../service/types.js";
 
 export interface ProfileCheck {
@@ -34,6 +34,32 @@ export function checkPlanProfile(c: ProfileCheck): void {
   const plan = c.file === undefined ? "the plan" : `the saved plan ${c.file}`;
   throw new SafetyRefusal({
     message: `${plan} was made for API profile ${c.plan.profile} but ${c.service ?? "the service"} speaks ${c.profile}; make a new plan against this service`,
+  });
+}
+
+/** How a person reads an organization: its id where known, and its URL. */
+const orgWords = (o: PlanOrganization): string =>
+  o.id === undefined ? `the organization at ${o.url}` : `organization ${o.id} at ${o.url}`;
+
+/**
+ * A saved plan belongs to the organization it was made for (`plan.organization`): applied to any
+ * other (another id, or the same id at another URL: a staging and a production organization may
+ * share an id), or saved without one, it is refused before anything is listed or sent (exit 4).
+ */
+export function checkPlanOrganization(c: {
+  plan: Plan;
+  /** The organization this run is pointed at. */
+  here: PlanOrganization;
+  file: string;
+}): void {
+  const made = c.plan.organization;
+  if (made === undefined)
+    throw new ConfigError({
+      message: `the saved plan ${c.file} does not say which organization it was made for (a plan saved by an older usersync, or edited): nothing was sent. Make a new plan against ${orgWords(c.here)}.`,
+    });
+  if (made.id === c.here.id && made.url === c.here.url) return;
+  throw new ConfigError({
+    message: `the saved plan ${c.file} was made for ${orgWords(made)}, but this run is pointed at ${orgWords(c.here)}: nothing was sent. Apply it with --base-url (or --target) naming the plan's organization, or make a new plan against this one.`,
   });
 }
 

@@ -32,6 +32,8 @@ import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
 import { changesInput, keepAfterApply } from "./changes-file.js";
 import { probeBulkMembership } from "./bulk-probe.js";
+import { listLeaverTokens } from "./leaver-tokens.js";
+import { bindPlan } from "./plan-organization.js";
 import { warnGuardTripped } from "./guard-warning.js";
 import { listChecked } from "./listing.js";
 
@@ -156,7 +158,8 @@ export interface Planned {
 
 /**
  * The plan, made again with one mapping PUT per person when it would move people in bulk and the
- * service turns out to have no bulk membership endpoints (bulk-probe.ts).
+ * service turns out to have no bulk membership endpoints (bulk-probe.ts), and again with the API
+ * tokens of the leavers it revokes when any holds one (leaver-tokens.ts).
  */
 async function planChecked(
   runtime: Runtime,
@@ -170,7 +173,7 @@ async function planChecked(
 ): Promise<{ actual: ActualState; plan: Plan }> {
   const { config, logger } = runtime;
   const planFor = (actual: ActualState): Plan =>
-    withEvidence(
+    bindPlan(
       makePlan({
         desired: input.desired,
         actual,
@@ -183,17 +186,15 @@ async function planChecked(
         ...optional("grace", input.grace),
         ...optional("knownManagedUsers", input.desired.targeted?.managedUsers),
       }),
-      input.desired,
+      { desired: input.desired, actual, config },
     );
-  const plan = planFor(input.actual);
-  const withoutBulk = await probeBulkMembership({ client: input.client, actual: input.actual, plan, logger });
-  return withoutBulk ? { actual: withoutBulk, plan: planFor(withoutBulk) } : { actual: input.actual, plan };
-}
-
-/** The source's evidence rides on the plan, so every format shows what the plan was made from. */
-function withEvidence(plan: Plan, desired: DesiredState): Plan {
-  if (desired.evidence !== undefined) plan.source = desired.evidence;
-  return plan;
+  let [actual, plan] = [input.actual, planFor(input.actual)];
+  // Each may change what the plan is made from: then it is made again.
+  for (const refine of [probeBulkMembership, listLeaverTokens]) {
+    const next = await refine({ client: input.client, actual, plan, logger });
+    if (next) [actual, plan] = [next, planFor(next)];
+  }
+  return { actual, plan };
 }
 
 /** Connects, lists the actual state and plans. The caller closes `connection`. */

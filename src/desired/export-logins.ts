@@ -25,4 +25,4 @@ export function loginOf(
 
 export const revokedWarning = (n: number): string =>
   `${n} user(s) whose built-in login was revoked are exported as such: state: absent, with no groups, permissions or filters ` +
-  "(the organization still has their mapping; read back with deletions: revoke nothing changes for them, with deletions: remove their mapping goes)";
+  "(the organization still has their mapping; read back with deletions: revoke, any access they still hold goes and nothing else, with deletions: remove their mapping goes)";

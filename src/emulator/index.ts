@@ -52,6 +52,7 @@ async function openStore(
 
 /** How the organization signs people in and its settings: the options', else the seed's; never persisted. */
 function setOrganization(store: Store, options: EmulatorOptions, seeded: SeededOrganization): void {
+  if (options.organizationId !== undefined) store.organizationId = options.organizationId;
   store.signIn = options.signIn ?? seeded.signIn;
   const idp = store.signIn?.identityProvider;
   store.identityProviders = [

@@ -8,13 +8,13 @@
  * built-in identity provider. Its identity providers are listed at `/api/v1/entities/identityProviders`.
  */
 import { JSON_API, ProblemError, type Reply } from "./http-util.js";
-import { ORGANIZATION_ID } from "./profile-route.js";
 import type { Route, RouteContext } from "./route-context.js";
 import type { EmulatorSignIn, SeedIdentityProvider } from "./types.js";
 
 function organizationReply(ctx: RouteContext, signIn: EmulatorSignIn | undefined): Reply {
   if (ctx.method !== "GET") throw new ProblemError(405, `${ctx.method} is not allowed here (GET)`);
-  if (ctx.param !== ORGANIZATION_ID) throw new ProblemError(404, `organization ${ctx.param ?? ""} not found`);
+  const id = ctx.store.organizationId;
+  if (ctx.param !== id) throw new ProblemError(404, `organization ${ctx.param ?? ""} not found`);
   const idp = signIn?.identityProvider;
   const attributes: Record<string, unknown> = { name: "Emulated organization", hostname: "127.0.0.1" };
   if (signIn?.oauthIssuerLocation !== undefined)
@@ -22,10 +22,10 @@ function organizationReply(ctx: RouteContext, signIn: EmulatorSignIn | undefined
   if (signIn?.oauthSubjectIdClaim !== undefined)
     attributes["oauthSubjectIdClaim"] = signIn.oauthSubjectIdClaim;
   const data: Record<string, unknown> = {
-    id: ORGANIZATION_ID,
+    id,
     type: "organization",
     attributes,
-    links: { self: `${ctx.base}/api/v1/entities/admin/organizations/${ORGANIZATION_ID}` },
+    links: { self: `${ctx.base}/api/v1/entities/admin/organizations/${encodeURIComponent(id)}` },
   };
   if (idp) data["relationships"] = { identityProvider: { data: { id: idp.id, type: "identityProvider" } } };
   const include = (ctx.query.get("include") ?? "").split(",");
@@ -91,7 +91,9 @@ export const ORGANIZATION_ROUTES: Route[] = [
     pattern: /^\/api\/v1\/entities\/organization$/,
     handler: () => (ctx) => ({
       status: 302,
-      headers: { Location: `${ctx.base}/api/v1/entities/admin/organizations/${ORGANIZATION_ID}` },
+      headers: {
+        Location: `${ctx.base}/api/v1/entities/admin/organizations/${encodeURIComponent(ctx.store.organizationId)}`,
+      },
     }),
   },
   {

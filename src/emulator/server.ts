@@ -24,6 +24,7 @@ import { notAllowed, USER_MANAGEMENT_ROUTES } from "./member-routes.js";
 import { profileReply } from "./profile-route.js";
 import { PERMISSION_ROUTES } from "./access-routes.js";
 import { ORGANIZATION_ROUTES } from "./organization-route.js";
+import { API_TOKEN_ROUTES } from "./api-token-routes.js";
 import { finisher, writeAnswer } from "./write-answer.js";
 import type { Persister } from "./persistence.js";
 import type { RequestLog } from "./request-log.js";
@@ -81,6 +82,7 @@ const ROUTES: Route[] = [
   ...USER_MANAGEMENT_ROUTES,
   ...PERMISSION_ROUTES,
   ...ORGANIZATION_ROUTES,
+  ...API_TOKEN_ROUTES,
 ];
 
 function entity(m: RegExpExecArray, profile: Profile): Handler {

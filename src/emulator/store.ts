@@ -32,6 +32,9 @@ export interface GroupRec {
   parents: string[];
 }
 
+/** The emulated organization's id unless EmulatorOptions.organizationId names another. */
+export const ORGANIZATION_ID = "emulated-org";
+
 export class Store {
   readonly idp = new Map<string, StoredIdpUser>();
   readonly mappings = new Map<string, MappingRec>();
@@ -48,12 +51,16 @@ export class Store {
   revision = 0;
   /** Workspaces and permissions (access-store.ts). */
   readonly access = new AccessStore(() => void this.revision++);
+  /** The organization's id (EmulatorOptions.organizationId); not part of the persisted store. */
+  organizationId = ORGANIZATION_ID;
   /** The organization's sign-in settings (EmulatorOptions.signIn); not part of the persisted store. */
   signIn: EmulatorSignIn | undefined;
   /** The organization's settings (EmulatorOptions.organizationSettings); not part of the persisted store. */
   organizationSettings: EmulatorOrganizationSetting[] = [];
   /** The organization's identity providers, by id (the seed's, and signIn's); not part of the persisted store. */
   identityProviders: SeedIdentityProvider[] = [];
+  /** Each user's API tokens, by user id (api-token-routes.ts); they go with the user. */
+  private readonly apiTokens = new Map<string, Set<string>>();
   /** User data filters (filter-store.ts). */
   readonly filters = new FilterStore(() => void this.revision++);
 
@@ -115,8 +122,16 @@ export class Store {
     this.mappingIds.remove(id);
     this.access.dropAssignee({ type: "user", id });
     this.filters.dropAssignee({ type: "user", id });
+    this.apiTokens.delete(id);
     this.revision++;
     return true;
+  }
+
+  /** The user's token ids, made empty on first use. */
+  tokensOf(user: string): Set<string> {
+    let set = this.apiTokens.get(user);
+    if (set === undefined) this.apiTokens.set(user, (set = new Set()));
+    return set;
   }
 
   private unindexMapping(rec: MappingRec): void {
@@ -224,6 +239,10 @@ export class Store {
       workspace: (id) => this.access.workspaces.has(id),
       assignee,
     });
+    for (const t of seed.apiTokens ?? []) {
+      if (!this.mappings.has(t.user)) throw new Error(`seed: apiToken ${t.id} of unknown user ${t.user}`);
+      this.tokensOf(t.user).add(t.id);
+    }
   }
 
   /** A sorted deep copy; IdP users carry their stored password (for tests only, never served). */
@@ -240,19 +259,21 @@ export class Store {
       return { ...g, parents: [...g.parents].sort(cmp) };
     });
     const dataFilters = this.filters.snapshot();
+    const apiTokens = [...this.apiTokens]
+      .flatMap(([user, ids]) => [...ids].map((id) => ({ user, id })))
+      .sort((a, b) => cmp(a.user, b.user) || cmp(a.id, b.id));
     return {
       idpUsers,
       mappings,
       groups,
       ...this.access.snapshot(),
       ...(dataFilters.length > 0 ? { dataFilters } : {}),
+      ...(apiTokens.length > 0 ? { apiTokens } : {}),
     };
   }
 }
 
-export function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Sets `obj[key] = value` only when value is defined (exactOptionalPropertyTypes). */
 export function withOptional<T extends object, K extends string, V>(

@@ -119,6 +119,8 @@ export interface EmulatorSeed {
   organizationPermissions?: SeedOrganizationPermission[];
   /** User data filters, each on a seeded workspace and user or group (filter-store.ts). */
   dataFilters?: SeedDataFilter[];
+  /** Users' own API tokens (api-token-routes.ts), by their ids; a token's value is never stored. */
+  apiTokens?: SeedApiToken[];
   /**
    * How the organization signs people in (organization-seed.ts): read at every start, never
    * persisted (the emulator takes no writes of them). `startEmulator`'s `signIn` wins.
@@ -128,6 +130,12 @@ export interface EmulatorSeed {
   identityProviders?: SeedIdentityProvider[];
   /** The organization's settings (`organizationSettings`), e.g. JIT_PROVISIONING; the option wins. */
   organizationSettings?: EmulatorOrganizationSetting[];
+}
+
+export interface SeedApiToken {
+  /** The user (mapping) id the token belongs to. */
+  user: string;
+  id: string;
 }
 
 /** The organization entity's sign-in attributes (official `metadata-json-api`, JsonApiOrganizationOut). */
@@ -211,6 +219,11 @@ export interface EmulatorOptions {
   userManagement?: "on" | 404 | 405;
   /** How the organization signs people in (`GET /api/v1/entities/admin/organizations/{id}`). */
   signIn?: EmulatorSignIn;
+  /**
+   * The organization's id, as `GET /api/v1/profile` (`organizationId`) and the organization
+   * entity name it. Default `emulated-org`; two emulators of one test may be two organizations.
+   */
+  organizationId?: string;
   /** The organization's settings (`GET /api/v1/entities/organizationSettings`), e.g. JIT_PROVISIONING. */
   organizationSettings?: EmulatorOrganizationSetting[];
   /** Keep the last N requests in the request log (default 100000). */
@@ -257,6 +270,7 @@ export interface EmulatorState {
   workspaces?: SeedWorkspace[];
   organizationPermissions?: SeedOrganizationPermission[];
   dataFilters?: SeedDataFilter[];
+  apiTokens?: SeedApiToken[];
 }
 
 export interface EmulatorHandle {

@@ -39,7 +39,7 @@ function deleteUser(ctx: PlanContext, input: DeleteInput): void {
   const target = mapping ? mappingKey(mapping.id) : credentials ? idpKey(credentials.email) : undefined;
   if (target === undefined) return;
   const deletesMapping = mapping !== undefined && ctx.policy.deletions === "remove";
-  const access = !credentials && !deletesMapping ? accessToRevoke(ctx, input) : undefined;
+  const access = deletesMapping ? undefined : accessToRevoke(ctx, input);
   if (!credentials && !deletesMapping && !access) return;
   if (ctx.policy.deletions === "none") {
     if (input.inScope && !ctx.safety.isProtected(input.names))
@@ -52,16 +52,18 @@ function deleteUser(ctx: PlanContext, input: DeleteInput): void {
   }
   const reason = reasonAfterGrace(ctx, input, target);
   if (reason === undefined) return;
-  if (access && mapping) {
-    const { names, inScope } = input;
-    planAccessRevoke(ctx, {
-      mapping,
-      access,
-      names,
-      inScope,
-      reason: `${revokeWords(input.linked)}; ${reason}`,
+  // A protected or out-of-scope person whose login would go gets one notice, from commitUser.
+  const refused = !!credentials && (ctx.safety.isProtected(input.names) || !input.inScope);
+  if (access && mapping && !refused) {
+    const { names, inScope, linked } = input;
+    const elsewhere = !credentials && signsInElsewhere(ctx, { mapping, linked, identity: input.identity });
+    const words = revokeWords({
+      linked: credentials ? undefined : linked,
+      loginDeleted: !!credentials,
+      elsewhere,
     });
-    return;
+    planAccessRevoke(ctx, { mapping, access, names, inScope, reason: `${words}; ${reason}` });
+    if (!credentials) return;
   }
   const steps: Step[] = [];
   const credStep = credentials ? deleteCredentialsStep(credentials, mapping, reason) : undefined;
@@ -101,17 +103,12 @@ function reasonAfterGrace(
 }
 
 /**
- * `deletions: revoke` without a login to delete: the access of a leaver who may still sign in
- * (revoke-access.ts), or undefined when they cannot or hold nothing any more.
+ * `deletions: revoke`: what a leaver with a mapping still holds (access/leaver-access.ts), taken
+ * away whether or not a built-in login goes too; undefined when they hold nothing any more.
  */
-function accessToRevoke(
-  ctx: PlanContext,
-  o: { mapping?: Mapping | undefined; linked?: IdpUser | undefined; identity?: Identity | undefined },
-): LeaverAccess | undefined {
+function accessToRevoke(ctx: PlanContext, o: { mapping?: Mapping | undefined }): LeaverAccess | undefined {
   if (ctx.policy.deletions !== "revoke" || o.mapping === undefined) return undefined;
-  const { mapping, linked, identity } = o;
-  if (!signsInElsewhere(ctx, { mapping, linked, identity })) return undefined;
-  return leaverAccess(ctx, mapping);
+  return leaverAccess(ctx, o.mapping);
 }
 
 function deleteCredentialsStep(credentials: IdpUser, mapping: Mapping | undefined, reason: string): Step {
@@ -239,7 +236,7 @@ function wouldDelete(
   if (
     deletions === "revoke" &&
     !(linked && deletableCredentials(ctx, linked, m.id)) &&
-    accessToRevoke(ctx, { mapping: m, linked }) === undefined
+    accessToRevoke(ctx, { mapping: m }) === undefined
   )
     return false;
   return !ctx.safety.isProtected(names);

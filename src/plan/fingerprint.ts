@@ -207,3 +207,28 @@ function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
+
+/**
+ * The digest of the state a plan read: every listed object's key and fingerprint, summed in two
+ * lanes as `fingerprintInput` sums users (order-free, no 10 MB of text), then hashed with the
+ * count. Saved with the plan (`stateDigest`) to name what it was made from, in reports and in
+ * the state file's record of what runs changed; the stale check still compares object by object.
+ */
+export function digestActual(actual: ActualState): string {
+  let sumA = 0;
+  let sumB = 0;
+  let count = 0;
+  const add = (key: string, fp: string): void => {
+    const h = text(text(FNV_OFFSET, key), fp);
+    sumA = (sumA + h) >>> 0;
+    sumB = (sumB + mix(h)) >>> 0;
+    count++;
+  };
+  // The objects of `fingerprintActual`, summed as they come: no map of a large organization built.
+  for (const u of actual.idpUsers) add(idpKey(u.email), fingerprintIdpUser(u));
+  for (const m of actual.mappings) add(mappingKey(m.id), fingerprintMapping(m));
+  for (const g of actual.groups) add(groupKey(g.id), fingerprintGroup(g));
+  for (const [key, grant] of grantsByKey(actual.permissions)) add(key, fingerprintGrant(grant));
+  for (const [key, fp] of fingerprintFilters(actual)) add(key, fp);
+  return createHash("sha256").update(`${count}:${sumA}:${sumB}`).digest("hex").slice(0, 16);
+}

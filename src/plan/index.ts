@@ -50,6 +50,7 @@ export {
   mappingKey,
   groupKey,
   fingerprintActual,
+  digestActual,
   hash,
   canonicalJson,
 } from "./fingerprint.js";

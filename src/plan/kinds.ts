@@ -34,7 +34,7 @@ export interface StepKindInfo {
    * The type of object the step changes, as a person calls it (`members`: a group's membership;
    * `permissions`: a workspace's or the organization's grants).
    */
-  noun: "group" | "credentials" | "mapping" | "members" | "permissions" | "dataFilter";
+  noun: "group" | "credentials" | "mapping" | "members" | "permissions" | "dataFilter" | "apiToken";
 }
 
 export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
@@ -57,6 +57,7 @@ export const STEP_KINDS: Readonly<Record<StepKind, StepKindInfo>> = {
   createDataFilter: { verb: "create", noun: "dataFilter" },
   updateDataFilter: { verb: "update", noun: "dataFilter" },
   deleteDataFilter: { verb: "delete", noun: "dataFilter" },
+  deleteApiToken: { verb: "delete", noun: "apiToken" },
 };
 
 export const isStepKind = (v: string): v is StepKind => Object.hasOwn(STEP_KINDS, v);

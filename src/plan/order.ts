@@ -31,6 +31,8 @@ const PHASE: Record<StepKind, number> = {
   createDataFilter: 1.9,
   updateDataFilter: 1.9,
   deleteDataFilter: 2.95,
+  // A revoked leaver's own API tokens: once their access is gone (nothing else waits for them).
+  deleteApiToken: 2.97,
 };
 
 /** Depth of each group in the hierarchy after the plan (roots 0); cycles are cut, not followed. */

@@ -1,28 +1,26 @@
 /**
- * `deletions: revoke` for a leaver who signs in through the identity provider (docs/configuration.md,
- * "What `revoke` does"). Deleting built-in credentials stops a person who signs in with them; a
- * person who signs in through the organization's OIDC provider has none, and their IdP account
- * may still work. So their **access** is revoked instead: they leave every group usersync manages
+ * `deletions: revoke` (docs/configuration.md, "What `revoke` does"; DESIGN section 5): a leaver
+ * keeps no access. Whatever way they signed in (a built-in login, the organization's OIDC
+ * provider, a directory account that may still work), they leave every group usersync manages
  * membership of (one `updateMapping`, marked `revokesAccess`), lose their managed direct grants
- * (permissions.ts) and then their managed data filters (access/data-filters.ts, ordered after the
- * access is gone); the mapping and their objects stay. The revoke counts as a deletion for
- * `maxDeletes`, all or nothing with the others.
+ * (permissions.ts), then their managed data filters (access/data-filters.ts, ordered after the
+ * access is gone), and their own API tokens are deleted (`deleteApiToken`); a built-in login is
+ * deleted besides (deletions.ts). The mapping stays, so a returner is the same user again. The
+ * revoke counts as one deletion per person for `maxDeletes`, all or nothing with the others.
  */
 import type { Identity } from "../desired/types.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import type { PlanContext } from "./context.js";
 import { cleanMapping } from "./mapping-step.js";
 import { base, copyMapping, mappingKey, notice, profileMapping, stepId } from "./steps.js";
-import type { UpdateMappingStep } from "./types.js";
+import type { DeleteApiTokenStep, UpdateMappingStep } from "./types.js";
 
 /**
- * Whether a leaver whose plan deletes no built-in login may still sign in: their login stays
- * (another mapping or a present row holds it), their row says `identity: external`, or (no row)
- * their mapping points at no built-in login in an organization that signs in through an OIDC
- * provider or has no built-in one. A mapping with no login id signs nobody in; in an organization
- * that signs in with its built-in provider, neither does one whose built-in login is gone (a
- * revoked built-in user: today's revoke, left as it is). Where the service cannot say how it
- * signs people in (legacy), only the row can tell.
+ * Whether a leaver whose plan deletes no built-in login may still sign in (the words of the
+ * revoke say so): their login stays (another mapping or a present row holds it), their row says
+ * `identity: external`, or (no row) their mapping points at no built-in login in an organization
+ * that signs in through an OIDC provider or has no built-in one. A mapping with no login id signs
+ * nobody in. Where the service cannot say how it signs people in (legacy), only the row can tell.
  */
 export function signsInElsewhere(
   ctx: PlanContext,
@@ -34,10 +32,23 @@ export function signsInElsewhere(
   return ctx.actual.builtinIdp === false || ctx.actual.signIn === "oidc";
 }
 
-/** The words every format shows for the revoke (also the step's reason). */
-export function revokeWords(linked: IdpUser | undefined): string {
-  const why = linked ? "their login stays: another user holds it" : "signs in through the identity provider";
-  return `access revoked (${why}: the mapping stays, groups and permissions removed)`;
+/**
+ * The words every format shows for the revoke (also the step's reason): how the leaver could
+ * still sign in, or that their built-in login goes with the same plan.
+ */
+export function revokeWords(o: {
+  linked: IdpUser | undefined;
+  loginDeleted: boolean;
+  elsewhere: boolean;
+}): string {
+  const why = o.loginDeleted
+    ? "their built-in login is deleted"
+    : o.linked
+      ? "their login stays: another user holds it"
+      : o.elsewhere
+        ? "signs in through the identity provider"
+        : "no login left";
+  return `access revoked (${why}: the mapping stays, groups, permissions and API tokens removed)`;
 }
 
 function groupsStep(ctx: PlanContext, m: Mapping, keptGroups: string[], reason: string): UpdateMappingStep {
@@ -46,6 +57,20 @@ function groupsStep(ctx: PlanContext, m: Mapping, keptGroups: string[], reason: 
     before: cleanMapping(m),
     after: profileMapping(ctx, { ...copyMapping(cleanMapping(m)), groups: keptGroups }),
     revokesAccess: true,
+  };
+}
+
+/** One of the leaver's own API tokens: deleted with their access (its id only, never its value). */
+function tokenStep(userId: string, tokenId: string, reason: string): DeleteApiTokenStep {
+  return {
+    ...base({
+      kind: "deleteApiToken",
+      target: `${userId}/${tokenId}`,
+      reason,
+      touches: [mappingKey(userId)],
+    }),
+    userId,
+    tokenId,
   };
 }
 
@@ -59,7 +84,7 @@ export function planAccessRevoke(
   o: {
     mapping: Mapping;
     /** What access/leaver-access.ts found: the groups the mapping keeps. */
-    access: { keptGroups: string[] };
+    access: { keptGroups: string[]; tokens: readonly string[] };
     names: Array<string | undefined>;
     inScope: boolean;
     reason: string;
@@ -77,6 +102,11 @@ export function planAccessRevoke(
     return;
   }
   ctx.accessRevokes.set(m.id, o.reason);
+  for (const tokenId of o.access.tokens) {
+    const step = tokenStep(m.id, tokenId, o.reason);
+    ctx.steps.set(step.id, step);
+    ctx.userDeletions.set(step.id, target);
+  }
   if (o.access.keptGroups.length === m.groups.length) return;
   const step = groupsStep(ctx, m, o.access.keptGroups, o.reason);
   ctx.steps.set(step.id, step);

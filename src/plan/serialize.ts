@@ -55,6 +55,11 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
         field,
         message: "a data filter step needs workspace, filterId, assignee {type, id} and its maql",
       };
+    if (
+      s["kind"] === "deleteApiToken" &&
+      !(typeof s["userId"] === "string" && typeof s["tokenId"] === "string")
+    )
+      return { field, message: "an API token step needs userId and tokenId" };
     if (nounOf(s["kind"]) === "permissions" && !validChanges(s["changes"]))
       return {
         field: `${field}.changes`,
@@ -64,6 +69,12 @@ function shapeProblem(v: Record<string, unknown>): { field: string; message: str
   for (const [i, s] of steps.entries())
     for (const d of (s as { dependsOn: string[] }).dependsOn)
       if (!ids.has(d)) return { field: `steps[${i}].dependsOn`, message: `names an unknown step '${d}'` };
+  const org = v["organization"];
+  if (
+    org !== undefined &&
+    !(isRecord(org) && typeof org["url"] === "string" && ["string", "undefined"].includes(typeof org["id"]))
+  )
+    return { field: "organization", message: "must be an object with url and, where known, id (strings)" };
   return v["grace"] === undefined ? undefined : graceProblem(v["grace"]);
 }
 

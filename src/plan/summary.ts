@@ -62,6 +62,7 @@ export function personOfSteps(steps: readonly Step[]): Map<string, string> {
     for (const ref of s.touches.map(parseObjectKey)) if (ref?.kind === "idp") byEmail.set(ref.id, s.target);
   }
   for (const s of steps) {
+    if (s.kind === "deleteApiToken") person.set(s.id, s.userId);
     if (nounOf(s.kind) !== "credentials") continue;
     const viaStep = s.dependsOn.map((d) => (isNounStep(d, "mapping") ? person.get(d) : undefined));
     const viaTouch = touched(s, "mapping");
@@ -80,7 +81,8 @@ export function classifyPerson(steps: readonly Step[]): PersonChange {
   if (kinds.has("deleteMapping")) return "remove";
   if (kinds.has("createMapping")) return "add";
   if (steps.some((s) => s.kind === "updateMapping" && s.revokesAccess)) return "revoke";
-  if (kinds.has("deleteCredentials") && steps.every((s) => s.kind === "deleteCredentials")) return "revoke";
+  const leaves = (s: Step): boolean => s.kind === "deleteCredentials" || s.kind === "deleteApiToken";
+  if (steps.length > 0 && steps.every(leaves)) return "revoke";
   return "change";
 }
 

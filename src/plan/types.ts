@@ -75,8 +75,8 @@ export interface UpdateMappingStep extends StepBase {
   before: Mapping;
   after: PlannedMapping;
   /**
-   * A leaver who signs in through the identity provider (`deletions: revoke`): the update takes
-   * them out of their groups, and the step is a deletion for `maxDeletes` (plan/revoke-access.ts).
+   * A leaver's access revoke (`deletions: revoke`): the update takes them out of their groups,
+   * and the step is a deletion for `maxDeletes` (plan/revoke-access.ts).
    */
   revokesAccess?: true;
 }
@@ -169,6 +169,18 @@ export interface DeleteDataFilterStep extends DataFilterStepBase {
 }
 export type DataFilterStep = CreateDataFilterStep | UpdateDataFilterStep | DeleteDataFilterStep;
 
+/**
+ * Deletes one of a revoked leaver's own API tokens (`deletions: revoke`, plan/revoke-access.ts):
+ * a token outlives a deleted login and acts with whatever its owner still holds. `target` is
+ * `<user id>/<token id>`; the plan holds the token's id, never its value.
+ */
+export interface DeleteApiTokenStep extends StepBase {
+  kind: "deleteApiToken";
+  target: string;
+  userId: string;
+  tokenId: string;
+}
+
 export type Step =
   | CreateGroupStep
   | UpdateGroupStep
@@ -183,7 +195,8 @@ export type Step =
   | OrganizationPermissionsStep
   | AddMembersStep
   | RemoveMembersStep
-  | DataFilterStep;
+  | DataFilterStep
+  | DeleteApiTokenStep;
 
 export type StepKind = Step["kind"];
 
@@ -205,6 +218,11 @@ export interface PlanCounts {
   update: number;
   delete: number;
   heldBack: number;
+}
+
+export interface PlanOrganization {
+  id?: string;
+  url: string;
 }
 
 export interface Plan {
@@ -255,11 +273,20 @@ export interface Plan {
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
   /**
-   * `deletions: revoke`: the ids of the leavers who sign in through the identity provider whose
-   * access this plan revokes (groups, managed grants and filters; the mapping stays), sorted;
+   * `deletions: revoke`: the ids of the leavers whose access this plan revokes (groups, managed
+   * grants and filters, their API tokens; a built-in login is deleted besides; the mapping stays), sorted;
    * held back with the other deletions over `maxDeletes`. Written only when not empty.
    */
   accessRevoked?: string[];
+  /**
+   * The organization the plan was made for: its id as the service names it (`organizationId` of
+   * `GET /api/v1/profile`; absent where the API cannot tell, legacy) and the URL it was reached
+   * at (`embedded` for the embedded emulator). `apply --plan` refuses any other (exit 4, nothing
+   * sent); a saved plan without it is refused too. Attached by the pipeline after planning.
+   */
+  organization?: PlanOrganization;
+  /** The digest of the whole state the plan read (fingerprint.ts `digestActual`), attached with `organization`. */
+  stateDigest?: string;
   /**
    * What the desired state was read from and the evidence the read was whole (src/desired/sources/):
    * attached by the pipeline after planning, for the auditor; the planner never reads it.

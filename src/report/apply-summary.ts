@@ -51,6 +51,7 @@ const STEP_WORDS: Record<StepKind, string> = {
   createDataFilter: "create data filter on",
   updateDataFilter: "update data filter on",
   deleteDataFilter: "delete data filter on",
+  deleteApiToken: "delete API token of",
   grantOrganizationPermissions: "grant permissions of the",
   revokeOrganizationPermissions: "revoke permissions of the",
 };

@@ -9,6 +9,7 @@ import type { Finding, FindingKind, ReviewPerson } from "./types.js";
 
 const SEVERITY: Record<FindingKind, Finding["severity"]> = {
   revokedWithAccess: "high",
+  leaverApiTokens: "high",
   privilegedOutsideDesired: "high",
   missingDesiredFilter: "high",
   handMadeDirectGrant: "medium",
@@ -19,6 +20,7 @@ const SEVERITY: Record<FindingKind, Finding["severity"]> = {
 const KIND_ORDER: readonly FindingKind[] = [
   "revokedWithAccess",
   "removalLate",
+  "leaverApiTokens",
   "privilegedOutsideDesired",
   "missingDesiredFilter",
   "handMadeDirectGrant",
@@ -96,6 +98,12 @@ export function reviewFindings(
         `${who} ${why} but still holds ${what.join(" and ")}; remove the grants or group memberships (or the mapping)`,
       );
     }
+    const tokens = p.apiTokens ?? [];
+    if (tokens.length > 0 && (p.login === "revoked" || p.desiredState === "absent"))
+      add(
+        "leaverApiTokens",
+        `${who} ${p.login === "revoked" ? "can no longer sign in" : "is marked absent"} but still has ${tokens.length} API token(s) (${list(tokens)}), which act with whatever access they hold; delete them (usersync apply with deletions: revoke does)`,
+      );
     for (const a of reached) {
       // Organization MANAGE's rows are its finding's (below), not one per workspace.
       if (a.reasons.some((r) => r.kind === "organization")) continue;

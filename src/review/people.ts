@@ -139,8 +139,15 @@ export function mappingPerson(
     privileged: organizationPermissions.includes("MANAGE") || access.some((a) => a.manage),
     access,
     ...(compared && desiredAccess ? { desiredOrganization: desiredAccess.organization } : {}),
+    ...apiTokensOf(input.actual, m.id),
   };
 }
+
+/** The person's own API token ids, where they were listed (review of leavers, cli/commands/review.ts). */
+const apiTokensOf = (actual: ReviewInput["actual"], id: string): { apiTokens?: string[] } => {
+  const ids = actual.apiTokens?.get(id);
+  return ids === undefined ? {} : { apiTokens: [...ids] };
+};
 
 export function loginOnlyPerson(
   ctx: PersonContext,

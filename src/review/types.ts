@@ -130,6 +130,11 @@ export interface ReviewPerson {
   privileged: boolean;
   access: WorkspaceAccess[];
   /**
+   * The ids of the person's own API tokens (never a token's value), listed for the people the
+   * review finds leaving (login revoked, or marked absent); absent where not listed.
+   */
+  apiTokens?: string[];
+  /**
    * When something about this person last changed (status, organization permissions, a row
    * gained, lost or changed), as `WorkspaceAccess.lastChange`: an ISO 8601 interval between two
    * reviews, carried forward; absent when no review of the chain saw a change.
@@ -172,6 +177,8 @@ export interface OrganizationPermissionRow {
 export type FindingKind =
   /** A person whose login is revoked, or whom the desired state marks absent, still holds access. */
   | "revokedWithAccess"
+  /** A person whose login is revoked, or whom the desired state marks absent, still has API tokens. */
+  | "leaverApiTokens"
   /** A direct grant (person, not group) made by hand to a person usersync manages. */
   | "handMadeDirectGrant"
   /** Organization MANAGE or workspace MANAGE the desired state does not give. */

@@ -39,6 +39,7 @@ export async function listActualState(
   };
   if (idpUsers === undefined) actual.builtinIdp = false;
   if (profile) actual.callerId = profile.userId;
+  if (profile?.organizationId !== undefined) actual.organizationId = profile.organizationId;
   if (jit) actual.jit = jit;
   if (options.permissions && workspaces)
     actual.permissions = await listPermissions(client.permissions, options.permissions, {

@@ -44,8 +44,23 @@ export const IDP_CREATED_ANSWER = z.looseObject({
   authenticationId: attribute,
 });
 
-/** `GET /api/v1/profile`: who the token belongs to; the protections of the caller depend on it. */
-export const PROFILE_ANSWER = z.looseObject({ userId: id });
+/**
+ * `GET /api/v1/profile`: who the token belongs to (the protections of the caller depend on it)
+ * and the organization's id (`organizationId`, official `Profile`): a saved plan is bound to it.
+ */
+export const PROFILE_ANSWER = z.looseObject({ userId: id, organizationId: z.string().min(1).optional() });
+
+/** What the client keeps of the profile. */
+export interface ProfileRead {
+  userId: string;
+  /** The organization the token belongs to, as the service names it. */
+  organizationId?: string;
+}
+
+export const profileRead = (json: { userId: string; organizationId?: string | undefined }): ProfileRead => ({
+  userId: json.userId,
+  ...(json.organizationId !== undefined ? { organizationId: json.organizationId } : {}),
+});
 
 /** `GET .../userManagement/userGroups/{id}/members`: the read-back of a bulk membership change. */
 export const MEMBERS_ANSWER = z.looseObject({ members: z.array(z.looseObject({ id })) });

@@ -11,11 +11,14 @@ import {
   IDP_USER_ANSWER,
   oneAnswer,
   PROFILE_ANSWER,
+  profileRead,
+  type ProfileRead,
   USER_RESOURCE,
   type ResourceSchema,
 } from "./answers.js";
 import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource } from "./codec.js";
 import { changeGroupMembers, readGroupMembers } from "./members.js";
+import { ApiTokensApi } from "./api-tokens.js";
 import { listAllPages } from "./paging.js";
 import { PermissionsApi, noPermissionsApi } from "./permissions-api.js";
 import { readIdentityProviderDomains, readSignIn, type OrganizationSignIn } from "./sign-in.js";
@@ -23,6 +26,7 @@ import { readJit } from "./jit.js";
 import { DataFiltersApi } from "./data-filters-api.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
+  ApiTokensClient,
   PermissionsClient,
   CallOptions,
   ClientStats,
@@ -47,7 +51,7 @@ export interface ProfileClientOptions {
   baseUrl: string;
   pageSize: number;
   /** The profile answer read during `auto` detection, so it is not asked twice. */
-  knownProfile?: { userId: string } | undefined;
+  knownProfile?: ProfileRead | undefined;
 }
 
 async function asCreate<T>(run: () => Promise<T>): Promise<CreateResult<T>> {
@@ -71,6 +75,7 @@ export class ProfileClient implements ServiceClient {
   private readonly t: Transport;
   readonly permissions: PermissionsClient;
   readonly dataFilters?: DataFiltersClient;
+  readonly apiTokens?: ApiTokensClient;
 
   constructor(private readonly o: ProfileClientOptions) {
     this.codec = o.codec;
@@ -81,20 +86,22 @@ export class ProfileClient implements ServiceClient {
       o.codec.profile === "v1"
         ? new PermissionsApi({ transport: o.transport, pageSize: o.pageSize })
         : noPermissionsApi(o.codec.profile);
-    if (o.codec.profile === "v1")
+    if (o.codec.profile === "v1") {
       this.dataFilters = new DataFiltersApi({ transport: o.transport, pageSize: o.pageSize });
+      this.apiTokens = new ApiTokensApi({ transport: o.transport, pageSize: o.pageSize });
+    }
   }
 
   private async send<T = unknown>(spec: RequestSpec<T>): Promise<{ status: number; json: T }> {
     return this.t.request(spec);
   }
 
-  async getProfile(): Promise<{ userId: string } | undefined> {
+  async getProfile(): Promise<ProfileRead | undefined> {
     if (this.o.knownProfile) return this.o.knownProfile;
     const path = this.codec.paths.profile;
     if (path === undefined) return undefined;
     const { json } = await this.send({ method: "GET", path, mediaType: JSON_MEDIA, answer: PROFILE_ANSWER });
-    return { userId: json.userId };
+    return profileRead(json);
   }
 
   async signIn(): Promise<OrganizationSignIn | undefined> {
@@ -264,18 +271,10 @@ export class ProfileClient implements ServiceClient {
     return changeGroupMembers(this.t, this.codec.paths.userManagement, change, opts);
   }
 
-  stats(): ClientStats {
-    return this.t.stats();
-  }
+  stats = (): ClientStats => this.t.stats();
+  close = (): Promise<void> => this.t.close();
 
-  close(): Promise<void> {
-    return this.t.close();
-  }
-
-  /**
-   * One entity, asking for its related groups the way listings do: the spec makes
-   * `relationships` optional, and the official SDKs always pass `include` on these reads.
-   */
+  /** One entity with its groups included as listings ask (the official SDKs always pass `include`). */
   private async getEntity(
     collection: string,
     id: string,

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import { ConfigError, HttpError } from "../errors.js";
 import { createLogger } from "../logging.js";
-import { PROFILE_ANSWER } from "./answers.js";
+import { PROFILE_ANSWER, profileRead } from "./answers.js";
 import { defined, ENTITY_MEDIA, JSON_MEDIA } from "./codec.js";
 import { ProfileClient } from "./client.js";
 import { legacyCodec } from "./profile-legacy.js";
@@ -170,7 +170,7 @@ async function profileClient(o: {
     transport,
     baseUrl,
     pageSize,
-    knownProfile: { userId: json.userId },
+    knownProfile: profileRead(json),
   });
 }
 

@@ -17,6 +17,7 @@ import type { ActualDataFilter, ActualDataFilters, DataFilter } from "../data-fi
 export type ApiProfile = "v1" | "legacy";
 
 /** A user of the built-in identity provider (credentials). Never carries a password. */
+
 export interface IdpUser {
   email: string;
   displayName: string;
@@ -50,6 +51,8 @@ export interface ActualState {
   groups: UserGroup[];
   /** The token owner's user id (`GET /api/v1/profile`), when the profile tells it. */
   callerId?: string;
+  /** The organization's id (`GET /api/v1/profile`, `organizationId`), when the profile tells it. */
+  organizationId?: string;
   /**
    * False when the service has no built-in identity provider: its user listing answered 404
    * (a deployment where everyone signs in through an external OIDC provider).
@@ -74,6 +77,11 @@ export interface ActualState {
   dataFilters?: ActualDataFilters;
   /** Set when the organization provisions people at sign-in (service/jit.ts); read for directory sources. */
   jit?: JitProvisioning;
+  /**
+   * The API token ids of the people a plan revokes, by user id (service/api-tokens.ts): listed
+   * only for them (cli/leaver-tokens.ts), never for everyone; a user not in it holds none known.
+   */
+  apiTokens?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The organization's just-in-time provisioning settings that are on, and the groups they name. */
@@ -160,12 +168,19 @@ export interface DataFiltersClient {
   delete(workspace: string, id: string, opts?: CallOptions): Promise<DeleteResult>;
 }
 
+/** A person's own API tokens (service/api-tokens.ts). */
+export interface ApiTokensClient {
+  /** The ids of the user's API tokens, sorted; none when the user is not there (404). */
+  list(userId: string): Promise<string[]>;
+  delete(userId: string, tokenId: string, opts?: CallOptions): Promise<DeleteResult>;
+}
+
 export interface ServiceClient {
   readonly profile: ApiProfile;
   readonly baseUrl: string;
 
-  /** `GET /api/v1/profile` (v1); `undefined` on legacy. */
-  getProfile(): Promise<{ userId: string } | undefined>;
+  /** `GET /api/v1/profile` (v1): the token's owner and the organization's id; `undefined` on legacy. */
+  getProfile(): Promise<{ userId: string; organizationId?: string } | undefined>;
   /** How the organization signs people in (service/sign-in.ts); `undefined` where the API cannot tell (legacy). */
   signIn?(): Promise<OrganizationSignIn | undefined>;
   /**
@@ -206,6 +221,8 @@ export interface ServiceClient {
     change: { groupId: string; op: "add" | "remove"; userIds: readonly string[] },
     opts?: CallOptions,
   ): Promise<MembersResult>;
+  /** A person's own API tokens (service/api-tokens.ts); profile v1 only. */
+  readonly apiTokens?: ApiTokensClient;
   /** Workspace and organization permissions; on profile legacy every call throws a ConfigError. */
   readonly permissions: PermissionsClient;
   /** User data filters (profile v1 only; data-filters-api.ts). */

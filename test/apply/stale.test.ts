@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findStaleSteps } from "../../src/apply/index.js";
+import { checkPlanOrganization, findStaleSteps } from "../../src/apply/index.js";
+import { ConfigError } from "../../src/errors.js";
 import { ABSENT, fingerprintMapping, groupKey, idpKey, mappingKey } from "../../src/plan/fingerprint.js";
 import type { Step } from "../../src/plan/types.js";
 import type { ActualState } from "../../src/service/types.js";
@@ -89,9 +90,13 @@ describe("findStaleSteps on real plans: what changed beside the touched objects"
       actual: { idpUsers: [bobIdp], mappings: [bob], groups },
       policy: { mode: "full", deletions: "revoke", allowDeletes: 5 },
     });
-    expect(stepIds(p)).toEqual(["deleteCredentials:bob@x.com"]);
+    // Revoke means no access: bob's groups go with his login.
+    expect(stepIds(p)).toEqual(["updateMapping:bob", "deleteCredentials:bob@x.com"]);
     const robert = { ...bob, id: "robert" };
-    expect(stale(p, { idpUsers: [bobIdp], mappings: [robert] })).toEqual(["deleteCredentials:bob@x.com"]);
+    expect(stale(p, { idpUsers: [bobIdp], mappings: [robert] }).sort()).toEqual([
+      "deleteCredentials:bob@x.com",
+      "updateMapping:bob",
+    ]);
   });
 
   it("unlinked credentials that a new mapping now uses are not deleted", () => {
@@ -114,5 +119,38 @@ describe("findStaleSteps on real plans: what changed beside the touched objects"
     expect(stale(p, { idpUsers: [jane] })).toEqual([]);
     const other = aMapping({ id: "j.doe", authenticationId: "a1" });
     expect(stale(p, { idpUsers: [jane], mappings: [other] })).toEqual(["createMapping:jane"]);
+  });
+});
+
+describe("checkPlanOrganization: a saved plan belongs to its organization", () => {
+  const acme = { id: "acme", url: "https://acme.example.com" };
+  const check = (made: { id?: string; url: string } | undefined, here: { id?: string; url: string }) => () =>
+    checkPlanOrganization({
+      plan: { ...aPlan([]), ...(made !== undefined ? { organization: made } : {}) },
+      here,
+      file: "plan.json",
+    });
+
+  it("the same id at the same URL passes", () => {
+    expect(check(acme, { ...acme })).not.toThrow();
+    expect(check({ url: "embedded" }, { url: "embedded" })).not.toThrow();
+  });
+
+  it.each([
+    { name: "another id", here: { id: "globex", url: acme.url } },
+    {
+      name: "the same id at another URL (staging and production)",
+      here: { id: "acme", url: "https://staging.example.com" },
+    },
+    { name: "an organization whose id the service does not tell", here: { url: acme.url } },
+  ])("$name: refused (exit 4), both named", ({ here }) => {
+    expect(check(acme, here)).toThrow(ConfigError);
+    expect(check(acme, here)).toThrow(
+      /was made for organization acme at https:\/\/acme\.example\.com, but this run is pointed at .*nothing was sent/,
+    );
+  });
+
+  it("a plan that records no organization is refused", () => {
+    expect(check(undefined, acme)).toThrow(/does not say which organization it was made for/);
   });
 });

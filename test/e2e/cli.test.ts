@@ -110,7 +110,7 @@ describe("usersync CLI", () => {
       "Summary:",
       "  People            21 to add, 17 to change, 1 to revoke",
     ]);
-    expect(first.stdout).toMatch(/^ {2}Steps {13}49 to create, 10 to update, 2 to delete$/m);
+    expect(first.stdout).toMatch(/^ {2}Steps {13}49 to create, 11 to update, 2 to delete$/m);
     expect(first.stdout).toMatch(
       /^Plan: changes for 39 people \(21 to add, 17 to change, 1 to revoke\), 4 groups \(3 to add, 1 to change\), 7 permission changes \(6 to grant, 1 to revoke\) and 1 data filter change \(1 to create\)\.$/m,
     );

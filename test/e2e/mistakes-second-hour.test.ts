@@ -47,7 +47,9 @@ describe("a tripped deletion guard", () => {
       expect(r.stdout).toContain(
         "Held back by the deletion guard, 3 allowed: read them, then --allow-deletes 30 for one run (30):\n",
       );
-      expect(r.stdout).toContain("  ! user grace.hopper: revoke: credentials grace.hopper@demo.example\n");
+      expect(r.stdout).toContain(
+        "  ! user grace.hopper: revoke: access revoked (their built-in login is deleted: the mapping stays, groups, permissions and API tokens removed)\n",
+      );
       // The reason once, in the plan and in the apply's summary: not once per person.
       expect(r.stdout.match(/over policy\.maxDeletes/g) ?? []).toEqual([]);
       expect(r.stdout.match(/held back by the deletion limit/g)).toHaveLength(1);

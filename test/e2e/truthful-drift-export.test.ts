@@ -155,8 +155,12 @@ describe("export", () => {
           env,
         },
       );
-      expect(back.stdout).toContain("The organization matches the desired state");
-      expect(back.code).toBe(0);
+      // The revoked person still holds a group: revoke means no access, so reading the export
+      // back takes that away (and nothing else); the review calls it revokedWithAccess.
+      expect(back.code, back.stdout).toBe(2);
+      expect(back.stdout).toMatch(/People\s+1 to revoke$/m);
+      expect(back.stdout).toContain("~ mapping leaver  (access revoked (no login left: ");
+      expect(back.stdout).toMatch(/^ {2}Steps\s+1 to update$/m);
     });
   }, 120_000);
 });

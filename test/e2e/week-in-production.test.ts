@@ -472,11 +472,12 @@ describe.skipIf(skipWithout(["kubectl"], { what: "a week in production", onCi: "
       expect(r.stdout).toContain("policy.revokeAfter 72h has passed");
       const s = emulator.state();
       expect(s.idpUsers.some((u) => u.email === leaver)).toBe(false);
-      // deletions: revoke takes the login only; the user (and its history) stays.
-      expect(s.mappings.some((m) => m.id === deriveUserId(leaver))).toBe(true);
+      // deletions: revoke leaves no access: the login and the groups go; the user (and its history) stays.
+      expect(s.mappings.find((m) => m.id === deriveUserId(leaver))?.groups).toEqual([]);
       const report = JSON.parse(await readFile(pods.sync.report!, "utf8")) as ApplyReport;
-      expect(report.steps.map((step) => [step.kind, step.target, step.outcome])).toEqual([
+      expect(report.steps.map((step) => [step.kind, step.target, step.outcome]).sort()).toEqual([
         ["deleteCredentials", expect.stringContaining("staff05"), "succeeded"],
+        ["updateMapping", deriveUserId(leaver), "succeeded"],
       ]);
     });
 

@@ -1,7 +1,7 @@
 /** The hand-written fast fingerprints must equal the generic canonical-JSON ones (saved plans depend on them). */
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import { fingerprintIdpUser, fingerprintMapping, hash } from "../../src/plan/fingerprint.js";
+import { digestActual, fingerprintIdpUser, fingerprintMapping, hash } from "../../src/plan/fingerprint.js";
 import type { Mapping } from "../../src/service/types.js";
 
 const text = fc.string({ maxLength: 6 });
@@ -35,4 +35,15 @@ test("fingerprintMapping and fingerprintIdpUser equal hash() of the canonical ob
     ),
     { numRuns: 200 },
   );
+});
+
+test("digestActual: the same state in any order gives one digest; any changed object another", () => {
+  const a = { id: "a", authenticationId: "x", groups: ["g"] };
+  const b = { id: "b", authenticationId: "y", groups: [] };
+  const state = (mappings: Mapping[]) => ({ idpUsers: [], groups: [{ id: "g", parents: [] }], mappings });
+  const digest = digestActual(state([a, b]));
+  expect(digest).toMatch(/^[0-9a-f]{16}$/);
+  expect(digestActual(state([b, a]))).toBe(digest);
+  expect(digestActual(state([a, { ...b, groups: ["g"] }]))).not.toBe(digest);
+  expect(digestActual(state([a]))).not.toBe(digest);
 });

@@ -55,7 +55,7 @@ describe("a leaver who signs in through the identity provider", () => {
       before: { groups: ["sales", "analysts"] },
     });
     expect(s.reason).toBe(
-      "access revoked (signs in through the identity provider: the mapping stays, groups and permissions removed); not in the desired state (mode full)",
+      "access revoked (signs in through the identity provider: the mapping stays, groups, permissions and API tokens removed); not in the desired state (mode full)",
     );
     expect(p.accessRevoked).toEqual(["jane"]);
     expect(summarizePlan(p).people).toMatchObject({ revoke: 1, change: 0 });
@@ -74,12 +74,14 @@ describe("a leaver who signs in through the identity provider", () => {
     expect(stepIds(p)).toEqual(["updateMapping:jane"]);
   });
 
-  test("with the built-in identity provider, a mapping without a login cannot sign in: nothing (today's revoke)", () => {
-    expect(planOf({ actual: { signIn: "builtin", groups, mappings: [sso()] }, policy: full }).steps).toEqual(
-      [],
-    );
-    // Where the service cannot tell (legacy), only a row can.
-    expect(planOf({ actual: { groups, mappings: [sso()] }, policy: full }).steps).toEqual([]);
+  test("a mapping whose login is gone keeps no access either (an older revoke that left the groups)", () => {
+    const p = planOf({ actual: { signIn: "builtin", groups, mappings: [sso()] }, policy: full });
+    expect(stepIds(p)).toEqual(["updateMapping:jane"]);
+    expect(step(p, "updateMapping:jane").reason).toMatch(/^access revoked \(no login left: /);
+    // Where the service cannot tell (legacy), the same.
+    expect(stepIds(planOf({ actual: { groups, mappings: [sso()] }, policy: full }))).toEqual([
+      "updateMapping:jane",
+    ]);
   });
 
   test("a row marked absent with identity external is revoked whatever the organization says", () => {
@@ -90,11 +92,21 @@ describe("a leaver who signs in through the identity provider", () => {
     );
   });
 
-  test("a built-in leaver keeps today's revoke: the login goes, the groups stay", () => {
+  test("a built-in leaver: the login goes and so does the access; the mapping stays; one person", () => {
     const { idp, mapping } = aSyncedUser("bob@example.com", { groups: ["sales"] });
     const p = planOf({ actual: oidc({ idpUsers: [idp], mappings: [mapping] }), policy: full });
-    expect(stepIds(p)).toEqual(["deleteCredentials:bob@example.com"]);
-    expect(p.accessRevoked).toBeUndefined();
+    expect(stepIds(p).sort()).toEqual(["deleteCredentials:bob@example.com", `updateMapping:${mapping.id}`]);
+    expect(step(p, `updateMapping:${mapping.id}`)).toMatchObject({
+      revokesAccess: true,
+      after: { groups: [] },
+    });
+    expect(step(p, `updateMapping:${mapping.id}`).reason).toMatch(
+      /^access revoked \(their built-in login is deleted: /,
+    );
+    expect(p.steps.some((s) => s.kind === "deleteMapping")).toBe(false);
+    expect(p.accessRevoked).toEqual([mapping.id]);
+    expect(p.deleteGuard.wanted).toBe(1);
+    expect(summarizePlan(p).people).toMatchObject({ revoke: 1, change: 0, remove: 0 });
   });
 
   test("a leaver whose login another mapping holds still signs in: their access is revoked", () => {
@@ -254,5 +266,76 @@ describe("their grants and filters", () => {
       expect.arrayContaining(["updateMapping:jane", "revokeWorkspacePermissions:sales-emea"]),
     );
     expect(del.reason).toMatch(/goes once their access is revoked/);
+  });
+});
+
+describe("their API tokens (listed for leavers only: actual.apiTokens)", () => {
+  const tokens = (entries: Record<string, string[]>) => new Map(Object.entries(entries));
+  const deleted = (p: ReturnType<typeof planOf>) =>
+    p.steps.filter((s) => s.kind === "deleteApiToken").map((s) => `${s.target} ${s.status}`);
+
+  test.each([
+    {
+      name: "a person on the identity provider",
+      actual: () => oidc({ mappings: [sso()], apiTokens: tokens({ jane: ["t1", "t2"] }) }),
+      person: "jane",
+    },
+    {
+      name: "a person whose groups are already gone: the tokens alone make the revoke",
+      actual: () => oidc({ mappings: [sso([])], apiTokens: tokens({ jane: ["t1", "t2"] }) }),
+      person: "jane",
+    },
+    {
+      name: "a built-in leaver",
+      actual: () => {
+        const { idp, mapping } = aSyncedUser("jane@example.com", { id: "jane", groups: ["sales"] });
+        return oidc({ idpUsers: [idp], mappings: [mapping], apiTokens: tokens({ jane: ["t1", "t2"] }) });
+      },
+      person: "jane",
+    },
+  ])("$name: each token deleted by id, one revoke, one deletion for maxDeletes", ({ actual, person }) => {
+    const p = planOf({ actual: actual(), policy: full });
+    expect(deleted(p)).toEqual([`${person}/t1 planned`, `${person}/t2 planned`]);
+    const s = step(p, `deleteApiToken:${person}/t1`);
+    expect(s).toMatchObject({ userId: person, tokenId: "t1", touches: [`mapping:${person}`] });
+    expect(s.reason).toMatch(/^access revoked \(.*API tokens removed\)/);
+    expect(p.steps.some((x) => x.kind === "deleteMapping")).toBe(false);
+    expect(p.accessRevoked).toEqual([person]);
+    expect(p.deleteGuard.wanted).toBe(1);
+    expect(summarizePlan(p).people).toMatchObject({ revoke: 1, change: 0 });
+  });
+
+  test("over maxDeletes the tokens are held back with the rest of the revoke", () => {
+    const others = aMapping({ id: "ann", authenticationId: "sub-ann", groups: ["sales"] });
+    const p = planOf({
+      actual: oidc({ mappings: [sso(), others], apiTokens: tokens({ jane: ["t1"], ann: ["t9"] }) }),
+      policy: { ...full, maxDeletes: { count: 1 } },
+    });
+    expect(deleted(p)).toEqual(["ann/t9 heldBack", "jane/t1 heldBack"]);
+    expect(p.deleteGuard).toMatchObject({ wanted: 2, limit: 1 });
+  });
+
+  test("a present person's tokens are never touched, nor a protected leaver's", () => {
+    const present = planOf({
+      users: [
+        aUser({ ...jane, identity: "external", authenticationId: "sub-jane", groups: ["sales", "analysts"] }),
+      ],
+      actual: oidc({ mappings: [sso()], apiTokens: tokens({ jane: ["t1"] }) }),
+      policy: full,
+    });
+    expect(deleted(present)).toEqual([]);
+    const prot = planOf({
+      actual: oidc({ mappings: [sso()], apiTokens: tokens({ jane: ["t1"] }) }),
+      policy: { ...full, protect: ["jane"] },
+    });
+    expect(prot.steps).toEqual([]);
+  });
+
+  test("deletions: remove deletes the user, and their tokens with it: no token step", () => {
+    const p = planOf({
+      actual: oidc({ mappings: [sso()], apiTokens: tokens({ jane: ["t1"] }) }),
+      policy: { ...full, deletions: "remove" },
+    });
+    expect(stepIds(p)).toEqual(["deleteMapping:jane"]);
   });
 });

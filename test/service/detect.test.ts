@@ -12,7 +12,10 @@ describe("auto detection", () => {
     const env = await withEmulatorClient({ emulator: { profile: "v1" } });
     try {
       expect(env.client.profile).toBe("v1");
-      expect(await env.client.getProfile()).toEqual({ userId: TEST_TOKEN_USER });
+      expect(await env.client.getProfile()).toEqual({
+        userId: TEST_TOKEN_USER,
+        organizationId: "emulated-org",
+      });
       expect(env.emulator.requestLog().map((e) => `${e.method} ${e.url} ${e.status}`)).toEqual([
         "GET /api/v1/profile 200",
       ]);

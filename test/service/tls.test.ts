@@ -68,7 +68,7 @@ describe("TLS with target.caFile", () => {
   it("talks to a service whose certificate the CA file vouches for", async () => {
     const client = await clientFor(CA_FILE);
     try {
-      expect(await client.getProfile()).toEqual({ userId: TEST_TOKEN_USER });
+      expect(await client.getProfile()).toEqual({ userId: TEST_TOKEN_USER, organizationId: "emulated-org" });
       await client.createGroup({ id: "g", name: "G", parents: [] });
       expect((await client.listGroups()).map((g) => g.id)).toContain("g");
     } finally {

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { conflictExit } from "../guard-warning.js";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import {
+  checkPlanOrganization,
   checkPlanProfile,
   filterListingForPlan,
   findStaleSteps,
@@ -21,6 +22,7 @@ import { ownPath, prepareOutputs, resolveOutputs, type Outputs } from "../output
 import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../../outputs/index.js";
 import { loadDesired, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
+import { organizationOf } from "../plan-organization.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
 import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
 import { detailOption, PLAN_FORMATS } from "./plan.js";
@@ -49,6 +51,8 @@ async function prepareSavedPlan(runtime: Runtime, file: string): Promise<Prepare
   const connection = await connect({ config: runtime.config, logger: runtime.logger });
   try {
     checkPlanProfile({ plan, profile: connection.client.profile, file, service: connection.label });
+    const profile = await connection.client.getProfile();
+    checkPlanOrganization({ plan, here: organizationOf(runtime.config, profile?.organizationId), file });
     const permissions = permissionListingForPlan(plan, runtime.config.execution.pageSize);
     const dataFilters = filterListingForPlan(plan);
     const actual = await listActualState(connection.client, { permissions, dataFilters });

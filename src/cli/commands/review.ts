@@ -14,6 +14,7 @@ import { buildReview } from "../../review/build.js";
 import { reviewChanges } from "../../review/changes.js";
 import { fromSnapshot } from "../../review/from-snapshot.js";
 import { toSnapshot } from "../../review/to-snapshot.js";
+import { withLeaverTokens } from "../review-tokens.js";
 import { changeInterval, dateChanges } from "../../review/last-change.js";
 import type { Review } from "../../review/types.js";
 import {
@@ -137,27 +138,30 @@ export async function runReview(
         "could not read how the organization signs in (its identity provider and the domains its providers claim); a mapping with no built-in login is reported revoked",
       );
     }
-    const requests = connection.client.stats().requests;
     const started = process.cpuUsage();
-    const review = buildReview({
-      actual: listed,
-      policy,
-      signIn,
-      externalDomains,
-      ...(plan !== undefined && desiredState !== undefined
-        ? { desired: { state: desiredState, plan, source } }
-        : {}),
-      snapshot: {
-        generatedAt: new Date().toISOString(),
-        organization: config.targetName ?? hostOf(config.target.baseUrl),
-        baseUrl: config.target.baseUrl ?? "",
-        ...(organizationId !== undefined ? { organizationId } : {}),
-        usersyncVersion: version(),
-      },
-      requests,
-      notes,
-      ...removal,
-    });
+    const build = (actual: typeof listed): Review =>
+      buildReview({
+        actual,
+        policy,
+        signIn,
+        externalDomains,
+        ...(plan !== undefined && desiredState !== undefined
+          ? { desired: { state: desiredState, plan, source } }
+          : {}),
+        snapshot: {
+          generatedAt: new Date().toISOString(),
+          organization: config.targetName ?? hostOf(config.target.baseUrl),
+          baseUrl: config.target.baseUrl ?? "",
+          ...(organizationId !== undefined ? { organizationId } : {}),
+          usersyncVersion: version(),
+        },
+        requests: connection.client.stats().requests,
+        notes,
+        ...removal,
+      });
+    // A leaver's own API tokens: listed for the people the review finds leaving, then built again.
+    const review = await withLeaverTokens(connection.client, build, listed);
+    const requests = review.evidence.requests;
     if (previous !== undefined) {
       if (previous.snapshot.organization !== review.snapshot.organization)
         logger.warn(

@@ -1,7 +1,8 @@
 /**
  * What a leaver still holds that usersync manages (docs/configuration.md, "What `revoke` does"):
  * the groups usersync manages membership of, direct grants on the workspaces (and organization
- * permissions) this run manages, and the data filters usersync made for them. Read from the
+ * permissions) this run manages, the data filters usersync made for them, and their own API
+ * tokens (listed for leavers only, cli/leaver-tokens.ts). Read from the
  * actual state only, so the deletion rules (which count the person for `maxDeletes`), the
  * permission planner and the filter planner see the same access and a revoke converges: once
  * it is done, nothing is left to revoke and the next plan is empty.
@@ -23,6 +24,8 @@ export interface LeaverAccess {
   organization: boolean;
   /** Filters usersync made for them on the workspaces of `dataFilters.workspaces` it listed. */
   filters: boolean;
+  /** The ids of their own API tokens, as listed for them (`actual.apiTokens`). */
+  tokens: readonly string[];
 }
 
 /** Per planning run: who holds what, indexed once (a full run may look up many leavers). */
@@ -101,8 +104,13 @@ export function leaverAccess(ctx: PlanContext, m: Mapping): LeaverAccess | undef
     workspaces: h.workspaces.has(m.id),
     organization: h.organization.has(m.id),
     filters: h.filters.has(m.id),
+    tokens: ctx.actual.apiTokens?.get(m.id) ?? [],
   };
   const any =
-    keptGroups.length !== m.groups.length || access.workspaces || access.organization || access.filters;
+    keptGroups.length !== m.groups.length ||
+    access.workspaces ||
+    access.organization ||
+    access.filters ||
+    access.tokens.length > 0;
   return any ? access : undefined;
 }

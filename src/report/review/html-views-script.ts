@@ -9,7 +9,7 @@ var STATUS = { active: "Active login", revoked: "Login revoked", external: "Exte
   loginOnly: "Login only, no user", outOfScope: "Out of scope", protected: "Protected" };
 var AGREEMENT = { inLine: "Managed, in line", drifted: "Managed, drifted", unmanaged: "Not managed",
   notCompared: "Not compared" };
-var FINDING = { revokedWithAccess: "Revoked or absent, still has access",
+var FINDING = { revokedWithAccess: "Revoked or absent, still has access", leaverApiTokens: "Revoked or absent, still has API tokens",
   handMadeDirectGrant: "Hand-made direct grant", privilegedOutsideDesired: "Privileged access outside the desired state",
   missingDesiredFilter: "Access without the filter the desired state gives", accessNoGroupExplains: "Access no group explains" };
 var CHANGE = { personCame: "Person came", personWent: "Person went", accessGained: "Access gained",
