@@ -6,10 +6,9 @@
  */
 
 import { reviewSpec } from "./review-spec.js";
-
+import { TODAY_OPTION } from "./today-option.js";
 export const COMMANDS = ["plan", "apply", "review", "validate", "export", "emulator", "demo"] as const;
 import { DIRECTORY_STAND_IN_OPTIONS } from "./stand-in-options.js";
-
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface OptionSpec {
@@ -106,6 +105,7 @@ const planOptions = {
     value: "N",
     help: "allow up to N data filter removals or widenings while access\nremains, over dataFilters.maxWidenings (docs/data-filters.md)",
   },
+  ...TODAY_OPTION,
   "metrics-file": {
     type: "string",
     value: "FILE",

@@ -5,6 +5,8 @@
 import type { Logger } from "pino";
 import { InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
+import { serviceChecks } from "./service-checks.js";
+import { runDay } from "./run-day.js";
 import {
   checkOneSource,
   evidenceLine,
@@ -19,11 +21,8 @@ import { listActualState, type ActualState } from "../service/index.js";
 import { signInForRevoke } from "./sign-in-read.js";
 import {
   plan as makePlan,
-  checkBuiltinIdentity,
-  checkGroupReferences,
   checkPermissionPolicy,
   checkDataFilterPolicy,
-  checkWorkspaceReferences,
   permissionListing,
   dataFilterListing,
   type GraceInput,
@@ -96,7 +95,11 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   if (runtime.desired !== undefined) return runtime.desired();
   checkOneSource(runtime.config);
   const { state, problems } = await readFromSource(runtime);
-  reportProblems(problems, runtime.logger);
+  // An undeclared parent is checked against the organization (checkGroupReferences), not here.
+  reportProblems(
+    problems.filter((p) => p.rule !== "unknown-parent"),
+    runtime.logger,
+  );
   // A count needs nothing from the service: checked before the first request.
   checkMinUsersCount(state, runtime.config);
   return state;
@@ -169,6 +172,7 @@ async function planChecked(
     actual: ActualState;
     policy: Policy;
     grace?: GraceInput | undefined;
+    today: string;
   },
 ): Promise<{ actual: ActualState; plan: Plan }> {
   const { config, logger } = runtime;
@@ -184,6 +188,7 @@ async function planChecked(
           requestsPerSecond: config.execution.requestsPerSecond,
         },
         ...optional("grace", input.grace),
+        today: input.today,
       }),
       input.desired,
     );
@@ -221,6 +226,7 @@ export async function planAgainstService(
   const byConfig = [checkPermissionPolicy, checkDataFilterPolicy].flatMap((f) => f(options.desired, policy));
   reportProblems(byConfig.filter(isError), logger);
   const grace = await loadGrace(runtime, policy);
+  const today = runDay(options.values); // checked before any request
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
@@ -245,6 +251,7 @@ export async function planAgainstService(
       actual,
       policy,
       ...optional("grace", grace),
+      today,
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);
@@ -278,21 +285,7 @@ async function listChecked(
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)
     logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-  const problems = [
-    ...checkBuiltinIdentity(desired, actual),
-    ...checkGroupReferences(desired, actual, policy),
-    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
-  ];
-  if (
-    connection.embedded &&
-    !config.target.embeddedSeed &&
-    problems.some((p) => p.rule === "unknown-workspace")
-  )
-    logger.warn(
-      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
-        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
-    );
-  reportProblems(problems, logger);
+  reportProblems(serviceChecks({ desired, actual, policy, connection, config, logger }), logger);
   // The review lists everything; its plan is made from the part `plan` reads (review-listing.ts).
   const pageSize = config.execution.pageSize;
   return { listed: actual, actual: o.review ? narrowForPlan(actual, { desired, policy, pageSize }) : actual };

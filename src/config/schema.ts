@@ -13,6 +13,7 @@ import { ldapSection } from "./ldap-schema.js";
 import { permissionsSection } from "./permissions-schema.js";
 import { targetsSection } from "./targets-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
+import { columnsSection } from "./columns-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
@@ -52,6 +53,7 @@ const source = z.strictObject({
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
+  columns: columnsSection, // issue 49: columns-schema.ts, a CSV's own header mapped to the fields
   minUsers: countOrPercent({
     minCount: 1,
     help: 'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',

@@ -31,6 +31,7 @@ import { mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
 import { planPresentUser } from "./users.js";
 import { adoptExistingMappings } from "./adopt.js";
+import { applyDates } from "./dates.js";
 
 export interface PlanInput {
   desired: DesiredState;
@@ -40,9 +41,13 @@ export interface PlanInput {
   limits?: Limits;
   /** Required with `policy.revokeAfter`: the time and the state file's record of earlier runs. */
   grace?: GraceInput;
+  /** The run's day (YYYY-MM-DD) that start and end dates are compared with (dates.ts). */
+  today?: string;
 }
 
-export function plan(input: PlanInput): Plan {
+export function plan(given: PlanInput): Plan {
+  const { desired, dates } = applyDates(given.desired, given.today);
+  const input = { ...given, desired };
   const ctx = makeContext(input);
   adoptExistingMappings(ctx);
   planGroups(ctx);
@@ -80,6 +85,7 @@ export function plan(input: PlanInput): Plan {
       : {}),
     ...(input.actual.jit ? { jit: jitOf(ctx, input.actual.jit) } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
+    ...(dates ? { dates } : {}),
   };
 }
 

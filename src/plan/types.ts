@@ -7,6 +7,7 @@ import type { Assignee, OrganizationPermission, WorkspaceGrant } from "../permis
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
 import type { Evidence } from "../desired/types.js";
 import type { PlanGrace } from "./grace.js";
+import type { PlanDates } from "./dates.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
 
 /** The version this usersync writes; it reads 1 too (every version-1 plan is a valid version-2 plan). */
@@ -254,6 +255,8 @@ export interface Plan {
   jit?: { settings: string[]; sharedGroups: string[] };
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
+  /** Start and end dates against the run's day (dates.ts): who waits, starts, ended. Only when someone is dated. */
+  dates?: PlanDates;
   /**
    * `deletions: revoke`: the ids of the leavers who sign in through the identity provider whose
    * access this plan revokes (groups, managed grants and filters; the mapping stays), sorted;

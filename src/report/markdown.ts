@@ -5,7 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import { assigneeInWords, groupByObject, inWords, LIST_LIMIT, objectInWords } from "./describe.js";
-import { headerLines, noticeSections, pendingSections } from "./plan-frame.js";
+import { headerLines, datedSections, noticeSections, pendingSections } from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
@@ -91,6 +91,7 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
   for (const section of [
     ...held,
     ...wideningSections(plan, assigneeInWords),
+    ...datedSections(plan),
     ...pendingSections(plan),
     ...noticeSections(plan),
   ]) {

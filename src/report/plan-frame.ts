@@ -48,6 +48,33 @@ export function pendingSections(plan: Plan): NoticeSection[] {
   return [{ title: `Pending (policy.revokeAfter ${g.revokeAfter})`, notices }];
 }
 
+/** Start and end dates against the plan's day (plan/dates.ts): who starts and ends when. */
+export function datedSections(plan: Plan): NoticeSection[] {
+  const d = plan.dates;
+  if (!d) return [];
+  const as = (list: typeof d.ended, say: (date: string) => string) =>
+    list.map((p) => ({ target: p.email, message: say(p.date) }));
+  const verb = goneVerb(plan);
+  return [
+    {
+      title: `Starting later (no login before the start date; today is ${d.today})`,
+      notices: as(d.notYetStarted, (date) => `starts ${date}: a run on or after that day creates the login`),
+    },
+    {
+      title: "Starting today",
+      notices: as(d.startingToday, (date) => `starts ${date}: login and access now`),
+    },
+    {
+      title: "Ended (past the end date: leavers)",
+      notices: as(d.ended, (date) => `last day was ${date}: ${verb} as policy.deletions says`),
+    },
+    {
+      title: "Ending later",
+      notices: as(d.endingLater, (date) => `last day ${date}: a run after that day ${verb} them`),
+    },
+  ].filter((s) => s.notices.length > 0);
+}
+
 export function headerLines(plan: Plan, dryRun: boolean): string[] {
   return [
     ...(dryRun ? ["DRY RUN — nothing will be changed"] : []),

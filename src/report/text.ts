@@ -14,7 +14,13 @@ import {
   type ObjectView,
   type StepView,
 } from "./describe.js";
-import { headerLines, noticeSections, pendingSections, type NoticeSection } from "./plan-frame.js";
+import {
+  headerLines,
+  datedSections,
+  noticeSections,
+  pendingSections,
+  type NoticeSection,
+} from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
@@ -110,6 +116,7 @@ function noticeLines(plan: Plan, paint: Paint, limit: number, held: NoticeSectio
   for (const section of [
     ...held,
     ...wideningSections(plan, assigneeInWords),
+    ...datedSections(plan),
     ...pendingSections(plan),
     ...noticeSections(plan),
   ]) {
