@@ -153,7 +153,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "FILE",
         help: "also save the plan as JSON (apply it later with apply --plan FILE)",
       },
-      format: formatOption("text|json|markdown (default text)"),
+      format: formatOption("text|json|markdown|html (default text); markdown, html: per person"),
       detail: detailOption("compact"),
       "detailed-exitcode": { type: "boolean", help: "exit 2 when the plan has changes, 0 when it has none" },
       "log-report": {

@@ -75,9 +75,10 @@ export function datedSections(plan: Plan): NoticeSection[] {
   ].filter((s) => s.notices.length > 0);
 }
 
-export function headerLines(plan: Plan, dryRun: boolean): string[] {
+export function headerLines(plan: Plan, dryRun: boolean, organization?: string): string[] {
   return [
     ...(dryRun ? ["DRY RUN — nothing will be changed"] : []),
+    ...(organization !== undefined ? [`Organization: ${organization}`] : []),
     `Mode ${plan.mode} · profile ${plan.profile} · membership ${plan.membership} · deletions ${plan.deletions}`,
     // A directory's evidence that the read was whole (a file's path is the whole story).
     ...(plan.source && plan.source.kind !== "file" ? [`Source ${evidenceLine(plan.source)}`] : []),
