@@ -192,7 +192,11 @@ async function nearbyFile(file: string): Promise<string | undefined> {
   }
   const stem = (n: string): string => basename(n, extname(n)).toLowerCase();
   const typed = basename(file);
-  const near = names.find((n) => stem(n) === stem(typed)) ?? closest(typed, names);
+  // A name that differs in its digits is another file (users-2026-10.csv for users-2026-11.csv:
+  // another month's batch), never a typo of this one: only names with the same digits are offered.
+  const digits = (n: string): string => (basename(n).match(/\d+/g) ?? []).join("-");
+  const sameDigits = names.filter((n) => digits(n) === digits(typed));
+  const near = names.find((n) => stem(n) === stem(typed)) ?? closest(typed, sameDigits);
   return near === undefined ? undefined : join(dirname(file), near);
 }
 

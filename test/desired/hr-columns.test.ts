@@ -37,7 +37,7 @@ const MAPPING: ColumnMapping = {
 async function read(content: string, mapping: ColumnMapping) {
   const file = join(dir, `hr-${Math.random().toString(36).slice(2)}.csv`);
   await writeFile(file, content);
-  const result = await readDesiredState({ file, mapping });
+  const result = await readDesiredState({ file, ...(Object.keys(mapping).length > 0 ? { mapping } : {}) });
   const errors = result.problems.filter(isError);
   return { ...result, lines: errors.map((p) => formatProblem(p).replace(file, "hr.csv")) };
 }
@@ -117,5 +117,30 @@ describe("groups by name", () => {
     const users = [user(["People Operations"]), user(["People Operations"])];
     const problems = resolveGroupNames(users, [], { final: false });
     expect(problems.map((p) => p.rule)).toEqual(["group-name"]);
+  });
+});
+
+describe("the small things", () => {
+  test("a name whose accents became ? is refused, naming the row and the fix", async () => {
+    const { lines } = await read(
+      "email,displayName\nl.w@acme.example,?ukasz Wi?niewski\nq@acme.example,Who? Me\n",
+      {},
+    );
+    expect(lines).toEqual([
+      'hr.csv:2: displayName: "?ukasz Wi?niewski" has a "?" where a letter belongs: its accented letters were replaced when the file was saved in another encoding (Windows-1252, ASCII); export or save it again as "CSV UTF-8" from the original [lost-characters]',
+    ]);
+  });
+
+  test("a mistyped file name is never answered with another month's file", async () => {
+    await writeFile(join(dir, "users-2026-10.csv"), "email\na@acme.example\n");
+    const rule = async (name: string) =>
+      (await readDesiredState({ file: join(dir, name) })).problems.map((p) => [
+        p.rule,
+        p.message.includes("users-2026-10.csv"),
+      ]);
+    // Another month: not there (exit 5), no suggestion.
+    expect(await rule("users-2026-11.csv")).toEqual([["file-not-found", false]]);
+    // A letter off, the same month: a typo (exit 4), the file named.
+    expect(await rule("user-2026-10.csv")).toEqual([["path-typo", true]]);
   });
 });

@@ -79,3 +79,18 @@ describe("startDate and endDate", () => {
     expect(stepIds(p)).toContain("createCredentials:new@example.com");
   });
 });
+
+describe("an e-mail in capitals", () => {
+  test("the plan shows the login's e-mail as it is sent (as the file writes it)", () => {
+    const p = plan({
+      desired: aDesiredState([aUser({ email: "JOHN.UPPER@ACME.EXAMPLE", id: "john" })]),
+      actual: anActualState(),
+      policy: aPolicy(),
+      profile: "v1",
+    });
+    const text = renderPlan(p, { format: "text", dryRun: true, color: false, detail: "full" });
+    expect(text).toContain("john.upper@acme.example");
+    expect(text).toContain(`credentials john.upper@acme.example`);
+    expect(text).toMatch(/^ +email: "JOHN\.UPPER@ACME\.EXAMPLE"$/m);
+  });
+});
