@@ -6,16 +6,7 @@ import type { DesiredUser } from "../desired/index.js";
 
 export const PREVIEW_ROWS = 5;
 
-const FIELDS = [
-  "id",
-  "displayName",
-  "firstname",
-  "lastname",
-  "identity",
-  "state",
-  "startDate",
-  "endDate",
-] as const;
+const FIELDS = ["id", "displayName", "firstname", "lastname", "startDate", "endDate"] as const;
 
 /** One line per user of the first PREVIEW_ROWS, fields as read (passwords never shown). */
 export function mappedPreview(users: readonly DesiredUser[]): string {
@@ -27,6 +18,7 @@ export function mappedPreview(users: readonly DesiredUser[]): string {
       if (v !== undefined && !(f === "id" && u.idDerived)) parts.push(`${f}=${v}`);
     }
     if (u.groups !== undefined) parts.push(`groups=[${u.groups.join(", ")}]`);
+    if (u.state === "absent") parts.push("state=absent");
     return `  line ${u.source.line}: ${parts.join("  ")}`;
   });
   const more = users.length > PREVIEW_ROWS ? `  … and ${users.length - PREVIEW_ROWS} more\n` : "";

@@ -86,6 +86,9 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
+/** Read problems plan checks against the organization once it is listed (service-checks.ts). */
+const LATER = new Set(["unknown-parent", "group-name"]);
+
 /**
  * Reads the configured source (src/desired/sources/) and validates what it read: every error at
  * once as an InputError (exit 4); a source that cannot be read, or not wholly, is exit 5.
@@ -95,9 +98,9 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   if (runtime.desired !== undefined) return runtime.desired();
   checkOneSource(runtime.config);
   const { state, problems } = await readFromSource(runtime);
-  // An undeclared parent is checked against the organization (checkGroupReferences), not here.
+  // An undeclared parent, a group's name: checked against the organization once listed, not here.
   reportProblems(
-    problems.filter((p) => p.rule !== "unknown-parent"),
+    problems.filter((p) => !LATER.has(p.rule)),
     runtime.logger,
   );
   // A count needs nothing from the service: checked before the first request.
