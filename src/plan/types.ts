@@ -195,7 +195,17 @@ export interface Notice {
    * workspace grant of a managed holder that incremental mode keeps though the holder no longer lists it;
    * `adopted`: an existing mapping of a person kept under its own id (plan/adopt.ts).
    */
-  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept" | "keptByMode" | "adopted";
+  kind:
+    | "unmanaged"
+    | "unlinked"
+    | "conflict"
+    | "protected"
+    | "refused"
+    | "kept"
+    | "keptByMode"
+    | "adopted"
+    /** A new person with the name of a login the file no longer lists: not planned (plan/email-change.ts). */
+    | "emailChange";
   /** Object key, e.g. `mapping:jane`, `idp:jane@example.com`. */
   target: string;
   message: string;

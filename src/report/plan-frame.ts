@@ -18,6 +18,7 @@ export function noticeSections(plan: Plan): NoticeSection[] {
   const by = (kinds: Notice["kind"][]) => plan.notices.filter((n) => kinds.includes(n.kind));
   return [
     { title: "Protected or refused", notices: by(["protected", "refused"]) },
+    { title: "Likely e-mail changes (not planned as a second account)", notices: by(["emailChange"]) },
     { title: "Conflicts", notices: by(["conflict"]) },
     { title: "Adopted (existing mappings kept under their ids)", notices: by(["adopted"]) },
     { title: "Kept (policy.deletions: none)", notices: by(["kept"]) },

@@ -94,3 +94,39 @@ describe("an e-mail in capitals", () => {
     expect(text).toMatch(/^ +email: "JOHN\.UPPER@ACME\.EXAMPLE"$/m);
   });
 });
+
+describe("one person, one account", () => {
+  const oldIdp = anIdpUser({ email: "anna.smith@acme.example", displayName: "Anna Smith" });
+  const actualAnna = anActualState({
+    idpUsers: [oldIdp],
+    mappings: [
+      aMapping({ id: "anna.smith", authenticationId: oldIdp.authenticationId, email: oldIdp.email }),
+    ],
+  });
+  const planFor = (users: Parameters<typeof aDesiredState>[0]) =>
+    plan({ desired: aDesiredState(users), actual: actualAnna, policy: aPolicy(), profile: "v1" });
+
+  test("a new e-mail with the name of a login the file dropped is held, not a second account", () => {
+    const p = planFor([aUser({ email: "anna.jones@acme.example", displayName: "Anna Smith" })]);
+    expect(stepIds(p)).toEqual([]);
+    const held = p.notices.filter((n) => n.kind === "emailChange");
+    expect(held).toHaveLength(1);
+    expect(held[0]!.message).toContain("give the row id anna.smith (the old account's) to change the e-mail");
+    const text = renderPlan(p, { format: "text", dryRun: true, color: false });
+    expect(text).toContain("Likely e-mail changes (not planned as a second account) (1)");
+  });
+
+  test("with the old account's id it is an e-mail change; with the old e-mail listed, two people", () => {
+    const withId = planFor([
+      aUser({ email: "anna.jones@acme.example", id: "anna.smith", displayName: "Anna Smith" }),
+    ]);
+    expect(withId.notices.filter((n) => n.kind === "emailChange")).toEqual([]);
+    expect(stepIds(withId)).toContain("createCredentials:anna.jones@acme.example");
+    const both = planFor([
+      aUser({ email: "anna.jones@acme.example", displayName: "Anna Smith" }),
+      aUser({ email: "anna.smith@acme.example", displayName: "Anna Smith" }),
+    ]);
+    expect(both.notices.filter((n) => n.kind === "emailChange")).toEqual([]);
+    expect(stepIds(both)).toContain("createCredentials:anna.jones@acme.example");
+  });
+});
