@@ -77,7 +77,7 @@ export interface PasswordProvider {
   close(): Promise<void>;
   /** `generate` only: where the passwords are written, said to the person after the run. */
   readonly credentialsFile?: string;
-  /** `generate` only: passwords handed out in this run (a recent one reused for a retry counts). */
+  /** `generate` only: passwords written to the file in this run (a recent one reused for a retry is not counted again). */
   generated?(): number;
 }
 

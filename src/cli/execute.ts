@@ -77,11 +77,20 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   });
 }
 
-/** Where the generated passwords went: the person needs them to hand the new logins out. */
-function credentialsNote(passwords: PasswordProvider): string {
-  const n = passwords.generated?.() ?? 0;
-  if (passwords.credentialsFile === undefined || n === 0) return "";
-  return `Initial passwords of the ${n} new built-in user(s): ${passwords.credentialsFile} (mode 0600)\n`;
+/**
+ * Where the generated passwords went: the person needs them to hand the new logins out. Counted
+ * by the logins this run created, not by the passwords drawn: after Ctrl-C or a failure, a
+ * password drawn for a login never made is said apart.
+ */
+function credentialsNote(passwords: PasswordProvider, result: ApplyResult): string {
+  const drawn = passwords.generated?.() ?? 0;
+  if (passwords.credentialsFile === undefined || drawn === 0) return "";
+  const created = result.outcomes.filter(
+    (o) => o.kind === "createCredentials" && o.outcome === "succeeded",
+  ).length;
+  const unused =
+    drawn > created ? ` (${drawn - created} more line(s) for logins not created: not valid)` : "";
+  return `Initial passwords of the ${created} new built-in user(s) created: ${passwords.credentialsFile} (mode 0600)${unused}\n`;
 }
 
 /** The journal of this run; a write that fails is logged once and the run goes on without it. */
@@ -118,7 +127,7 @@ async function reportRun(
       "apply ended with failures or stopped",
     );
   io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env), plan: options.plan }));
-  io.stdout.write(credentialsNote(options.passwords));
+  io.stdout.write(credentialsNote(options.passwords, result));
 }
 
 export async function executePlan(

@@ -19,6 +19,14 @@ export function warnGuardTripped(logger: Logger, plan: Plan): void {
  */
 export function conflictExit(logger: Logger, plan: Plan, code: number): number {
   const clean = code === ExitCode.ok || code === ExitCode.changes;
+  const emailChanges = plan.notices.filter((n) => n.kind === "emailChange").length;
+  if (clean && emailChanges > 0) {
+    logger.error(
+      { emailChanges },
+      `${emailChanges} new ${emailChanges === 1 ? "person has" : "people have"} the name of a login the file no longer lists: likely e-mail changes, not planned as second accounts (the plan's "Likely e-mail changes" section names them). Give each row the old account's id, or list the old e-mail; exit 3`,
+    );
+    return ExitCode.refused;
+  }
   if (!clean || plan.mode !== "full" || !plan.conflicts) return code;
   logger.error(
     { conflicts: plan.conflicts },

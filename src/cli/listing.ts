@@ -9,19 +9,13 @@ import type { Config } from "../config/index.js";
 import type { Problem } from "../errors.js";
 import type { DesiredState } from "../desired/index.js";
 import { listActualState, type ActualState } from "../service/index.js";
-import {
-  checkBuiltinIdentity,
-  checkGroupReferences,
-  checkWorkspaceReferences,
-  dataFilterListing,
-  permissionListing,
-  type Policy,
-} from "../plan/index.js";
+import { dataFilterListing, permissionListing, type Policy } from "../plan/index.js";
 import { signInForRevoke } from "./sign-in-read.js";
 import type { Connection } from "./target.js";
 import { listingCounts } from "./listing-counts.js";
 import { narrowForPlan, reviewListings } from "./review-listing.js";
 import { listTargeted } from "./targeted-listing.js";
+import { serviceChecks } from "./service-checks.js";
 
 export interface Listed {
   listed: ActualState;
@@ -59,20 +53,7 @@ export async function listChecked(
   logger.info(listingCounts(actual, connection.client.profile, durationMs), `listed ${connection.label}`);
   if (actual.builtinIdp === false)
     logger.warn("this service has no built-in identity provider (its user listing answered 404)");
-  const problems = [
-    ...checkBuiltinIdentity(desired, actual),
-    ...checkGroupReferences(desired, actual, policy),
-    ...(actual.permissions ? checkWorkspaceReferences(desired, actual.permissions.workspaces, policy) : []),
-  ];
-  if (
-    connection.embedded &&
-    !config.target.embeddedSeed &&
-    problems.some((p) => p.rule === "unknown-workspace")
-  )
-    logger.warn(
-      "the embedded emulator starts empty: to plan a file against an organization, seed it with target.embeddedSeed " +
-        "(USERSYNC_TARGET_EMBEDDED_SEED=fixtures/demo/organization.yaml for the README's demo file)",
-    );
+  const problems = serviceChecks({ desired, actual, policy, connection, config, logger });
   // The review lists everything; its plan is made from the part `plan` reads (review-listing.ts).
   const pageSize = config.execution.pageSize;
   return {

@@ -11,8 +11,8 @@ import { campaignSpec } from "./campaign-spec.js";
 
 import { COMMANDS } from "./command-names.js";
 export { COMMANDS };
+import { TODAY_OPTION } from "./today-option.js";
 import { DIRECTORY_STAND_IN_OPTIONS } from "./stand-in-options.js";
-
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface OptionSpec {
@@ -114,6 +114,7 @@ const planOptions = {
     value: "N",
     help: "allow up to N data filter removals or widenings while access\nremains, over dataFilters.maxWidenings (docs/data-filters.md)",
   },
+  ...TODAY_OPTION,
   "metrics-file": {
     type: "string",
     value: "FILE",
@@ -142,7 +143,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "FILE",
         help: "also save the plan as JSON (apply it later with apply --plan FILE)",
       },
-      format: formatOption("text|json|markdown (default text)"),
+      format: formatOption("text|json|markdown|html (default text); markdown, html: per person"),
       detail: detailOption("compact"),
       "detailed-exitcode": { type: "boolean", help: "exit 2 when the plan has changes, 0 when it has none" },
       "log-report": {

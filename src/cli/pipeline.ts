@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { InputError, formatProblem, type Problem } from "../errors.js";
 import { validateForProfile, isError, type DesiredState } from "../desired/index.js";
+import { runDay } from "./run-day.js";
 import {
   checkOneSource,
   evidenceLine,
@@ -86,6 +87,9 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
+/** Read problems plan checks against the organization once it is listed (service-checks.ts). */
+const LATER = new Set(["unknown-parent", "group-name"]);
+
 /**
  * Reads the configured source (src/desired/sources/) and validates what it read: every error at
  * once as an InputError (exit 4); a source that cannot be read, or not wholly, is exit 5.
@@ -95,7 +99,11 @@ export async function loadDesired(runtime: Runtime): Promise<DesiredState> {
   if (runtime.desired !== undefined) return runtime.desired();
   checkOneSource(runtime.config);
   const { state, problems } = await readFromSource(runtime);
-  reportProblems(problems, runtime.logger);
+  // An undeclared parent, a group's name: checked against the organization once listed, not here.
+  reportProblems(
+    problems.filter((p) => !LATER.has(p.rule)),
+    runtime.logger,
+  );
   // A count needs nothing from the service: checked before the first request.
   checkMinUsersCount(state, runtime.config);
   return state;
@@ -169,6 +177,7 @@ async function planChecked(
     actual: ActualState;
     policy: Policy;
     grace?: GraceInput | undefined;
+    today: string;
   },
 ): Promise<{ actual: ActualState; plan: Plan }> {
   const { config, logger } = runtime;
@@ -185,6 +194,7 @@ async function planChecked(
         },
         ...optional("grace", input.grace),
         ...optional("knownManagedUsers", input.desired.targeted?.managedUsers),
+        today: input.today,
       }),
       { desired: input.desired, actual, config },
     );
@@ -220,6 +230,7 @@ export async function planAgainstService(
   const byConfig = [checkPermissionPolicy, checkDataFilterPolicy].flatMap((f) => f(options.desired, policy));
   reportProblems(byConfig.filter(isError), logger);
   const grace = await loadGrace(runtime, policy);
+  const today = runDay(options.values); // checked before any request
   const connection =
     options.connection ??
     (await connect({ config, logger, ...optional("embeddedSeed", options.embeddedSeed) }));
@@ -245,6 +256,7 @@ export async function planAgainstService(
       actual,
       policy,
       ...optional("grace", grace),
+      today,
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.
     checkMinUsersShare(options.desired, config, planned.plan.deleteGuard.managedUsers);

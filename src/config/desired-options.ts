@@ -16,6 +16,7 @@ export function desiredReadOptions(config: Config, file?: string): ReadDesiredOp
     ...new Set(config.targets.flatMap((t) => (t.select?.column ? [t.select.column.name] : []))),
   ];
   if (columns.length > 0) options.columns = columns;
+  if (config.source.columns !== undefined) options.mapping = config.source.columns;
   // For names whose extension does not tell (users.txt): a .yaml, .yml or .csv given as
   // --desired or FILE is read by its extension, whatever the config says for its own file.
   if (config.source.format !== "auto" && formatOf(desired) === undefined)

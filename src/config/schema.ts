@@ -16,6 +16,7 @@ import { targetsSection } from "./targets-schema.js";
 import { CAMPAIGN_LEAVES } from "./review-campaign-schema.js";
 import { countOrPercent, revokeAfter } from "./values.js";
 import { REVIEW_LEAVES, reviewSection } from "./review-schema.js";
+import { columnsSection } from "./columns-schema.js";
 
 const path = z.string().min(1, "must be a file path");
 const int = (min: number, max: number, dflt: number) =>
@@ -55,6 +56,7 @@ const source = z.strictObject({
   desired: path.optional(),
   groups: path.optional(),
   format: z.enum(["auto", "yaml", "csv"]).default("auto"),
+  columns: columnsSection, // issue 49: columns-schema.ts, a CSV's own header mapped to the fields
   minUsers: countOrPercent({
     minCount: 1,
     help: 'must be a count (e.g. 900) or a percentage of managed users (e.g. "90%")',

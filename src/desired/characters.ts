@@ -131,6 +131,8 @@ export function screenRecord<F extends string>(o: {
   let refused: Set<F> | undefined;
   for (const [field, kind] of entriesOf(o.kinds)) {
     const value = o.text[field]?.trim();
+    if (kind === "name" && value !== undefined && lostAccent(value, o.where(field), o.problems))
+      (refused ??= new Set()).add(field);
     // INVISIBLE holds every character screenValue reports, and nearly no value has one: the
     // value's place (an object) is built only for those. Objects built for every field of a
     // million rows were kept by V8 in the old generation, 250 MB of garbage (issue 33).
@@ -142,6 +144,23 @@ export function screenRecord<F extends string>(o: {
 }
 
 const NOTHING_REFUSED: ReadonlySet<never> = new Set();
+
+/** A `?` against a letter: `?ukasz Wi?niewski`, what a save to an 8-bit code page made of `Łukasz Wiśniewski`. */
+const REPLACED = /\p{L}\?\p{L}|(?:^|\s)\?\p{L}/u;
+
+/**
+ * A name whose accents a tool replaced by `?` (saved as Windows-1252 or ASCII on the way): refused
+ * (exit 4), since renaming a person to `?ukasz` is never meant. The file is to be saved as UTF-8.
+ */
+function lostAccent(value: string, where: Where, problems: ProblemList): boolean {
+  if (!value.includes("?") || !REPLACED.test(value)) return false;
+  problems.error(
+    where,
+    "lost-characters",
+    `"${visible(value)}" has a "?" where a letter belongs: its accented letters were replaced when the file was saved in another encoding (Windows-1252, ASCII); export or save it again as "CSV UTF-8" from the original`,
+  );
+  return true;
+}
 const kindEntries = new WeakMap<object, ReadonlyArray<[string, CharacterKind]>>();
 
 /** `Object.entries` of a record's kinds, once per table rather than once per record. */

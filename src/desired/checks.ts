@@ -7,6 +7,8 @@ import { visible } from "./characters.js";
 import type { DesiredGroup, DesiredUser, SourceRef } from "./types.js";
 import type { ProblemList } from "./problems.js";
 import { whereOf } from "./records.js";
+import { resolveGroupNames } from "./group-names.js";
+import { isValidId } from "./ids.js";
 
 const at = (s: SourceRef): string => `${s.file}:${s.line}`;
 
@@ -55,23 +57,16 @@ export function checkGroups(
       );
     else declared.set(g.id, g);
   }
-  for (const g of declared.values())
-    for (const p of g.parents ?? []) {
-      if (p === g.id)
-        problems.error(whereOf(g, "parents"), "group-cycle", `group "${g.id}" is its own parent`);
-      else if (!declared.has(p))
-        problems.warn(
-          whereOf(g, "parents"),
-          "unknown-parent",
-          `parent "${visible(p)}" is not declared in the desired state: it must exist in the service`,
-        );
-    }
+  checkParents(declared, problems);
   reportCycles(declared, problems);
+  // "People Operations" for the declared group of that name (group-names.ts).
+  problems.items.push(...resolveGroupNames(users, [...declared.values()], { final: false }));
 
   const referenced = new Map<string, { first: DesiredUser; count: number }>();
   for (const u of users)
     for (const g of u.groups ?? []) {
-      if (declared.has(g)) continue;
+      // A value that cannot be an id is a group's name: resolveGroupNames warned about it.
+      if (declared.has(g) || !isValidId(g)) continue;
       const seen = referenced.get(g);
       if (seen) seen.count++;
       else referenced.set(g, { first: u, count: 1 });
@@ -88,6 +83,29 @@ export function checkGroups(
       near !== undefined
         ? `group "${visible(g)}" is not declared in the desired state; did you mean "${visible(near)}"? Correct the name, or declare "${visible(g)}" if it is a group of its own`
         : `group "${visible(g)}" is not declared in the desired state: it must exist in the service (plan checks that, and says what to do if it does not)`,
+    );
+  }
+}
+
+/**
+ * A group that is its own parent; a parent the file does not declare is a warning once per
+ * parent (not once per child: eight groups under `everyone` say it once). plan, which sees the
+ * organization, leaves it out when the group exists there (cli/pipeline.ts).
+ */
+function checkParents(declared: Map<string, DesiredGroup>, problems: ProblemList): void {
+  const children = new Map<string, DesiredGroup[]>();
+  for (const g of declared.values())
+    for (const p of g.parents ?? []) {
+      if (p === g.id)
+        problems.error(whereOf(g, "parents"), "group-cycle", `group "${g.id}" is its own parent`);
+      else if (!declared.has(p)) children.set(p, [...(children.get(p) ?? []), g]);
+    }
+  for (const [p, groups] of children) {
+    const others = groups.length > 1 ? ` (parent of ${groups.length} groups, the first here)` : "";
+    problems.warn(
+      whereOf(groups[0]!, "parents"),
+      "unknown-parent",
+      `parent "${visible(p)}" is not declared in the desired state${others}: it must exist in the service (plan checks that)`,
     );
   }
 }

@@ -10,6 +10,7 @@ import { ProblemList, sortProblems } from "./problems.js";
 import { readCsv } from "./read-csv.js";
 import type { CsvShape } from "./read-csv.js";
 import { readYaml } from "./read-yaml.js";
+import type { ColumnMapping } from "./column-map.js";
 import { GROUP_FIELDS, normaliseGroup, normaliseUser, USER_FIELDS } from "./records.js";
 import type { GroupField, RecordContext, UserField } from "./records.js";
 import type { DesiredFormat, DesiredGroup, DesiredUser, Identity, ReadDesiredResult } from "./types.js";
@@ -29,6 +30,9 @@ export { validateForProfile } from "./profile.js";
 export { groupsPathFor, renderExport } from "./export.js";
 export type { ExportOptions, ExportResult } from "./export.js";
 export { isError } from "./problems.js";
+export { resolveGroupNames } from "./group-names.js";
+export { isDay } from "./dates.js";
+export type { ColumnMapping } from "./column-map.js";
 export { sliceDesired, type SliceSelector } from "./slice.js";
 export { keyLines, parseYaml } from "./yaml-text.js";
 
@@ -40,6 +44,8 @@ export interface ReadDesiredOptions {
   defaults?: { identity?: Identity };
   /** Extra columns of a users CSV kept on each user (`columns`) for a target's selector. */
   columns?: readonly string[];
+  /** `source.columns`: a users CSV's own header mapped to the fields (column-map.ts). */
+  mapping?: ColumnMapping;
 }
 
 const USERS_CSV: CsvShape<UserField> = {
@@ -67,6 +73,7 @@ export async function readDesiredState(options: ReadDesiredOptions): Promise<Rea
     format: options.format,
     role: "users",
     columns: options.columns,
+    mapping: options.mapping,
     problems,
     defaultIdentity,
     users,
@@ -101,6 +108,7 @@ interface ReadOneOptions {
   format: DesiredFormat | undefined;
   role: "users" | "groups";
   columns?: readonly string[] | undefined;
+  mapping?: ColumnMapping | undefined;
   problems: ProblemList;
   defaultIdentity: Identity;
   users: DesiredUser[];
@@ -184,7 +192,11 @@ async function nearbyFile(file: string): Promise<string | undefined> {
   }
   const stem = (n: string): string => basename(n, extname(n)).toLowerCase();
   const typed = basename(file);
-  const near = names.find((n) => stem(n) === stem(typed)) ?? closest(typed, names);
+  // A name that differs in its digits is another file (users-2026-10.csv for users-2026-11.csv:
+  // another month's batch), never a typo of this one: only names with the same digits are offered.
+  const digits = (n: string): string => (basename(n).match(/\d+/g) ?? []).join("-");
+  const sameDigits = names.filter((n) => digits(n) === digits(typed));
+  const near = names.find((n) => stem(n) === stem(typed)) ?? closest(typed, sameDigits);
   return near === undefined ? undefined : join(dirname(file), near);
 }
 
@@ -209,6 +221,7 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
   const addUser = (u: DesiredUser | undefined): void => void (u && options.users.push(u));
   const addGroup = (g: DesiredGroup | undefined): void => void (g && options.groups.push(g));
 
+  if (format === "yaml" && options.mapping !== undefined && role === "users") mappingForYaml(file, problems);
   if (format === "yaml") {
     const read = await readYaml({ file, problems, usersAllowed: role === "users" });
     read.users.forEach((r) => addUser(normaliseUser(r, ctx)));
@@ -217,12 +230,29 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
       problems.error({ file }, "empty-file", "has no groups: a groups file lists at least one group");
     return { readable: read.parsed, allowEmpty: read.allowEmpty, format };
   }
+  return { ...(await readCsvFile(options, { addUser, addGroup, ctx })), format };
+}
+
+async function readCsvFile(
+  options: ReadOneOptions,
+  into: {
+    addUser: (u: DesiredUser | undefined) => void;
+    addGroup: (g: DesiredGroup | undefined) => void;
+    ctx: RecordContext;
+  },
+): Promise<{ readable: boolean; allowEmpty: false }> {
+  const { file, problems, role } = options;
+  const { addUser, addGroup, ctx } = into;
   const before = problems.items.length;
   const read =
     role === "users"
       ? await readCsv({
           file,
-          shape: { ...USERS_CSV, extra: options.columns ?? [] },
+          shape: {
+            ...USERS_CSV,
+            extra: options.columns ?? [],
+            ...(options.mapping ? { mapping: options.mapping } : {}),
+          },
           problems,
           onRecord: (r) => addUser(normaliseUser(r, ctx)),
         })
@@ -245,7 +275,15 @@ async function readOne(options: ReadOneOptions): Promise<ReadOneResult> {
       "empty-file",
       "has no group rows: a groups file lists at least one group (id,name,parents)",
     );
-  return { readable: read.headerOk, allowEmpty: false, format };
+  return { readable: read.headerOk, allowEmpty: false };
+}
+
+function mappingForYaml(file: string, problems: ProblemList): void {
+  problems.error(
+    { file },
+    "columns-for-yaml",
+    "source.columns maps the columns of a CSV file; a YAML file names its fields as usersync does (docs/desired-state.md): remove source.columns, or give the CSV export",
+  );
 }
 
 /** The format a file's extension tells (.yaml, .yml, .csv), if any. */

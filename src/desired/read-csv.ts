@@ -14,6 +14,7 @@ import { unneutraliseCell } from "./csv-cell.js";
 import type { ProblemList, Where } from "./problems.js";
 import type { RawRecord } from "./records.js";
 import { didYouMean } from "../suggest.js";
+import { projectHeader, type ColumnMapping, type Projection } from "./column-map.js";
 
 /** A cell this long is junk, not a name. */
 export const MAX_FIELD_CHARS = 64 * 1024;
@@ -30,6 +31,8 @@ export interface CsvShape<F extends string> {
   noun: string;
   /** Further columns to keep as they are (a target's selector column), matched case-insensitively. */
   extra?: readonly string[];
+  /** `source.columns`: the file's own header mapped to the fields (column-map.ts). */
+  mapping?: ColumnMapping;
 }
 
 /** A header cell: a known field, an extra column kept by name, or neither. */
@@ -47,6 +50,7 @@ export async function readCsv<F extends string>(options: {
 }): Promise<{ rows: number; headerOk: boolean }> {
   const { file, shape, problems } = options;
   let header: Array<Column<F>> | undefined;
+  let projection: Projection | undefined;
   let headerOk = true;
   let rows = 0;
   let nextLine = 1;
@@ -61,7 +65,11 @@ export async function readCsv<F extends string>(options: {
     // A blank line, or a row of separators only (spreadsheets write `,,,` for empty rows).
     if (record.every((v) => v.trim() === "")) return;
     if (header === undefined) {
-      header = readHeader({ file, line, names: record, shape, problems });
+      projection = shape.mapping
+        ? projectHeader({ file, line, header: record, problems, ...shape, mapping: shape.mapping })
+        : undefined;
+      const names = shape.mapping ? (projection?.names ?? []) : record;
+      header = shape.mapping && !projection ? [] : readHeader({ file, line, names, shape, problems });
       headerOk = header.length > 0 && shape.required.every((r) => header!.includes(r));
       if (!headerOk) {
         // Nothing more to check without the columns: stop reading once this chunk is parsed.
@@ -71,8 +79,9 @@ export async function readCsv<F extends string>(options: {
       return;
     }
     rows++;
-    if (rowShapeProblem({ file, line, record, header, problems })) return;
-    options.onRecord(toRecord({ file, line, record, header, shape }));
+    if (rowShapeProblem({ file, line, record, header, width: projection?.width, problems })) return;
+    const cells = projection ? projection.project(record) : record;
+    options.onRecord(toRecord({ file, line, record: cells, header, shape, labels: projection?.labels }));
   };
   const parser = parse({
     bom: true,
@@ -134,21 +143,25 @@ function rowShapeProblem<F extends string>(options: {
   line: number;
   record: string[];
   header: Array<Column<F>>;
+  /** The file's own header width, when mapped (source.columns). */
+  width: number | undefined;
   problems: ProblemList;
 }): boolean {
   const { file, line, record, header, problems } = options;
-  if (record.length !== header.length) {
+  const width = options.width ?? header.length;
+  if (record.length !== width) {
     problems.error(
       { file, line },
       "field-count",
-      `row has ${record.length} fields, the header has ${header.length}: quote values that contain a comma`,
+      `row has ${record.length} fields, the header has ${width}: quote values that contain a comma`,
     );
     return true;
   }
   const long = record.findIndex((v) => v.length > MAX_FIELD_CHARS);
   if (long < 0) return false;
+  const name = options.width === undefined ? columnName(header[long]) : undefined;
   problems.error(
-    { file, line, field: columnName(header[long]) ?? `column ${long + 1}` },
+    { file, line, field: name ?? `column ${long + 1}` },
     "field-too-long",
     `is ${record[long]!.length} characters long (at most ${MAX_FIELD_CHARS})`,
   );
@@ -217,6 +230,7 @@ function toRecord<F extends string>(options: {
   record: string[];
   header: Array<Column<F>>;
   shape: CsvShape<F>;
+  labels: Record<string, string> | undefined;
 }): RawRecord<F> {
   const { file, line, record, header, shape } = options;
   const text: Partial<Record<F, string>> = {};
@@ -230,12 +244,15 @@ function toRecord<F extends string>(options: {
       lists[field] = value === "" ? [] : value.split(";").map(unneutraliseCell);
     else text[field] = value;
   });
-  return { line, text, lists, where: whereIn(file, line), lineOnly: true, ...(extra ? { extra } : {}) };
+  const where = whereIn(file, line, options.labels);
+  // A mapped field's `where` names its HR column, so the record keeps it (not `lineOnly`).
+  return { line, text, lists, where, lineOnly: !options.labels, ...(extra ? { extra } : {}) };
 }
 
-/** Built outside `toRecord` so the closure, kept for every user, holds two values and not the row. */
-function whereIn(file: string, line: number): (field: string) => Where {
-  return (field) => ({ file, line, field });
+/** Built outside `toRecord` so the closure, kept for every user, holds a few values and not the row. */
+function whereIn(file: string, line: number, labels?: Record<string, string>): (field: string) => Where {
+  if (labels === undefined) return (field) => ({ file, line, field });
+  return (field) => ({ file, line, field: labels[field] ?? field });
 }
 
 function reportStop(options: { err: unknown; file: string; problems: ProblemList; nextLine: number }): void {

@@ -10,6 +10,8 @@ import { newUser } from "./compact.js";
 import { screenRecord, visible, type CharacterKind } from "./characters.js";
 import { deriveUserId, emailProblem, isValidId } from "./ids.js";
 import type { ProblemList, Where } from "./problems.js";
+import { readDates } from "./dates.js";
+import { checkGroupIds } from "./group-field.js";
 
 export const USER_FIELDS = [
   "email",
@@ -25,6 +27,8 @@ export const USER_FIELDS = [
   "workspaces",
   "organization",
   "dataFilters",
+  "startDate",
+  "endDate",
 ] as const;
 export type UserField = (typeof USER_FIELDS)[number];
 export const GROUP_FIELDS = ["id", "name", "parents", "workspaces", "organization", "dataFilters"] as const;
@@ -41,10 +45,7 @@ const USER_CHARACTERS: Partial<Record<UserField, CharacterKind>> = {
 };
 const GROUP_CHARACTERS: Partial<Record<GroupField, CharacterKind>> = { name: "name" };
 
-/**
- * Where each normalised record's fields are (CSV column or YAML path and key line), so the
- * cross-record checks point at the same places as the per-record ones.
- */
+/** Where each record's fields are (CSV column, YAML path and line), for the cross-record checks. */
 const locations = new WeakMap<object, (field: string) => Where>();
 
 export function whereOf(record: DesiredUser | DesiredGroup, field: string): Where {
@@ -104,21 +105,6 @@ function checkLength<F extends string>(
     );
 }
 
-function checkGroupIds<F extends string>(
-  raw: RawRecord<F>,
-  field: F,
-  ids: string[] | undefined,
-  ctx: RecordContext,
-): void {
-  for (const g of ids ?? [])
-    if (!isValidId(g))
-      ctx.problems.error(
-        raw.where(field),
-        "bad-group-id",
-        `"${visible(g)}" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255)`,
-      );
-}
-
 const ACCESS_FIELDS = ["workspaces", "organization", "dataFilters"] as const;
 
 /** Reports one problem of a user record and marks the record unusable. */
@@ -155,8 +141,10 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   checkLength(raw, "firstname", firstname, ctx);
   checkLength(raw, "lastname", lastname, ctx);
   checkLength(raw, "authenticationId", authenticationId, ctx);
+  // A group that is not an id may be a group's name: checks.ts and plan resolve it (group-names.ts).
   const groups = listOf(raw, "groups", ctx);
-  checkGroupIds(raw, "groups", groups, ctx);
+  checkGroupIds(raw.where("groups"), groups, ctx.problems, { names: true });
+  const dates = readDates(raw, fail);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) ok = false;
   else if (state === "absent") {
@@ -175,6 +163,8 @@ export function normaliseUser(raw: RawRecord<UserField>, ctx: RecordContext): De
   const optional = { displayName, firstname, lastname, groups, authenticationId, password };
   const user = newUser({ email, id, idDerived: explicitId === undefined, identity, state, source }, optional);
   if (raw.extra !== undefined) user.columns = raw.extra;
+  if (dates.startDate !== undefined) user.startDate = dates.startDate;
+  if (dates.endDate !== undefined) user.endDate = dates.endDate;
   Object.assign(user, access);
   if (!raw.lineOnly) locations.set(user, raw.where as (field: string) => Where);
   return user;
@@ -286,7 +276,7 @@ export function normaliseGroup(raw: RawRecord<GroupField>, ctx: RecordContext): 
   const name = textOf(raw, "name");
   checkLength(raw, "name", name, ctx);
   const parents = listOf(raw, "parents", ctx);
-  checkGroupIds(raw, "parents", parents, ctx);
+  checkGroupIds(raw.where("parents"), parents, ctx.problems);
   const access = readAccess(raw, ctx.problems);
   if (access === undefined) return undefined;
   const group: DesiredGroup = { id, source: { file: raw.where("id").file, line: raw.line }, ...access };

@@ -60,6 +60,10 @@ export interface DesiredUser extends DesiredAccess {
   password?: string;
   state: DesiredStateValue;
   source: SourceRef;
+  /** The first day with access (YYYY-MM-DD); before it the person is planned as not yet there (docs/onboarding.md). */
+  startDate?: string;
+  /** The last day with access (YYYY-MM-DD); after it the person is a leaver. */
+  endDate?: string;
   /** Extra CSV columns a target's selector reads (`targets[].select.column`), by header name. */
   columns?: Record<string, string>;
 }

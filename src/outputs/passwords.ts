@@ -136,9 +136,10 @@ async function openCredentialsFile(path: string | undefined, now: () => Date): P
     passwordFor(email) {
       const key = email.toLowerCase();
       const at = now();
-      generated += 1;
       const written = known.get(key);
       if (written !== undefined && isRecent(written.createdAt, at)) return Promise.resolve(written.password);
+      // Counted as written (a retry handed the same password is not a second one).
+      generated += 1;
       const password = generatePassword();
       known.set(key, { password, createdAt: at.getTime() });
       const line = `${csvField(email)},${password},${at.toISOString()}\n`;

@@ -4,6 +4,7 @@
  */
 import type { Problem } from "../errors.js";
 import { closest } from "../suggest.js";
+import { isValidId } from "../desired/ids.js";
 import type { DesiredState } from "../desired/types.js";
 import type { ActualState, UserGroup } from "../service/types.js";
 import { sameList, sortedUnique, type PlanContext } from "./context.js";
@@ -34,7 +35,8 @@ export function checkGroupReferences(desired: DesiredState, actual: ActualState,
   const known = new Set([...desired.groups.map((g) => g.id), ...actual.groups.map((g) => g.id)]);
   const problems: Problem[] = [];
   const check = (id: string, at: { file: string; line: number }, field: string): void => {
-    if (known.has(id)) return;
+    // A value that cannot be an id is a group's name: resolveGroupNames (desired/group-names.ts) said it.
+    if (known.has(id) || !isValidId(id)) return;
     // A near name is a typo: createReferenced would create the misspelt group, so it is not offered.
     const near = closest(id, [...known]);
     problems.push({

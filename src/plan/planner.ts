@@ -31,6 +31,7 @@ import { mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
 import { planPresentUser } from "./users.js";
 import { adoptExistingMappings } from "./adopt.js";
+import { applyDates } from "./dates.js";
 
 export interface PlanInput {
   desired: DesiredState;
@@ -45,9 +46,13 @@ export interface PlanInput {
    * whole listing, so a percentage guard counts the organization, not the few people listed.
    */
   knownManagedUsers?: number;
+  /** The run's day (YYYY-MM-DD) that start and end dates are compared with (dates.ts). */
+  today?: string;
 }
 
-export function plan(input: PlanInput): Plan {
+export function plan(given: PlanInput): Plan {
+  const { desired, dates } = applyDates(given.desired, given.today);
+  const input = { ...given, desired };
   const ctx = makeContext(input);
   adoptExistingMappings(ctx);
   planGroups(ctx);
@@ -85,6 +90,7 @@ export function plan(input: PlanInput): Plan {
       : {}),
     ...(input.actual.jit ? { jit: jitOf(ctx, input.actual.jit) } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
+    ...(dates ? { dates } : {}),
   };
 }
 

@@ -3,31 +3,23 @@
  * left alone. Serialised as JSON with `formatVersion`; see docs/plan-format.md.
  * A plan contains no secret: passwords appear only as their source.
  */
-import type { Assignee, OrganizationPermission, WorkspaceGrant } from "../permissions.js";
 import type { ApiProfile, Mapping, UserGroup, IdpUser } from "../service/types.js";
 import type { Evidence } from "../desired/types.js";
 import type { PlanGrace } from "./grace.js";
+import type { PlanDates } from "./dates.js";
 import type { Mode, Membership, Deletions, PasswordSource } from "./policy.js";
+import type { FromStep, StepBase } from "./step-base.js";
+import type {
+  DataFilterStep,
+  DeleteApiTokenStep,
+  OrganizationPermissionsStep,
+  WorkspacePermissionsStep,
+} from "./access-steps.js";
+export type { FromStep } from "./step-base.js";
+export type * from "./access-steps.js";
 
 /** The version this usersync writes; it reads 1 too (every version-1 plan is a valid version-2 plan). */
 export const PLAN_FORMAT_VERSION = 2;
-
-/** A reference to an `authenticationId` produced by an earlier createCredentials step. */
-export interface FromStep {
-  fromStep: string;
-}
-
-interface StepBase {
-  /** Stable id `<kind>:<target>`, e.g. `createCredentials:jane@example.com`, `updateMapping:jane`. */
-  id: string;
-  dependsOn: string[];
-  /** Why the planner wants this, for a person. */
-  reason: string;
-  /** Object keys (see `objectKey`) whose fingerprints this step relies on. */
-  touches: string[];
-  /** `heldBack`: a deletion over `maxDeletes` (or a permission removal over `maxRemovals`), reported, not carried out. */
-  status: "planned" | "heldBack";
-}
 
 export interface CreateGroupStep extends StepBase {
   kind: "createGroup";
@@ -86,43 +78,6 @@ export interface DeleteMappingStep extends StepBase {
   before: Mapping;
 }
 
-/** One assignee's grant on the step's workspace: what it holds, and what it holds once the step is done. */
-export interface PermissionChange {
-  assignee: Assignee;
-  before: WorkspaceGrant;
-  after: WorkspaceGrant;
-}
-export interface OrganizationChange {
-  assignee: Assignee;
-  before: OrganizationPermission[];
-  after: OrganizationPermission[];
-}
-/** Adds permissions on a workspace (`target`), one `managePermissions` for every assignee listed. */
-export interface GrantWorkspacePermissionsStep extends StepBase {
-  kind: "grantWorkspacePermissions";
-  target: string;
-  changes: PermissionChange[];
-}
-/** Takes permissions away on a workspace; held back, like deletions, over `permissions.maxRemovals`. */
-export interface RevokeWorkspacePermissionsStep extends StepBase {
-  kind: "revokeWorkspacePermissions";
-  target: string;
-  changes: PermissionChange[];
-}
-export interface GrantOrganizationPermissionsStep extends StepBase {
-  kind: "grantOrganizationPermissions";
-  /** Always `organization`. */
-  target: string;
-  changes: OrganizationChange[];
-}
-export interface RevokeOrganizationPermissionsStep extends StepBase {
-  kind: "revokeOrganizationPermissions";
-  target: string;
-  changes: OrganizationChange[];
-}
-export type WorkspacePermissionsStep = GrantWorkspacePermissionsStep | RevokeWorkspacePermissionsStep;
-export type OrganizationPermissionsStep =
-  GrantOrganizationPermissionsStep | RevokeOrganizationPermissionsStep;
 /**
  * One request of bulk membership (profile v1): people whose only change is membership join
  * (`addMembers`) or leave (`removeMembers`) the group `target` together. See docs/plan-format.md.
@@ -140,46 +95,6 @@ export interface RemoveMembersStep extends StepBase {
   members: string[];
 }
 export type MembersStep = AddMembersStep | RemoveMembersStep;
-
-/**
- * One assignee's user data filter on one workspace (docs/data-filters.md); `target` is
- * `<workspace>/<user|userGroup>/<id>`, `filterId` the stable id usersync gives the filter.
- */
-interface DataFilterStepBase extends StepBase {
-  target: string;
-  workspace: string;
-  assignee: Assignee;
-  filterId: string;
-}
-export interface CreateDataFilterStep extends DataFilterStepBase {
-  kind: "createDataFilter";
-  after: { maql: string };
-}
-/** `widening`: the filter may show more rows while its holder keeps access (held back over `dataFilters.maxWidenings`). */
-export interface UpdateDataFilterStep extends DataFilterStepBase {
-  kind: "updateDataFilter";
-  before: { maql: string };
-  after: { maql: string };
-  widening: boolean;
-}
-export interface DeleteDataFilterStep extends DataFilterStepBase {
-  kind: "deleteDataFilter";
-  before: { maql: string };
-  widening: boolean;
-}
-export type DataFilterStep = CreateDataFilterStep | UpdateDataFilterStep | DeleteDataFilterStep;
-
-/**
- * Deletes one of a revoked leaver's own API tokens (`deletions: revoke`, plan/revoke-access.ts):
- * a token outlives a deleted login and acts with whatever its owner still holds. `target` is
- * `<user id>/<token id>`; the plan holds the token's id, never its value.
- */
-export interface DeleteApiTokenStep extends StepBase {
-  kind: "deleteApiToken";
-  target: string;
-  userId: string;
-  tokenId: string;
-}
 
 export type Step =
   | CreateGroupStep
@@ -207,7 +122,17 @@ export interface Notice {
    * workspace grant of a managed holder that incremental mode keeps though the holder no longer lists it;
    * `adopted`: an existing mapping of a person kept under its own id (plan/adopt.ts).
    */
-  kind: "unmanaged" | "unlinked" | "conflict" | "protected" | "refused" | "kept" | "keptByMode" | "adopted";
+  kind:
+    | "unmanaged"
+    | "unlinked"
+    | "conflict"
+    | "protected"
+    | "refused"
+    | "kept"
+    | "keptByMode"
+    | "adopted"
+    /** A new person with the name of a login the file no longer lists: not planned (plan/email-change.ts). */
+    | "emailChange";
   /** Object key, e.g. `mapping:jane`, `idp:jane@example.com`. */
   target: string;
   message: string;
@@ -272,6 +197,8 @@ export interface Plan {
   jit?: { settings: string[]; sharedGroups: string[] };
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
+  /** Start and end dates against the run's day (dates.ts): who waits, starts, ended. Only when someone is dated. */
+  dates?: PlanDates;
   /**
    * `deletions: revoke`: the ids of the leavers whose access this plan revokes (groups, managed
    * grants and filters, their API tokens; a built-in login is deleted besides; the mapping stays), sorted;

@@ -17,6 +17,7 @@ import {
   stepId,
 } from "./steps.js";
 import type { FromStep, Step } from "./types.js";
+import { heldAsEmailChange } from "./email-change.js";
 
 const where = (d: DesiredUser): string => `${d.source.file}:${d.source.line}`;
 
@@ -85,6 +86,8 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
     }
   }
   if (inSync(ctx, d, idp, m, linked)) return;
+  // A new person with the name of a login the file dropped: likely one person, new e-mail.
+  if (idp === undefined && m === undefined && heldAsEmailChange(ctx, d)) return;
   const { steps, auth, dependsOn: credentialDeps, touches } = credentialsSteps(ctx, { d, email, idp });
   const groups = targetGroups(ctx, d, m);
   const mapStep = mappingStep(ctx, { d, m, auth, groups, touches, dependsOn: credentialDeps });

@@ -113,6 +113,8 @@ function fields(s: Step): FieldChange[] {
       return [{ field: "leave", after: idList(s.members) }];
     case "createCredentials":
       return [
+        // The login is made with the email as the file writes it; the plan keys it lower-cased.
+        ...(s.after.email !== s.target ? [{ field: "email", after: formatValue(s.after.email) }] : []),
         { field: fieldWord("displayName"), after: formatValue(s.after.displayName) },
         { field: "password", after: PASSWORD_LABEL[s.after.password] },
       ];

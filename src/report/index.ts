@@ -6,11 +6,14 @@ import { serializePlan } from "../plan/serialize.js";
 import type { Plan } from "../plan/types.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderText, type Detail } from "./text.js";
+import { renderPlanHtml } from "./plan-html.js";
+import type { PersonView } from "./people-view.js";
+export { peopleView, type PersonView } from "./people-view.js";
 
 export { renderPlanSummaryLine, confirmQuestion } from "./summary-lines.js";
 export { renderApplySummary, type SummaryOptions } from "./apply-summary.js";
 
-export type PlanFormat = "text" | "json" | "markdown";
+export type PlanFormat = "text" | "json" | "markdown" | "html";
 export { COMPACT_OVER_STEPS, DETAIL_LEVELS, type Detail } from "./text.js";
 export { previousLastSuccess, renderMetrics } from "./metrics.js";
 
@@ -22,6 +25,10 @@ export interface RenderOptions {
   color: boolean;
   /** Text only: how much of the plan after the summary; default by size (see text.ts). */
   detail?: Detail | undefined;
+  /** Where the plan was made (base URL, organization id when known): every format but JSON says it. */
+  organization?: string | undefined;
+  /** Markdown and HTML: the plan person by person (people-view.ts). */
+  people?: readonly PersonView[] | undefined;
 }
 
 export function renderPlan(plan: Plan, options: RenderOptions): string {
@@ -32,5 +39,11 @@ export function renderPlan(plan: Plan, options: RenderOptions): string {
       return renderMarkdown(plan, options);
     case "text":
       return renderText(plan, options);
+    case "html":
+      return renderPlanHtml(plan, {
+        organization: options.organization ?? "(not named)",
+        people: options.people ?? [],
+        dryRun: options.dryRun,
+      });
   }
 }

@@ -5,7 +5,8 @@
  */
 import type { Plan } from "../plan/types.js";
 import { assigneeInWords, groupByObject, inWords, LIST_LIMIT, objectInWords } from "./describe.js";
-import { headerLines, noticeSections, pendingSections } from "./plan-frame.js";
+import { peopleMarkdown, type PersonView } from "./people-view.js";
+import { headerLines, datedSections, noticeSections, pendingSections } from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
@@ -66,14 +67,19 @@ function changeRows(plan: Plan): string[] {
   return rows;
 }
 
-export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string {
-  const [first, ...rest] = headerLines(plan, options.dryRun);
+export function renderMarkdown(
+  plan: Plan,
+  options: { dryRun: boolean; organization?: string | undefined; people?: readonly PersonView[] | undefined },
+): string {
+  const [first, ...rest] = headerLines(plan, options.dryRun, options.organization);
   const out: string[] = ["## usersync plan", ""];
   if (options.dryRun) out.push(`> **${first ?? ""}**`, "");
   out.push(...(options.dryRun ? rest : [first ?? "", ...rest]), "");
   out.push(`**${renderPlanSummaryLine(plan)}**`, "");
   const items = summaryItems(plan);
   if (items.length > 0) out.push(...items.map((i) => `- **${i.label}:** ${cell(i.text)}`), "");
+  // The manager's view first: person by person (people-view.ts).
+  out.push(...peopleMarkdown(options.people ?? []));
   const budget = new Budget();
   budget.take(out);
 
@@ -91,6 +97,7 @@ export function renderMarkdown(plan: Plan, options: { dryRun: boolean }): string
   for (const section of [
     ...held,
     ...wideningSections(plan, assigneeInWords),
+    ...datedSections(plan),
     ...pendingSections(plan),
     ...noticeSections(plan),
   ]) {

@@ -19,6 +19,7 @@ export function noticeSections(plan: Plan): NoticeSection[] {
   const by = (kinds: Notice["kind"][]) => plan.notices.filter((n) => kinds.includes(n.kind));
   return [
     { title: "Protected or refused", notices: by(["protected", "refused"]) },
+    { title: "Likely e-mail changes (not planned as a second account)", notices: by(["emailChange"]) },
     { title: "Conflicts", notices: by(["conflict"]) },
     { title: "Adopted (existing mappings kept under their ids)", notices: by(["adopted"]) },
     { title: "Kept (policy.deletions: none)", notices: by(["kept"]) },
@@ -49,9 +50,37 @@ export function pendingSections(plan: Plan): NoticeSection[] {
   return [{ title: `Pending (policy.revokeAfter ${g.revokeAfter})`, notices }];
 }
 
-export function headerLines(plan: Plan, dryRun: boolean): string[] {
+/** Start and end dates against the plan's day (plan/dates.ts): who starts and ends when. */
+export function datedSections(plan: Plan): NoticeSection[] {
+  const d = plan.dates;
+  if (!d) return [];
+  const as = (list: typeof d.ended, say: (date: string) => string) =>
+    list.map((p) => ({ target: p.email, message: say(p.date) }));
+  const verb = goneVerb(plan);
+  return [
+    {
+      title: `Starting later (no login before the start date; today is ${d.today})`,
+      notices: as(d.notYetStarted, (date) => `starts ${date}: a run on or after that day creates the login`),
+    },
+    {
+      title: "Starting today",
+      notices: as(d.startingToday, (date) => `starts ${date}: login and access now`),
+    },
+    {
+      title: "Ended (past the end date: leavers)",
+      notices: as(d.ended, (date) => `last day was ${date}: ${verb} as policy.deletions says`),
+    },
+    {
+      title: "Ending later",
+      notices: as(d.endingLater, (date) => `last day ${date}: a run after that day ${verb} them`),
+    },
+  ].filter((s) => s.notices.length > 0);
+}
+
+export function headerLines(plan: Plan, dryRun: boolean, organization?: string): string[] {
   return [
     ...(dryRun ? ["DRY RUN — nothing will be changed"] : []),
+    ...(organization !== undefined ? [`Organization: ${organization}`] : []),
     `Mode ${plan.mode} · profile ${plan.profile} · membership ${plan.membership} · deletions ${plan.deletions}`,
     // A directory's evidence that the read was whole (a file's path is the whole story).
     ...(plan.source && plan.source.kind !== "file" ? [`Source ${evidenceLine(plan.source)}`] : []),

@@ -14,7 +14,13 @@ import {
   type ObjectView,
   type StepView,
 } from "./describe.js";
-import { headerLines, noticeSections, pendingSections, type NoticeSection } from "./plan-frame.js";
+import {
+  headerLines,
+  datedSections,
+  noticeSections,
+  pendingSections,
+  type NoticeSection,
+} from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
 import { guardSection, withoutHeldBack } from "./held-back.js";
@@ -110,6 +116,7 @@ function noticeLines(plan: Plan, paint: Paint, limit: number, held: NoticeSectio
   for (const section of [
     ...held,
     ...wideningSections(plan, assigneeInWords),
+    ...datedSections(plan),
     ...pendingSections(plan),
     ...noticeSections(plan),
   ]) {
@@ -127,7 +134,12 @@ function noticeLines(plan: Plan, paint: Paint, limit: number, held: NoticeSectio
 
 export function renderText(
   plan: Plan,
-  options: { dryRun: boolean; color: boolean; detail?: Detail | undefined },
+  options: {
+    dryRun: boolean;
+    color: boolean;
+    detail?: Detail | undefined;
+    organization?: string | undefined;
+  },
 ): string {
   const paint: Paint = (style, s) => (options.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s);
   const detail = options.detail ?? defaultDetail(plan);
@@ -161,5 +173,7 @@ export function renderText(
     );
   }
   out.push(paint("bold", renderPlanSummaryLine(plan)));
+  // Last, beside the plan line: the README's excerpt of the top stays the same everywhere.
+  if (options.organization !== undefined) out.push(`Organization: ${options.organization}`);
   return `${out.join("\n")}\n`;
 }

@@ -3,46 +3,16 @@
  * their login status, scope, protection, agreement with the desired state, workspace access
  * (effective-access.ts) and organization permissions, each with its reasons.
  */
-import {
-  compareIds as cmp,
-  effectiveWorkspace,
-  permissionSet,
-  reachesWorkspace,
-  type OrganizationPermission,
-} from "../permissions.js";
+import { compareIds as cmp, effectiveWorkspace, permissionSet, reachesWorkspace } from "../permissions.js";
 import type { IdpUser, Mapping } from "../service/types.js";
-import type { AccessModel } from "../plan/access/effective-access.js";
-import type { DesiredIndex } from "./desired.js";
 import type { ReviewInput } from "./input.js";
+import type { PersonContext } from "./person-context.js";
+export { makePersonContext, type PersonContext } from "./person-context.js";
 import { builtinProtected } from "../plan/policy.js";
 import type { Safety } from "../plan/safety.js";
-import { optional, organizationReasonsOf, withOrganizationReach } from "./organization-reach.js";
+import { optional, withOrganizationReach } from "./organization-reach.js";
 import { loginOf, shadowedMappings, sourceStatusOf } from "./sign-in-status.js";
-import type {
-  AccessReason,
-  Agreement,
-  EffectiveFilter,
-  OrganizationReason,
-  ReviewPerson,
-  WorkspaceAccess,
-} from "./types.js";
-
-export interface PersonContext {
-  input: ReviewInput;
-  model: AccessModel;
-  names: ReadonlyMap<string, string | undefined>;
-  index: DesiredIndex | undefined;
-  drift: ReadonlyMap<string, string[]> | undefined;
-  orgGrants: ReadonlyMap<string, OrganizationPermission[]>;
-  flagReasons(list: AccessReason[]): AccessReason[];
-  /** A direct-group set's groups through parents, sorted, with their chains: once per set. */
-  groupSet(groups: readonly string[]): { chains: Array<[string, string[]]>; allGroups: string[] };
-  flagFilters(list: EffectiveFilter[]): EffectiveFilter[];
-  /** Every workspace listed, sorted (organization MANAGE reaches them all). */
-  workspaceIds: readonly string[];
-  /** The `organization` reasons of a person's organization MANAGE holders, once per distinct list. */
-  organizationReasons(holders: readonly OrganizationReason[]): AccessReason[];
-}
+import type { Agreement, OrganizationReason, ReviewPerson, WorkspaceAccess } from "./types.js";
 
 // eslint-disable-next-line max-lines-per-function -- one person: the fields of the model in its order
 export function mappingPerson(
@@ -210,60 +180,6 @@ function agreementOf(compared: boolean, managed: boolean, drift: readonly string
   if (!compared) return "notCompared";
   if (!managed) return "unmanaged";
   return drift.length > 0 ? "drifted" : "inLine";
-}
-
-/** The context every person is built in: the models, and the caches people of one group set share. */
-export function makePersonContext(
-  o: Omit<PersonContext, "groupSet" | "flagReasons" | "flagFilters" | "workspaceIds" | "organizationReasons">,
-): PersonContext {
-  // Rows of one group set share their lists: flagged once per list, not once per person.
-  const flagged = new WeakMap<object, unknown>();
-  const once = <T extends object>(list: T, make: (l: T) => T): T => {
-    let out = flagged.get(list) as T | undefined;
-    if (out === undefined) {
-      out = make(list);
-      flagged.set(list, out);
-    }
-    return out;
-  };
-  const groupSets = new Map<string, { chains: Array<[string, string[]]>; allGroups: string[] }>();
-  const orgReasonLists = new Map<string, AccessReason[]>();
-  const { model, index } = o;
-  return {
-    ...o,
-    workspaceIds: [...(o.input.actual.permissions?.workspaces ?? [])].map((w) => w.id).sort(cmp),
-    organizationReasons: (holders) => {
-      const key = JSON.stringify(holders);
-      let list = orgReasonLists.get(key);
-      if (!list) orgReasonLists.set(key, (list = organizationReasonsOf(holders)));
-      return list;
-    },
-    groupSet: (groups) => {
-      const key = groups.join("\u0000");
-      let set = groupSets.get(key);
-      if (!set) {
-        const chains = [...model.chainsOf(groups)].sort(([a], [b]) => cmp(a, b));
-        set = { chains, allGroups: chains.map(([g]) => g) };
-        groupSets.set(key, set);
-      }
-      return set;
-    },
-    flagReasons: (list) =>
-      index
-        ? once(list, (l) =>
-            l.map((r) => ({
-              ...r,
-              managed: index.givesGrant(r.holder, r.grantedOn, r.permissions, r.kind === "hierarchy"),
-            })),
-          )
-        : list,
-    flagFilters: (list) =>
-      index
-        ? once(list, (l) =>
-            l.map((f) => ({ ...f, desired: index.givesFilter(f.holder, f.workspace, f.maql) })),
-          )
-        : list,
-  };
 }
 
 /** One person per mapping, and one per login no mapping points at, sorted by key. */

@@ -277,7 +277,7 @@ describe("CSV", () => {
     const groups = await write("cycle.csv", "id,name,parents\na,A,b\nb,B,a;elsewhere\n.bad,Bad,\n");
     expect(await lines(users, groups)).toEqual([
       "<dir>/cycle.csv:2: parents: groups form a cycle: a -> b -> a; a group cannot be its own ancestor [group-cycle]",
-      '<dir>/cycle.csv:3: parents: parent "elsewhere" is not declared in the desired state: it must exist in the service [unknown-parent]',
+      '<dir>/cycle.csv:3: parents: parent "elsewhere" is not declared in the desired state: it must exist in the service (plan checks that) [unknown-parent]',
       '<dir>/cycle.csv:4: id: ".bad" is not a valid group id (letters, digits, ".", "_", "-"; not starting with "."; at most 255) [bad-group-id]',
     ]);
     expect(await lines(users, await write("no-id.csv", "name\nA\n"))).toEqual([

@@ -84,7 +84,7 @@ describe("output paths", () => {
       for (const p of Object.values(paths)) expect(existsSync(p)).toBe(true);
       expect(r.stdout).toMatch(
         new RegExp(
-          `Initial passwords of the \\d+ new built-in user\\(s\\): ${paths.credentials} \\(mode 0600\\)`,
+          `Initial passwords of the \\d+ new built-in user\\(s\\) created: ${paths.credentials} \\(mode 0600\\)`,
         ),
       );
     });

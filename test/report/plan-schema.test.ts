@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import { expect, test } from "vitest";
 import { renderPlan } from "../../src/report/index.js";
-import { plan } from "../../src/plan/index.js";
+import { plan, type Plan } from "../../src/plan/index.js";
 import { MEMBERS_PER_REQUEST } from "../../src/plan/bulk.js";
 import {
   aDesiredGroup,
@@ -68,11 +68,28 @@ test.each([
   ["bulk membership moves", bulkPlan(1203)],
   ["a plan that changes permissions", permissionPlan()],
   ["a plan whose permission removals are held back", permissionPlan({ maxRemovals: 0 })],
+  ["start and end dates, a likely e-mail change", datedPlan()],
 ])("%s validates", (_name, plan) => {
   expect(plan.steps.length).toBeGreaterThan(0);
   const json = JSON.parse(renderPlan(plan, { format: "json", dryRun: true, color: false })) as unknown;
   expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
 });
+
+/** Issue 49: dated people (plan.dates) and a new row with a dropped login's name (notice emailChange). */
+function datedPlan(): Plan {
+  const idp = anIdpUser({ email: "anna.smith@example.com", displayName: "Anna Smith" });
+  return plan({
+    desired: aDesiredState([
+      aUser({ email: "new@example.com", startDate: "2026-12-01", endDate: "2027-06-30" }),
+      aUser({ email: "later@example.com", startDate: "2026-12-24" }),
+      aUser({ email: "anna.jones@example.com", displayName: "Anna Smith" }),
+    ]),
+    actual: anActualState({ idpUsers: [idp] }),
+    policy: aPolicy(),
+    profile: "v1",
+    today: "2026-12-01",
+  });
+}
 
 test("the schema's bulk batch size is the planner's", () => {
   const steps = (schema as { properties: { steps: { items: { oneOf: Array<Record<string, unknown>> } } } })

@@ -25,7 +25,7 @@ import { connect, type Connection } from "../target.js";
 import { organizationOf } from "../plan-organization.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
 import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
-import { detailOption, PLAN_FORMATS } from "./plan.js";
+import { detailOption, SHOWN_FORMATS } from "./plan.js";
 import { usersyncCommand } from "../invocation.js";
 
 interface Prepared {
@@ -120,7 +120,7 @@ async function applyCommand(
   { runtime, metrics, outputs }: { runtime: Runtime; metrics: RunMetrics; outputs: Outputs },
 ): Promise<number> {
   const { io } = runtime;
-  const format = choiceOption(values, "format", PLAN_FORMATS) ?? "text";
+  const format = choiceOption(values, "format", SHOWN_FORMATS) ?? "text";
   let detail = detailOption(values, format);
   const savedPlan = ownPath(stringOption(values, "plan"), runtime.config);
   const prepared = await preparePlan(runtime, values, savedPlan);
@@ -130,7 +130,9 @@ async function applyCommand(
   try {
     // A big plan shows only its summary before the question, so the two are on one screen.
     if (detail === undefined && plan.steps.length > COMPACT_OVER_STEPS) detail = "summary";
-    io.stdout.write(renderPlan(plan, { format, detail, dryRun: false, color: useColor(io.stdout, io.env) }));
+    const color = useColor(io.stdout, io.env);
+    const organization = connection.label;
+    io.stdout.write(renderPlan(plan, { format, detail, dryRun: false, color, organization }));
     const out = outputs.plan?.path;
     if (out !== undefined && savedPlan === undefined) await writePlanFile(out, plan);
     if (isEmptyPlan(plan)) {

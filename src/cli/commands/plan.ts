@@ -2,6 +2,7 @@
 import { isEmptyPlan, summarizePlan, type Plan } from "../../plan/index.js";
 import {
   DETAIL_LEVELS,
+  peopleView,
   renderPlan,
   renderPlanSummaryLine,
   type Detail,
@@ -15,7 +16,9 @@ import { metricsTargets, runMetrics, writePlanFile } from "../../outputs/index.j
 import { loadDesired, planAgainstService, type Runtime } from "../pipeline.js";
 import { prepareOutputs, resolveOutputs } from "../output-paths.js";
 
-export const PLAN_FORMATS = ["text", "json", "markdown"] as const;
+/** How apply shows the plan it carries out; plan also writes a page (html). */
+export const SHOWN_FORMATS = ["text", "json", "markdown"] as const;
+export const PLAN_FORMATS = [...SHOWN_FORMATS, "html"] as const;
 
 /** `--detail`: text only (JSON is the whole plan; Markdown has its own size cap). */
 export function detailOption(values: ParsedCommand["values"], format: PlanFormat): Detail | undefined {
@@ -43,7 +46,11 @@ export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Prom
     try {
       const { plan } = planned;
       metrics.plan = plan;
-      io.stdout.write(renderPlan(plan, { format, detail, dryRun: true, color: useColor(io.stdout, io.env) }));
+      const people =
+        format === "markdown" || format === "html" ? peopleView(plan, desired, planned.listed) : [];
+      const color = useColor(io.stdout, io.env);
+      const organization = planned.connection.label;
+      io.stdout.write(renderPlan(plan, { format, detail, dryRun: true, color, organization, people }));
       if (values["log-report"] === true) logDrift(runtime.logger, plan);
       const out = outputs.plan?.path;
       if (out !== undefined) {

@@ -10,6 +10,7 @@ import { checkDataFilterPolicy, checkPermissionPolicy } from "../../plan/index.j
 import { checkMinUsersCount } from "../min-users.js";
 import { usersyncCommand } from "../invocation.js";
 import { validateTargets } from "./validate-targets.js";
+import { mappedPreview } from "../mapped-preview.js";
 
 export async function runValidate({ values, positionals }: ParsedCommand, io: Io): Promise<number> {
   const runtime = await loadRuntime(values, io);
@@ -50,6 +51,7 @@ export async function runValidate({ values, positionals }: ParsedCommand, io: Io
   }
   // The directory's read is checked as a run would check it (a count only: a percentage needs the service).
   if (fromLdap) checkMinUsersCount(state, config);
+  if (options?.mapping !== undefined && !fromLdap) io.stdout.write(mappedPreview(state.users));
   const absent = state.users.filter((u) => u.state === "absent").length;
   io.stdout.write(
     `OK: ${state.files.join(", ")}: ${state.users.length} user(s)${absent ? ` (${absent} marked absent)` : ""}, ` +
