@@ -87,7 +87,9 @@ case "${1:-}" in
       "${usersync[@]}" plan --config "$config" --format markdown --out "$dir/plan.json" \
         --detailed-exitcode >"$dir/plan.md" || code=$?
     else
-      # Every organization: one plan each (plan.<target>.json), one summary with a section each.
+      # Every organization: each target's select checked first, as plan checks it (exit 4, 5).
+      "${usersync[@]}" validate --config "$config" --all-targets
+      # Then one plan each (plan.<target>.json), one summary with a section each.
       "${usersync[@]}" plan --config "$config" --all-targets --format markdown --out "$dir/plan.json" \
         --detailed-exitcode >"$dir/plan.out" || code=$?
       sed -E 's/^=== target (.*) ===$/# Organization \1/' "$dir/plan.out" >"$dir/plan.md"
