@@ -17,9 +17,11 @@ import type { ChangeFeed, Picture, Position } from "../../../../src/desired/sour
 import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import { readGoogleDesired } from "../../../../src/desired/sources/google/index.js";
 import { openGoogleFeed } from "../../../../src/desired/sources/google/feed.js";
+import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
 import type { GoogleStandIn } from "../../../../src/emulator/google/server.js";
 import {
   ADMIN_ROLE_SA,
+  DELEGATED_SA,
   DOMAIN,
   G,
   U,
@@ -153,4 +155,38 @@ describe("Google changes only (Reports API admin activity)", () => {
       expect(code).toBe(5);
     });
   }, 120_000);
+
+  it("through the run (readChangesOnly): whole first, then changes, a leaver absent; delegation without the Reports scope: exit 4", async () => {
+    const google = await startGoogle();
+    try {
+      await withTempDir(async (dir) => {
+        const key = await writeKey(dir, google.url, ADMIN_ROLE_SA);
+        const section = { ...googleSettings(google.url, key), subject: undefined, groups: [PLATFORM] };
+        const changes = { mode: "changes", fullEvery: "7d" };
+        const config = configSchema.parse({ source: { type: "google", google: section, changes } });
+        const first = await readChangesOnly(config, ctx, {
+          kept: { unusable: "no file yet" },
+          now: Date.now(),
+        });
+        expect(first?.evidence.read).toMatchObject({ source: "whole", reason: "no-picture" });
+        google.changes.suspend(U.ken);
+        const second = await readChangesOnly(config, ctx, { kept: first!.keep, now: Date.now() });
+        expect(second?.evidence.read).toMatchObject({ source: "changes" });
+        expect(second!.state.users.find((u) => u.email === "ken@example.com")?.state).toBe("absent");
+        expect(shape(second!)).toEqual(await whole(config));
+
+        // Domain-wide delegation authorised for the Directory scopes only.
+        const delegated = await writeKey(dir, google.url, DELEGATED_SA);
+        const other = { ...googleSettings(google.url, delegated), groups: [PLATFORM] };
+        const refused = configSchema.parse({ source: { type: "google", google: other, changes } });
+        const err = await readChangesOnly(refused, ctx, { kept: first!.keep, now: Date.now() }).catch(
+          (e: unknown) => e,
+        );
+        expect(exitCodeFor(err)).toBe(4);
+        expect(String((err as Error).message)).toContain("admin.reports.audit.readonly");
+      });
+    } finally {
+      await google.close();
+    }
+  }, 60_000);
 });
