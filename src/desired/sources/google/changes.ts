@@ -77,7 +77,13 @@ function eventsOf(items: Activity[], what: string): AdminEvent[] {
 /** Every admin event of the window, oldest first; the listing's tally. */
 async function readActivity(http: DirectoryHttp, config: GoogleConfig, start: string, actor: string) {
   const what = `Google admin activity (Reports API) since ${start}`;
-  const first = `${config.apiUrl}/admin/reports/v1/activity/users/all/applications/admin?startTime=${encodeURIComponent(start)}&maxResults=1000`;
+  // A customer id other than the admin's own is asked for by name (`customerId`); a domain is not
+  // a parameter of the report: events of other domains name nobody of the picture.
+  const customer =
+    config.customer !== undefined && config.customer !== "my_customer"
+      ? `&customerId=${encodeURIComponent(config.customer)}`
+      : "";
+  const first = `${config.apiUrl}/admin/reports/v1/activity/users/all/applications/admin?startTime=${encodeURIComponent(start)}&maxResults=1000${customer}`;
   const seen = new Set<string>();
   const events: AdminEvent[] = [];
   let url = first;
