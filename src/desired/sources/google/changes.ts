@@ -12,8 +12,7 @@
  * joins a group of the picture's tree is read by email and added to every picked group above it.
  * Falls back to a whole read (never a partial plan): a position it cannot read or older than the
  * reports keep (180 days), a window Google refuses (400: its clock behind the position), a page
- * that is not a list or repeats its token, a group nested or unnested, a person leaving a picked
- * group that holds nested groups (they may still be a member through one), a group of the tree
+ * that is not a list or repeats its token, a group nested or unnested, a group of the tree
  * deleted or changed, a group created or changed while a rule picks by query. A page failing
  * after its retries is exit 5 (DirectoryHttp).
  */
@@ -24,7 +23,9 @@ import type { ReadTally } from "../../types.js";
 import { DirectoryError } from "../../../errors.js";
 import { GOOGLE_REPORTS_SCOPE } from "./credentials.js";
 import { directoryUrl, GOOGLE, googleError, setupError, type GoogleUserJson } from "./api.js";
-import { changesOf, Fallback, type AdminEvent } from "./events.js";
+import { SkipCounter } from "../contract.js";
+import { changesOf, Fallback, type AdminEvent, type ListMembers } from "./events.js";
+import { readMembers } from "./people.js";
 import type { GoogleConfig } from "./schema.js";
 
 /** How far each window reaches back before its position: Google's reporting lag, with room. */
@@ -154,7 +155,14 @@ export async function readGoogleChanges(o: {
   try {
     const log = await readActivity(o.http, o.config, windowStart(o.since, o.now), o.actor);
     const read = userReader(o.http, o.config, o.actor);
-    const changes = await changesOf({ config: o.config, picture: o.picture, events: log.events, read });
+    const list: ListMembers = async (id, email) => {
+      const skipped = new SkipCounter();
+      const label = JSON.stringify(email);
+      const { members } = await readMembers({ ...o, groups: [{ id, label }], skipped });
+      const m = members.get(id);
+      return { people: m?.people ?? [], groups: (m?.groups ?? []).map((g) => g.id) };
+    };
+    const changes = await changesOf({ config: o.config, picture: o.picture, events: log.events, read, list });
     return { kind: "changes", changes, position: googlePosition(o.now), reads: [log.read] };
   } catch (err) {
     if (err instanceof Fallback) return { kind: "fallback", reason: err.reason, detail: err.detail };

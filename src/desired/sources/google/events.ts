@@ -1,8 +1,9 @@
 /**
  * Google's admin events in the picture's terms (changes.ts reads them): USER_SETTINGS events about
  * a person of the picture read that person as they are now; ADD_GROUP_MEMBER / REMOVE_GROUP_MEMBER
- * in a group of the picture's tree change the picked groups above it; what the picture cannot
- * prove whole is a fallback (changes.ts's docblock lists them).
+ * in a group of the picture's tree change the picked groups above it (a person leaving one that
+ * holds nested groups: that picked group is listed again, as they may still be a member through
+ * one); what the picture cannot prove whole is a fallback (changes.ts's docblock lists them).
  */
 import type { DirectoryChange, Picture, WholeReason } from "../changes/feed.js";
 import { reachable } from "../changes/apply.js";
@@ -58,8 +59,16 @@ function known(picture: Picture): Known {
 }
 
 type Read = (key: string) => Promise<GoogleUserJson | null>;
+/** A picked group's members at any depth as they are now: people ids, and the groups listed. */
+export type ListMembers = (id: string, email: string) => Promise<{ people: string[]; groups: string[] }>;
 
-async function membership(k: Known, e: AdminEvent, read: Read): Promise<DirectoryChange[]> {
+/** The changes of a membership event; `relist` collects picked groups to read again. */
+async function membership(
+  k: Known,
+  e: AdminEvent,
+  read: Read,
+  relist: Set<string>,
+): Promise<DirectoryChange[]> {
   const gid = k.groupByEmail.get(lower(e.params.GROUP_EMAIL));
   // A group outside the tree below the picked groups: its members reach nobody picked.
   if (gid === undefined) return [];
@@ -71,13 +80,11 @@ async function membership(k: Known, e: AdminEvent, read: Read): Promise<Director
   if (e.name === "REMOVE_GROUP_MEMBER") {
     const id = k.personByEmail.get(member);
     if (id === undefined) return [];
-    const nesting = picked.find((p) => k.nesting.has(p));
-    if (nesting !== undefined)
-      throw new Fallback(
-        "groups-changed",
-        `${member} left ${group}, and may still be a member of a picked group through a nested group`,
-      );
-    return picked.map((p) => ({ type: "member-removed", group: p, member: id, memberKind: "person" }));
+    // Through a nested group they may still be a member: that picked group is listed again.
+    for (const p of picked) if (k.nesting.has(p)) relist.add(p);
+    return picked
+      .filter((p) => !k.nesting.has(p))
+      .map((p) => ({ type: "member-removed", group: p, member: id, memberKind: "person" }));
   }
   const u = await read(k.personByEmail.get(member) ?? member);
   if (u === null)
@@ -89,19 +96,57 @@ async function membership(k: Known, e: AdminEvent, read: Read): Promise<Director
   return picked.map((p) => ({ type: "member-added", group: p, member: u.id, memberKind: "person", person }));
 }
 
+/** Picked groups listed again as they are now (after every event: the listing is the latest word). */
+async function relisted(o: {
+  picture: Picture;
+  ids: ReadonlySet<string>;
+  read: Read;
+  list: ListMembers;
+}): Promise<DirectoryChange[]> {
+  const kept = new Map(o.picture.groups.map((g) => [g.id, g]));
+  const people = new Set(o.picture.people.map((p) => p.id));
+  const out: DirectoryChange[] = [];
+  for (const id of o.ids) {
+    const g = kept.get(id)!;
+    const now = await o.list(id, String(g.attributes.email ?? g.name));
+    const unknown = now.groups.find((n) => !kept.has(n));
+    if (unknown !== undefined)
+      throw new Fallback(
+        "groups-changed",
+        `the group ${unknown} was nested in ${g.name} and its members are not known`,
+      );
+    const found = [];
+    const members: string[] = [];
+    for (const pid of now.people) {
+      if (people.has(pid)) members.push(pid);
+      else {
+        const u = await o.read(pid);
+        if (u === null) continue;
+        found.push(personOf(u));
+        members.push(pid);
+      }
+    }
+    const group = { ...g, people: [...new Set(members)].sort(), groups: [...new Set(now.groups)].sort() };
+    out.push({ type: "group-read", group, people: found });
+  }
+  return out;
+}
+
 /** The changes the events make, oldest first; people read as they are now. */
 export async function changesOf(o: {
   config: GoogleConfig;
   picture: Picture;
   events: readonly AdminEvent[];
   read: Read;
+  list: ListMembers;
 }): Promise<DirectoryChange[]> {
   const k = known(o.picture);
   const byQuery = o.config.groups.some((r) => r.query !== undefined);
   const out: DirectoryChange[] = [];
+  const relist = new Set<string>();
   for (const e of o.events) {
     if (e.name === "ADD_GROUP_MEMBER" || e.name === "REMOVE_GROUP_MEMBER") {
-      out.push(...(await membership(k, e, o.read)));
+      out.push(...(await membership(k, e, o.read, relist)));
     } else if (e.type === "USER_SETTINGS") {
       const id =
         k.personByEmail.get(lower(e.params.USER_EMAIL)) ?? k.personByEmail.get(lower(e.params.NEW_VALUE));
@@ -121,5 +166,7 @@ export async function changesOf(o: {
         );
     }
   }
+  if (relist.size > 0)
+    out.push(...(await relisted({ picture: o.picture, ids: relist, read: o.read, list: o.list })));
   return out;
 }

@@ -2,9 +2,9 @@
  * Google's change feed against the Google stand-in over a real socket: the admin activity report
  * (Reports API) since the position, people read as they are now, applied to the picture, give
  * what a whole read gives afterwards (a suspended leaver, a membership removal, a person joining,
- * one joining a group nested two deep); an event reported after the lag is still read; a quiet run
- * is one request; a removal below a nesting picked group, a position too old or unknown fall back
- * to a whole read; a report page failing after its retries is exit 5. Each case has its own
+ * one joining a group nested two deep, one leaving a group below a picked one that nests groups);
+ * an event reported after the lag is still read; a quiet run is one request; a group nested into
+ * the tree, a position too old or unknown fall back to a whole read; a report page failing after its retries is exit 5. Each case has its own
  * stand-in (the windows reach back 15 minutes, so events of one case would reach the next).
  */
 import { describe, expect, it } from "vitest";
@@ -114,7 +114,7 @@ describe("Google changes only (Reports API admin activity)", () => {
     });
   }, 60_000);
 
-  it("nested groups: a person joining two groups down reaches the picked group; a removal below it reads whole", async () => {
+  it("nested groups: a person joining two groups down reaches the picked group; a removal below it lists that group again; a group nested: whole", async () => {
     await withFeed({ groups: [STAFF] }, async (feed, config, google) => {
       const first = await feed.readWhole();
       expect(first.picture.groups.map((g) => [g.id, g.groups])).toEqual([
@@ -125,8 +125,27 @@ describe("Google changes only (Reports API admin activity)", () => {
       google.changes.member(G.platform, U.admin, true);
       const { picture, position } = await changed(feed, first.position, first.picture);
       expect(shape(feed.build({ picture, ctx, reads: [] }))).toEqual(await whole(config));
+      // A removal below a picked group that nests groups: that group is listed again, as it is now.
       google.changes.member(G.analytics, U.ada, false);
-      expect(await feed.readChanges(position, picture)).toMatchObject({
+      const removed = await changed(feed, position, picture);
+      expect(removed.batch.kind === "changes" && removed.batch.changes.map((c) => c.type)).toEqual([
+        "member-added",
+        "group-read",
+      ]);
+      expect(shape(feed.build({ picture: removed.picture, ctx, reads: [] }))).toEqual(await whole(config));
+      expect(removed.picture.people.map((p) => p.id)).not.toContain(U.ada);
+      // A group nested into one of the tree: its members are not known, a whole read.
+      google.activity.record({
+        type: "GROUP_SETTINGS",
+        name: "ADD_GROUP_MEMBER",
+        parameters: { USER_EMAIL: `empty@${DOMAIN}`, GROUP_EMAIL: `analytics-platform@${DOMAIN}` },
+      });
+      google.activity.record({
+        type: "GROUP_SETTINGS",
+        name: "ADD_GROUP_MEMBER",
+        parameters: { USER_EMAIL: `analytics-platform@${DOMAIN}`, GROUP_EMAIL: `all-staff@${DOMAIN}` },
+      });
+      expect(await feed.readChanges(removed.position, removed.picture)).toMatchObject({
         kind: "fallback",
         reason: "groups-changed",
       });
