@@ -93,10 +93,11 @@ async function readActivity(http: DirectoryHttp, config: GoogleConfig, start: st
     try {
       body = (await http.get<{ items?: unknown; nextPageToken?: unknown }>(url, what)).body;
     } catch (err) {
+      // The first page refused: the window (Google's clock behind it); a later one: its token.
       if (err instanceof DirectoryHttpError && err.status === 400)
         throw new Fallback(
-          "feed-lagging",
-          `Google refused the window since ${start} (400 ${googleError(err.body).message})`,
+          pages === 1 ? "feed-lagging" : "broken-page",
+          `Google refused ${pages === 1 ? `the window since ${start}` : `page ${pages}'s token`} (400 ${googleError(err.body).message})`,
         );
       if (
         err instanceof DirectoryHttpError &&
