@@ -67,7 +67,7 @@ export class Access {
       };
     const needs = path.startsWith("/activity/")
       ? [SCOPE.reports]
-      : path === "/users"
+      : path === "/users" || path.startsWith("/users/")
         ? [SCOPE.user]
         : /\/members$/.test(path)
           ? [SCOPE.member, SCOPE.group]

@@ -1,6 +1,6 @@
 /**
- * The stand-in's Directory API (admin/directory/v1) over its store: `groups.get`, `groups.list`
- * (customer or domain, `query` on email and name), `members.list` (with
+ * The stand-in's Directory API (admin/directory/v1) over its store: `users.get`, `groups.get`,
+ * `groups.list` (customer or domain, `query` on email and name), `members.list` (with
  * `includeDerivedMembership`: members of nested groups too), `users.list` (customer or domain);
  * opaque page tokens bound to their listing; `maxResults` past the discovery document's maximum
  * refused as Google does.
@@ -152,8 +152,30 @@ export class GoogleDirectory {
     return this.page("members", `members/${g.id}/${derived}`, this.membersOf(g, derived), q, "members");
   }
 
+  /** `users.get`: by id or primary email (any case). */
+  getUser(key: string): TokenReply {
+    const k = key.toLowerCase();
+    const u = this.users.get(key) ?? [...this.users.values()].find((x) => x.primaryEmail.toLowerCase() === k);
+    if (!u) return notFound("userKey");
+    const { id, primaryEmail, name } = u;
+    const flags = {
+      suspended: u.suspended ?? false,
+      archived: u.archived ?? false,
+      isAdmin: u.isAdmin ?? false,
+    };
+    return {
+      status: 200,
+      body: { kind: "admin#directory#user", id, primaryEmail, name, ...flags, customerId: this.o.customerId },
+    };
+  }
+
   /** users.list's answer rows, built once (a benchmark pages through 100,000 of them). */
   private userRows: Record<string, unknown>[] | undefined;
+
+  /** A user changed (reports.ts GoogleChanges): users.list builds its rows again. */
+  usersChanged(): void {
+    this.userRows = undefined;
+  }
 
   listUsers(q: URLSearchParams): ListReply {
     const bad = this.scopeError(q);

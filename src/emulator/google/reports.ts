@@ -129,6 +129,7 @@ export class GoogleChanges {
   suspend(id: string, suspended = true): void {
     const u = this.user(id);
     u.suspended = suspended;
+    this.directory.usersChanged();
     this.activity.record({
       type: "USER_SETTINGS",
       name: suspended ? "SUSPEND_USER" : "UNSUSPEND_USER",

@@ -2,7 +2,7 @@
  * A Google Workspace stand-in on a real socket (HTTPS when given a key and certificate), for
  * tests, benchmarks and rehearsals: one origin stands in for oauth2.googleapis.com (`/token`),
  * sts.googleapis.com (`/v1/token`), iamcredentials.googleapis.com (`:generateAccessToken`) and
- * admin.googleapis.com (`/admin/directory/v1/...`), so google-auth-library does its real token
+ * admin.googleapis.com (`/admin/directory/v1/...`, `/admin/reports/v1/...`), so google-auth-library does its real token
  * exchanges against it (token.ts) and a reader its real paging (directory.ts). Who may read and
  * the quota: access.ts; faults on demand: faults.ts. Every request is logged. It stops by itself
  * after `idleMs` without a request.
@@ -81,6 +81,8 @@ async function post(req: IncomingMessage, url: URL, tokens: GoogleTokens): Promi
 function route(directory: GoogleDirectory, path: string, q: URLSearchParams): ListReply {
   if (path === "/users") return directory.listUsers(q);
   if (path === "/groups") return directory.listGroups(q);
+  const user = /^\/users\/([^/]+)$/.exec(path);
+  if (user) return directory.getUser(decodeURIComponent(user[1]!));
   const m = /^\/groups\/([^/]+)(\/members)?$/.exec(path);
   if (!m) return NOT_FOUND();
   const key = decodeURIComponent(m[1]!);

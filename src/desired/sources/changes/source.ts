@@ -7,6 +7,7 @@ import type { Config } from "../../../config/schema.js";
 import type { KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { openEntraFeed } from "../entra/feed.js";
+import { openGoogleFeed } from "../google/feed.js";
 import { openLdapFeed } from "../ldap/feed.js";
 import { openOktaFeed } from "../okta/feed.js";
 import { sourceDigest } from "./digest.js";
@@ -16,6 +17,7 @@ import { chooseRead, readWithChanges, type Kept } from "./run.js";
 /** The directories that can read changes only; the others read whole with `source.changes.mode` on. */
 const FEEDS: Partial<Record<Config["source"]["type"], OpenFeed>> = {
   entra: openEntraFeed,
+  google: openGoogleFeed,
   ldap: openLdapFeed,
   okta: openOktaFeed,
 };

@@ -6,16 +6,16 @@
  * (DirectoryHttp, `isThrottled`); the evidence lists each listing, what was skipped and the
  * people per group (`google:<group id>`), checked against the last successful run.
  */
-import type { GoogleConfig } from "./schema.js";
+import type { GoogleConfig, GoogleRule } from "./schema.js";
 import { checkGroups, checkUsers } from "../../checks.js";
 import { ProblemList, sortProblems } from "../../problems.js";
 import type { RecordContext } from "../../records.js";
-import type { DesiredUser, Evidence } from "../../types.js";
+import type { DesiredUser, Evidence, ReadTally } from "../../types.js";
 import { SkipCounter, type SourceContext, type SourceResult } from "../contract.js";
 import { DirectoryHttp } from "../directory-http.js";
-import { userGroups } from "../picked-groups.js";
+import { userGroups, type PickedGroup } from "../picked-groups.js";
 import { readSourceCa } from "../identity-platform.js";
-import { GOOGLE, isQuotaAnswer, type GoogleUserJson } from "./api.js";
+import { GOOGLE, isQuotaAnswer, type GoogleGroupJson, type GoogleUserJson } from "./api.js";
 import { googleAuthorizer, type GoogleAuthorizer } from "./credentials.js";
 import { describeRule, GOOGLE_GROUPS, pickGoogleGroups } from "./groups.js";
 import { readMembers, readUsers, toDesiredUser, type GroupMembers } from "./people.js";
@@ -81,62 +81,98 @@ function desiredUsers(o: {
   return { users, googleOf };
 }
 
-export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext): Promise<SourceResult> {
+/** What a whole read gives: the picked groups, their members, the customer's users, the listings. */
+export interface GoogleRead {
+  picked: PickedGroup<GoogleGroupJson, GoogleRule>[];
+  members: Map<string, GroupMembers>;
+  /** The customer's users by id; undefined when no picked group holds anyone. */
+  directory: Map<string, GoogleUserJson> | undefined;
+  reads: ReadTally[];
+  skipped: SkipCounter;
+}
+
+/** The token (its first one fetched now: a setup mistake stops here, exit 4) and the client. */
+export async function connectGoogle(config: GoogleConfig, ctx: SourceContext, scopes?: readonly string[]) {
   // For the API and the token endpoints alike.
   const ca = await readSourceCa(config.caFile, "source.google.caFile");
-  const auth = await googleAuthorizer({ config, env: ctx.env, ca });
-  // The first token before any read: a setup mistake stops here, named (exit 4).
+  const auth = await googleAuthorizer({ config, env: ctx.env, ca, ...(scopes ? { scopes } : {}) });
   await auth.authorization();
-  const http = googleHttp(config, ctx, auth, ca);
-  const actor = auth.actor;
+  return { http: googleHttp(config, ctx, auth, ca), actor: auth.actor };
+}
+
+/** The picked groups, their members (nested groups included) and, when anyone is in them, the users. */
+export async function readGoogleGroups(o: {
+  http: DirectoryHttp;
+  config: GoogleConfig;
+  actor: string;
+}): Promise<GoogleRead> {
+  const { http, config, actor } = o;
+  const { picked, reads: groupReads } = await pickGoogleGroups({ http, config, actor });
+  const skipped = new SkipCounter();
+  const labels = picked.map((p) => ({
+    id: p.group.id,
+    label: JSON.stringify(p.group.email ?? p.group.id),
+  }));
+  const { members, reads } = await readMembers({ http, config, groups: labels, skipped, actor });
+  const anyone = [...members.values()].some((m) => m.people.length > 0);
+  const directory = anyone ? await readUsers({ http, config, actor }) : undefined;
+  return {
+    picked,
+    members,
+    directory: directory?.users,
+    reads: [...groupReads, ...reads, ...(directory ? [directory.read] : [])],
+    skipped,
+  };
+}
+
+/** The desired state of a read (whole, or a changes-only picture's): pure but for the logger. */
+export function googleResult(config: GoogleConfig, ctx: SourceContext, read: GoogleRead): SourceResult {
+  const { picked, members, skipped } = read;
+  const problems = new ProblemList();
+  const rc: RecordContext = {
+    problems,
+    defaultIdentity: ctx.defaultIdentity,
+    passwordWarned: { value: false },
+  };
+  const { groups, userGroupOf } = userGroups(picked, GOOGLE_GROUPS, rc);
+  const { users, googleOf } = desiredUsers({
+    members,
+    userGroupOf,
+    directory: read.directory,
+    config,
+    rc,
+    skipped,
+  });
+  checkUsers(users, problems);
+  checkGroups(groups, users, problems);
+  const source = `${googleSourceName(config)} at ${config.apiUrl}`;
+  const state = { users, groups, files: [source] };
+  const evidence: Evidence = {
+    kind: "google",
+    source,
+    scope: config.groups.map(describeRule),
+    reads: read.reads,
+    skipped: skipped.list(),
+    groupSizes: Object.fromEntries(
+      picked.map((p) => [`google:${p.group.id}`, members.get(p.group.id)?.people.length ?? 0]),
+    ),
+  };
+  return {
+    state,
+    problems: sortProblems(problems.items, [source]),
+    evidence,
+    // Google signs people in as `sub` = their Google id unless the organization names email.
+    ...(config.identity === "external" ? { signIn: googleSignIn(googleOf) } : {}),
+  };
+}
+
+export async function readGoogleDesired(config: GoogleConfig, ctx: SourceContext): Promise<SourceResult> {
+  const { http, actor } = await connectGoogle(config, ctx);
   try {
-    const { picked, reads: groupReads } = await pickGoogleGroups({ http, config, actor });
-    const problems = new ProblemList();
-    const rc: RecordContext = {
-      problems,
-      defaultIdentity: ctx.defaultIdentity,
-      passwordWarned: { value: false },
-    };
-    const { groups, userGroupOf } = userGroups(picked, GOOGLE_GROUPS, rc);
-    const skipped = new SkipCounter();
-    const labels = picked.map((p) => ({
-      id: p.group.id,
-      label: JSON.stringify(p.group.email ?? p.group.id),
-    }));
-    const { members, reads } = await readMembers({ http, config, groups: labels, skipped, actor });
-    const anyone = [...members.values()].some((m) => m.people.length > 0);
-    const directory = anyone ? await readUsers({ http, config, actor }) : undefined;
-    const { users, googleOf } = desiredUsers({
-      members,
-      userGroupOf,
-      directory: directory?.users,
-      config,
-      rc,
-      skipped,
-    });
-    checkUsers(users, problems);
-    checkGroups(groups, users, problems);
+    const read = await readGoogleGroups({ http, config, actor });
     const { requests, throttled, throttledMs } = http;
     ctx.logger.debug({ directory: GOOGLE, requests, throttled, throttledMs }, "Google read");
-    const source = `${googleSourceName(config)} at ${config.apiUrl}`;
-    const state = { users, groups, files: [source] };
-    const evidence: Evidence = {
-      kind: "google",
-      source,
-      scope: config.groups.map(describeRule),
-      reads: [...groupReads, ...reads, ...(directory ? [directory.read] : [])],
-      skipped: skipped.list(),
-      groupSizes: Object.fromEntries(
-        picked.map((p) => [`google:${p.group.id}`, members.get(p.group.id)?.people.length ?? 0]),
-      ),
-    };
-    return {
-      state,
-      problems: sortProblems(problems.items, [source]),
-      evidence,
-      // Google signs people in as `sub` = their Google id unless the organization names email.
-      ...(config.identity === "external" ? { signIn: googleSignIn(googleOf) } : {}),
-    };
+    return googleResult(config, ctx, read);
   } finally {
     await http.close();
   }

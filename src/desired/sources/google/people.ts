@@ -30,6 +30,8 @@ const PERSON_STATUS = new Set(["ACTIVE", "SUSPENDED", "ARCHIVED"]);
 export interface GroupMembers {
   /** Google user ids of the people in the group (nested groups included). */
   people: string[];
+  /** The groups listed among its members (nested at any depth Google lists them): id and email. */
+  groups?: { id: string; email: string }[];
 }
 
 /** Every picked group's members, concurrently within the run's bounds; non-people skipped and counted. */
@@ -52,7 +54,9 @@ export async function readMembers(o: {
       try {
         const { items, tally } = await listAll(o.http, first, "members", what);
         const people: string[] = [];
+        const groups: { id: string; email: string }[] = [];
         for (const m of items as GoogleMemberJson[]) {
+          if (m.type === "GROUP" && m.id !== undefined) groups.push({ id: m.id, email: m.email ?? m.id });
           const mid = m.id ?? m.email ?? "(no id)";
           if (m.type !== "USER")
             o.skipped.skip(`members that are not people (type ${m.type ?? "unknown"})`, mid);
@@ -61,7 +65,7 @@ export async function readMembers(o: {
             o.skipped.skip(`members of status ${m.status ?? "(none)"}`, mid);
           else people.push(m.id);
         }
-        members.set(id, { people });
+        members.set(id, { people, groups });
         return tally;
       } catch (err) {
         // Picked a moment ago, gone now: the directory changed under the read (exit 5), not a setting.
