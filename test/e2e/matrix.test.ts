@@ -258,7 +258,9 @@ async function estate(o: {
   for (const n of Object.keys(o.emulators)) {
     // Each organization's own review and export: its people.
     const file = (f: string) => (three ? out(f.replace(/\.(\w+)$/, `.${n}.$1`)) : out(f));
-    expect(JSON.parse(await readFile(file("review.json"), "utf8")).kind).toBe("usersync-access-review");
+    expect(JSON.parse(await readFile(file("review.json"), "utf8")).header.kind).toBe(
+      "usersync-access-review",
+    );
     const text = await readFile(file("export.yaml"), "utf8");
     for (const who of Object.keys(members(o.emulators[n]!))) expect(text, n).toContain(who);
   }
