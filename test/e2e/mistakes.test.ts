@@ -330,7 +330,7 @@ const MISTAKES: Mistake[] = [
     code: 4,
     what: /Unknown option '--desired'/,
     where: /usersync export does not take it/,
-    todo: /usersync plan, usersync apply, usersync review, usersync validate do/,
+    todo: /usersync plan, usersync apply, usersync review, usersync campaign, usersync validate do/,
   },
   {
     name: "the desired file as a word instead of --desired",
@@ -345,7 +345,7 @@ const MISTAKES: Mistake[] = [
     name: "a mistyped choice",
     args: (c) => plan(c, "--format", "jsn"),
     code: 4,
-    what: /--format must be one of text, json, markdown, not "jsn"/,
+    what: /--format must be one of text, json, markdown, html, not "jsn"/,
     where: /--format/,
     todo: /Did you mean json\?/,
     nothingSent: true,
