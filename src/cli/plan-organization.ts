@@ -37,6 +37,14 @@ export function bindPlan(
   { desired, actual, config }: { desired: DesiredState; actual: ActualState; config: Config },
 ): Plan {
   if (desired.evidence !== undefined) plan.source = desired.evidence;
+  return bindToOrganization(plan, { actual, config });
+}
+
+/** The organization and state digest alone, for a plan made from no desired state (a campaign's remediation). */
+export function bindToOrganization(
+  plan: Plan,
+  { actual, config }: { actual: ActualState; config: Config },
+): Plan {
   plan.organization = organizationOf(config, actual.organizationId);
   plan.stateDigest = digestActual(actual);
   return plan;

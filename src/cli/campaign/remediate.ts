@@ -13,6 +13,7 @@ import { ExitCode } from "../../errors.js";
 import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
 import { toPolicy } from "../../config/index.js";
 import { serializePlan } from "../../plan/index.js";
+import { bindToOrganization } from "../plan-organization.js";
 import { listActualState } from "../../service/index.js";
 import { remedies as remediesOf, type SourceView } from "../../review/campaign/remedies.js";
 import { remediationPlan } from "../../review/campaign/remediation-plan.js";
@@ -95,7 +96,8 @@ export async function runRemediate(step: StepInput): Promise<number> {
     rows: campaign.value.rows.length,
     inputs: { campaign: campaign.value.id, decisions: decisions.decisions },
   });
-  await writeFileAtomic(out, serializePlan(plan));
+  // A saved plan belongs to its organization: apply --plan refuses it anywhere else.
+  await writeFileAtomic(out, serializePlan(bindToOrganization(plan, { actual, config: runtime.config })));
   const sourceActions = remedies.flatMap((r) => r.actions.filter((a) => a.via === "source"));
   if (view.kind === "file" && sourceActions.length > 0) {
     const edits: Edit[] = remedies.flatMap((r) =>
