@@ -34,6 +34,13 @@ export async function runCampaign(command: ParsedCommand, io: Io, fatal: FatalWr
     throw new ConfigError({
       message: `usersync campaign ${action} takes no file arguments, got "${files[0]}": name its files with their options. See usersync campaign --help.`,
     });
+  const targeted = ["target", "all-targets", "target-index", "target-list"].find(
+    (o) => command.values[o] !== undefined && command.values[o] !== false,
+  );
+  if (action !== "remediate" && targeted !== undefined)
+    throw new ConfigError({
+      message: `usersync campaign ${action} reads and writes files only: --${targeted} is for remediate, which lists an organization. Open, decide and close each organization's campaign from its own review (review --all-targets --out q.json writes q.alpha.json, ...). See docs/audits.md, "Many organizations".`,
+    });
   const step = steps[action as CampaignAction];
   // Remediate lists one organization: --target picks it from a config with targets.
   if (action === "remediate")
