@@ -105,9 +105,10 @@ export function campaignSpec<G>(o: { planOptions: { target: Spec }; globals: G; 
       "             decisions files or the filled CSV, merge them, print coverage per reviewer\n" +
       "  remediate  --campaign FILE --decisions FILE --out PLAN: revocations as a plan (apply --plan)\n" +
       "             and, for access the source gives, a patch to the file (--source-patch) or a\n" +
-      "             list for the directory's owner (--removals); with targets, for --target NAME or\n" +
-      "             --all-targets, each organization's files its own (c.json is c.alpha.json)\n" +
+      "             list for the directory's owner (--removals)\n" +
       "  close      --campaign FILE --decisions FILE --after REVIEW: the close-out evidence\n" +
+      "With targets, open and remediate run for --target NAME or --all-targets, each organization's\n" +
+      "files its own (c.json is c.alpha.json); {date} in a path is today's UTC date.\n" +
       "Nothing is sent to the service except remediate's listing (GETs only).",
     options: { ...CAMPAIGN_OPTIONS, ...TARGET_OPTIONS, target: o.planOptions.target },
     globals: o.globals,

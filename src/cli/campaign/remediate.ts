@@ -21,7 +21,6 @@ import { unifiedDiff } from "../../review/campaign/unified-diff.js";
 import { renderRemovalsCsv } from "../../report/campaign/removals.js";
 import { loadDesired, optional, type Runtime } from "../pipeline.js";
 import { intOption } from "../args.js";
-import { ownPath } from "../output-paths.js";
 import { reviewListings } from "../review-listing.js";
 import { connect } from "../target.js";
 import { decisionsFromJson, readBytes, readCampaignFile } from "./files.js";
@@ -57,14 +56,12 @@ async function filePatch(edits: readonly Edit[]): Promise<string> {
 export async function runRemediate(step: StepInput): Promise<number> {
   const usage =
     "usersync campaign remediate --campaign CAMPAIGN.json --decisions DECISIONS.json --out PLAN.json";
-  // With targets, every file is the organization's own: c.json is c.alpha.json (docs/multi-org.md).
-  const own = (path: string): string => ownPath(path, step.runtime.config) ?? path;
-  const mine = (path: string | undefined): string | undefined => ownPath(path, step.runtime.config);
-  const campaign = await readCampaignFile(own(need(step, "campaign", "remediate", usage)));
-  const decisionsFile = own(need(step, "decisions", "remediate", usage));
-  const out = own(need(step, "out", "remediate", usage));
-  const patch = mine(maybe(step, "source-patch"));
-  const removals = mine(maybe(step, "removals"));
+  // With targets, every file is the organization's own: c.json is c.alpha.json (need.ts).
+  const campaign = await readCampaignFile(need(step, "campaign", "remediate", usage));
+  const decisionsFile = need(step, "decisions", "remediate", usage);
+  const out = need(step, "out", "remediate", usage);
+  const patch = maybe(step, "source-patch");
+  const removals = maybe(step, "removals");
   const decisions = decisionsFromJson(
     decisionsFile,
     JSON.parse((await readBytes(decisionsFile, "--decisions")).text),
