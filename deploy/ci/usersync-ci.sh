@@ -11,6 +11,15 @@
 #                                whose objects changed since the plan are reported as stale and
 #                                not carried out (exit 3); apply.md is the Markdown report. With
 #                                SYNC_APPLIER=cronjob, applies nothing: the CronJob does (docs/ci.md)
+#   usersync-ci.sh decisions     the open access-review campaign's decisions (docs/audits.md):
+#                                with $CAMPAIGN_DIR/campaign.json (with targets:, each
+#                                campaign.<target>.json), checks and merges every reviewer's file
+#                                under $CAMPAIGN_DIR/decisions/ (with targets: decisions/<target>/;
+#                                a page's *.json, a filled CSV named <reviewer email>.csv) with
+#                                `campaign decide` (exit 4 on a row unknown, decided twice in
+#                                conflict, or not the reviewer's), then `campaign remediate` (GETs
+#                                only): the remediation plan's steps and what is pending at the
+#                                source, appended to plan.md. No campaign there: nothing to do
 #   usersync-ci.sh github-run    prints run-id=<id> of the merged pull request's successful plan
 #                                run (for actions/download-artifact), via the gh CLI
 #   usersync-ci.sh gitlab-fetch  downloads the merged merge request's plan artifact into
@@ -18,6 +27,7 @@
 #   usersync-ci.sh gitlab-note   posts plan.md as a note on the merge request (curl, jq)
 #
 # Environment: USERSYNC_CONFIG (default usersync.yaml), PLAN_DIR (default usersync-plan),
+# CAMPAIGN_DIR (default campaign),
 # SYNC_CLI (default: npx --no-install usersync), SYNC_APPLIER (pipeline, the default, or cronjob),
 # the tokens as the config says (USERSYNC_TOKEN, or each target's USERSYNC_TOKEN_<NAME>, from the
 # CI secret store; never printed; an empty one, a secret that is not set, counts as unset).
@@ -75,7 +85,76 @@ worst() {
   echo 0
 }
 
+# One organization's campaign: $1 the folder, $2 the target (empty: a config of one organization).
+# With a target its files are its own, as usersync names them: campaign.<target>.json, and the
+# reviewers' files under decisions/<target>/. Its decisions checked and merged, its remediation
+# planned; Markdown on stdout.
+campaign_decisions() {
+  local folder=$1 target=$2 out="$dir/campaign" code=0 f
+  local on=() files=() csvs=()
+  local campaign="$folder/campaign${target:+.$target}.json" decided="$out/decisions${target:+.$target}.json"
+  [ -n "$target" ] && on=(--target "$target")
+  for f in "$folder/decisions${target:+/$target}"/*.json; do [ -f "$f" ] && files+=("$f"); done
+  for f in "$folder/decisions${target:+/$target}"/*.csv; do [ -f "$f" ] && csvs+=("$f"); done
+  mkdir -p "$out"
+  rm -f "$decided"
+  echo "## Access review decisions${target:+: $target} ($campaign)"
+  echo '```'
+  if [ "${#files[@]}" -gt 0 ]; then
+    "${usersync[@]}" campaign decide --config "$config" --campaign "$campaign" --decisions "$decided" \
+      "${files[@]}" 2>&1 || code=$?
+  fi
+  for f in "${csvs[@]}"; do
+    [ "$code" -eq 0 ] || break
+    # A spreadsheet's CSV says whose decisions it holds by its name: <reviewer email>.csv.
+    "${usersync[@]}" campaign decide --config "$config" --campaign "$campaign" --decisions "$decided" \
+      --reviewer "$(basename "$f" .csv)" "$f" 2>&1 || code=$?
+  done
+  if [ "$code" -eq 0 ] && [ -f "$decided" ]; then
+    # With a target, remediate reads and writes that organization's own files (c.json: c.<target>.json).
+    "${usersync[@]}" campaign remediate --config "$config" "${on[@]}" --campaign "$folder/campaign.json" \
+      --decisions "$out/decisions.json" --out "$out/remediation.json" --source-patch "$out/source.patch" \
+      --removals "$out/removals.csv" 2>&1 || code=$?
+  fi
+  echo '```'
+  local plan="$out/remediation${target:+.$target}.json"
+  if [ "$code" -eq 0 ] && [ -f "$plan" ]; then
+    echo "Remediation plan (apply it with usersync apply --plan once the decisions are merged):"
+    jq -r '.steps[] | "- `\(.id)`: \(.reason)\(if .status == "heldBack" then " (held back)" else "" end)"' "$plan"
+  fi
+  return "$code"
+}
+
 case "${1:-}" in
+  decisions)
+    mkdir -p "$dir"
+    campaigns=${CAMPAIGN_DIR:-campaign}
+    mapfile -t names < <(targets)
+    codes=()
+    : >"$dir/campaign.md"
+    if [ "${#names[@]}" -eq 0 ]; then
+      if [ -f "$campaigns/campaign.json" ]; then
+        code=0
+        campaign_decisions "$campaigns" "" >>"$dir/campaign.md" || code=$?
+        codes+=("$code")
+      fi
+    else
+      for name in "${names[@]}"; do
+        [ -f "$campaigns/campaign.$name.json" ] || continue
+        code=0
+        campaign_decisions "$campaigns" "$name" >>"$dir/campaign.md" || code=$?
+        codes+=("$code")
+      done
+    fi
+    if [ "${#codes[@]}" -eq 0 ]; then
+      echo "usersync-ci: no open access-review campaign under $campaigns/: no decisions to check"
+      exit 0
+    fi
+    cat "$dir/campaign.md"
+    # The summary and the comment carry it under the plan.
+    { echo; cat "$dir/campaign.md"; } >>"$dir/plan.md"
+    exit "$(worst "${codes[@]}")"
+    ;;
   plan)
     mkdir -p "$dir"
     ci_identity
@@ -163,7 +242,7 @@ case "${1:-}" in
       "$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes" >/dev/null
     ;;
   *)
-    echo "usage: usersync-ci.sh plan|apply|github-run|gitlab-fetch|gitlab-note (docs/ci.md)" >&2
+    echo "usage: usersync-ci.sh plan|decisions|apply|github-run|gitlab-fetch|gitlab-note (docs/ci.md)" >&2
     exit 4
     ;;
 esac

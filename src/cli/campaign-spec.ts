@@ -3,6 +3,8 @@
  * steps, one word each (open, decide, remediate, close), and their options. Kept beside the table
  * in a file of its own; the parts it shares with plan (the target options) are passed in.
  */
+import { TARGET_OPTIONS } from "./target-options.js";
+
 interface Spec {
   type: "string" | "boolean";
   multiple?: boolean;
@@ -102,10 +104,13 @@ export function campaignSpec<G>(o: { planOptions: { target: Spec }; globals: G; 
       "  decide     --campaign FILE --decisions FILE [--reviewer EMAIL] FILE...: check the page's\n" +
       "             decisions files or the filled CSV, merge them, print coverage per reviewer\n" +
       "  remediate  --campaign FILE --decisions FILE --out PLAN: revocations as a plan (apply --plan)\n" +
-      "             and, for access the source gives, a patch to the file (--source-patch)\n" +
+      "             and, for access the source gives, a patch to the file (--source-patch) or a\n" +
+      "             list for the directory's owner (--removals)\n" +
       "  close      --campaign FILE --decisions FILE --after REVIEW: the close-out evidence\n" +
+      "With targets, open and remediate run for --target NAME or --all-targets, each organization's\n" +
+      "files its own (c.json is c.alpha.json); {date} in a path is today's UTC date.\n" +
       "Nothing is sent to the service except remediate's listing (GETs only).",
-    options: { ...CAMPAIGN_OPTIONS, target: o.planOptions.target },
+    options: { ...CAMPAIGN_OPTIONS, ...TARGET_OPTIONS, target: o.planOptions.target },
     globals: o.globals,
     positional: { name: "ACTION [FILE...]", max: 100 },
     footer: o.footer,

@@ -42,6 +42,14 @@ export function resolveOutputs(
 }
 
 /**
+ * `{date}` in a path of the access review and its campaign: today's date, UTC (2026-10-01), so
+ * a schedule keeps each period's files (reviews/{date}/review.json) instead of replacing them.
+ */
+export function datedPath(path: string | undefined, now: Date = new Date()): string | undefined {
+  return path?.replaceAll("{date}", now.toISOString().slice(0, 10));
+}
+
+/**
  * A path given as a flag, made the target's own like the config's paths (config/targets.ts):
  * `--report r.json --all-targets` writes r.<target>.json for each; `--plan` reads the same way.
  */

@@ -45,7 +45,12 @@ interface GitlabJob {
 let emulator: EmulatorHandle;
 let root: string;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" } });
+  // A workspace nobody reads yet: the access review's campaign (below) gives a group access to it.
+  emulator = await startEmulator({
+    port: 0,
+    tokens: { [TOKEN]: "admin" },
+    seed: { workspaces: [{ id: "sales", name: "Sales" }] },
+  });
   root = await mkdtemp(join(tmpdir(), "usersync-ci-"));
 });
 afterAll(async () => {
@@ -349,6 +354,71 @@ describe("the GitHub Actions workflow", () => {
     expect(apply.code, apply.output).toBe(0);
     expect(janeLogin()?.displayName).toBe("Jane Taylor");
     expect(jane()?.lastname).toBe("Changed-By-Hand");
+  }, 120_000);
+
+  it("checks the open campaign's decisions on a pull request and plans their remediation in the summary", async () => {
+    // The analytics group reads a workspace; a campaign opened from the review lives in campaign/.
+    const grant = await fetch(`${emulator.url}/api/v1/actions/workspaces/sales/managePermissions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify([
+        { assigneeIdentifier: { id: "analytics", type: "userGroup" }, permissions: ["VIEW"] },
+      ]),
+    });
+    expect(grant.status, await grant.text()).toBeLessThan(300);
+    const config = parse(await readFile(join(repo.dir, "usersync.yaml"), "utf8")) as Record<string, unknown>;
+    await writeFile(
+      join(repo.dir, "usersync.yaml"),
+      stringify({ ...config, review: { reviewers: { default: "it@example.com" } } }),
+    );
+    const cli = (...args: string[]) => runSteps([`$SYNC_CLI ${args.join(" ")}`], repo, env);
+    await mkdir(join(repo.dir, "campaign", "decisions"), { recursive: true });
+    expect((await cli("review", "--format", "json", "--out", "q.json")).code).toBe(0);
+    const opened = await cli(
+      "campaign",
+      "open",
+      "--review",
+      "q.json",
+      "--campaign",
+      "campaign/campaign.json",
+    );
+    expect(opened.code, opened.output).toBe(0);
+    const campaign = JSON.parse(await readFile(join(repo.dir, "campaign", "campaign.json"), "utf8")) as {
+      id: string;
+      snapshot: { digest: string };
+      rows: Array<{ rowId: string }>;
+    };
+    const page = (rowIds: string[]) => ({
+      formatVersion: 1,
+      kind: "usersync-campaign-decisions",
+      campaign: campaign.id,
+      digest: campaign.snapshot.digest,
+      decisions: rowIds.map((rowId) => ({
+        rowId,
+        decision: rowId.startsWith("jane") ? "revoke" : "keep",
+        reviewer: "it@example.com",
+        decidedAt: "2029-12-01T10:00:00.000Z",
+      })),
+    });
+    const decisions = join(repo.dir, "campaign", "decisions", "it.json");
+    await writeFile(decisions, JSON.stringify(page(campaign.rows.map((r) => r.rowId))));
+    const writes = emulator.requestLog().filter((r) => r.method !== "GET").length;
+    const plan = await runSteps(runnerSteps(workflow.jobs["plan"]!.steps), repo, env);
+    expect(plan.code, plan.output).toBe(0);
+    expect(emulator.requestLog().filter((r) => r.method !== "GET").length).toBe(writes);
+    const summary = await readFile(env["GITHUB_STEP_SUMMARY"]!, "utf8");
+    expect(summary).toContain("## Access review decisions (campaign/campaign.json)");
+    expect(summary).toContain(
+      `coverage: ${campaign.rows.length} of ${campaign.rows.length} row(s) decided (100%)`,
+    );
+    // Jane is in analytics by the file: the change is the file's, a patch for the pull request.
+    expect(summary).toMatch(/at the source: 1 change\(s\) \(patch usersync-plan\/campaign\/source.patch\)/);
+    // A row nobody has: the pull request fails (exit 4) and says which.
+    await writeFile(decisions, JSON.stringify(page(["nobody|sales"])));
+    const bad = await runSteps(runnerSteps(workflow.jobs["plan"]!.steps), repo, env);
+    expect(bad.code, bad.output).toBe(4);
+    expect(bad.output).toContain("nobody|sales");
+    await rm(join(repo.dir, "campaign"), { recursive: true });
   }, 120_000);
 });
 

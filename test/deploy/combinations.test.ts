@@ -34,6 +34,9 @@ const CRONJOB: Record<string, string | string[]> = {
   "changes-sync": ["usersync-changes", "usersync-full-reconcile"],
 };
 const cronJobsOf = (schedule: string): string[] => [CRONJOB[schedule] ?? []].flat();
+/** A schedule's other CronJobs: the access review's quarterly campaign. */
+const ALSO: Record<string, string[]> = { "access-review": ["usersync-campaign"] };
+const SNAPSHOT = "/var/lib/usersync/campaigns/{date}/review.json";
 
 const matrixText = await readFile(join(DEPLOY, "components", "combinations.yaml"), "utf8");
 const matrix = parse(matrixText) as Matrix;
@@ -103,8 +106,34 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
         for (const obj of objects) expect(obj["metadata"]["namespace"], c.name).toBe("usersync");
         const cronJobs = objects.filter((o) => o["kind"] === "CronJob");
         expect(cronJobs.map((j) => j["metadata"]["name"]).sort()).toEqual(
-          c.schedules.flatMap(cronJobsOf).sort(),
+          c.schedules.flatMap((s) => [...cronJobsOf(s), ...(ALSO[s] ?? [])]).sort(),
         );
+        if (c.schedules.includes("access-review")) {
+          // The campaign: a snapshot by a copy of its container (the source's wiring too), then the opening.
+          const pod = podSpecOf(find(objects, "CronJob", "usersync-campaign"));
+          const [init] = pod["initContainers"] as K8sObject[];
+          const container = pod["containers"][0] as K8sObject;
+          const config =
+            c.layout === "many-orgs" ? "/etc/usersync/multi-org.yaml" : "/etc/usersync/usersync.yaml";
+          const targets = c.layout === "many-orgs" ? ["--all-targets"] : [];
+          expect(init!["args"]).toEqual([
+            "review",
+            "--config",
+            config,
+            "--format",
+            "json",
+            "--out",
+            SNAPSHOT,
+            ...targets,
+          ]);
+          expect(container["args"]).toEqual([
+            ...["campaign", "open", "--config", config, "--review", SNAPSHOT],
+            ...["--campaign", "/var/lib/usersync/campaigns/{date}/campaign.json"],
+            ...["--csv", "/var/lib/usersync/campaigns/{date}/campaign.csv"],
+            ...["--html", "/var/lib/usersync/campaigns/{date}/campaign.html", ...targets],
+          ]);
+          expect({ ...init, name: "usersync", args: container["args"] }).toEqual(container);
+        }
         const root = await mkdtemp(join(tmpdir(), "usersync-combination-"));
         try {
           for (const [schedule, name] of c.schedules.flatMap((s) => cronJobsOf(s).map((n) => [s, n]))) {

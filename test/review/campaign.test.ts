@@ -205,11 +205,18 @@ describe("remediation", () => {
     ]);
   });
 
-  it("for a directory source, lists what its owner must change, one line per group and member", () => {
-    const r = remedies(campaign().rows, decisions, { kind: "directory", desired });
+  it("for a directory source, lists what its owner must change, one line per directory group and member", () => {
+    // The group rule maps the directory's group to the user group: its source names the former.
+    const entra = "Entra ID group Sales EMEA (0a000000-0000-4000-8000-00000000000a)";
+    const fed = {
+      ...desired,
+      groups: [{ id: "sales-emea", source: { file: entra, line: 0 } }],
+    } as unknown as DesiredState;
+    const r = remedies(campaign().rows, decisions, { kind: "directory", desired: fed });
+    expect(r[0]?.actions[0]?.text).toBe(`ann@x.example leaves group sales-emea (in the directory: ${entra})`);
     expect(renderRemovalsCsv(r).split("\r\n")).toEqual([
-      "action,group,workspace,keep,member_email,member_id,row_id,decision,reviewer",
-      "removeFromGroup,sales-emea,,,ann@x.example,ann,ann|sales,revoke,emea@x.example",
+      "action,directory_group,group,workspace,keep,member_email,member_id,row_id,decision,reviewer",
+      `removeFromGroup,${entra},sales-emea,,,ann@x.example,ann,ann|sales,revoke,emea@x.example`,
       "",
     ]);
   });

@@ -1,7 +1,13 @@
-/** The options a campaign step cannot do without, refused up front with the step's usage (exit 4). */
+/**
+ * The files a campaign step names, each as it is read or written: `{date}` is today's UTC date
+ * (a schedule keeps each period's files: campaigns/{date}/campaign.json), and with a target the
+ * path is the organization's own (c.json is c.alpha.json, docs/multi-org.md). A step without one
+ * of the files it cannot do without is refused up front with its usage (exit 4).
+ */
 import { ConfigError } from "../../errors.js";
 import type { ParsedValues } from "../args.js";
 import { stringOption } from "../args.js";
+import { datedPath, ownPath } from "../output-paths.js";
 import type { Runtime } from "../pipeline.js";
 
 export interface StepInput {
@@ -12,7 +18,7 @@ export interface StepInput {
 }
 
 export function need(step: StepInput, name: string, action: string, usage: string): string {
-  const v = stringOption(step.values, name);
+  const v = maybe(step, name);
   if (v === undefined)
     throw new ConfigError({
       message: `usersync campaign ${action} needs --${name} FILE: ${usage}. See usersync campaign --help.`,
@@ -20,4 +26,5 @@ export function need(step: StepInput, name: string, action: string, usage: strin
   return v;
 }
 
-export const maybe = (step: StepInput, name: string): string | undefined => stringOption(step.values, name);
+export const maybe = (step: StepInput, name: string): string | undefined =>
+  ownPath(datedPath(stringOption(step.values, name)), step.runtime.config);

@@ -57,6 +57,7 @@ async function filePatch(edits: readonly Edit[]): Promise<string> {
 export async function runRemediate(step: StepInput): Promise<number> {
   const usage =
     "usersync campaign remediate --campaign CAMPAIGN.json --decisions DECISIONS.json --out PLAN.json";
+  // With targets, every file is the organization's own: c.json is c.alpha.json (need.ts).
   const campaign = await readCampaignFile(need(step, "campaign", "remediate", usage));
   const decisionsFile = need(step, "decisions", "remediate", usage);
   const out = need(step, "out", "remediate", usage);

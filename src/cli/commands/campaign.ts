@@ -34,9 +34,23 @@ export async function runCampaign(command: ParsedCommand, io: Io, fatal: FatalWr
     throw new ConfigError({
       message: `usersync campaign ${action} takes no file arguments, got "${files[0]}": name its files with their options. See usersync campaign --help.`,
     });
+  const targeted = ["target", "all-targets", "target-index", "target-list"].find(
+    (o) => command.values[o] !== undefined && command.values[o] !== false,
+  );
+  if ((action === "decide" || action === "close") && targeted !== undefined)
+    throw new ConfigError({
+      message: `usersync campaign ${action} reads one campaign's files: --${targeted} is for open and remediate. Decide and close each organization's campaign by its own files (c.alpha.json, ...). See docs/audits.md, "Many organizations".`,
+    });
   const step = steps[action as CampaignAction];
-  // Remediate lists one organization: --target picks it from a config with targets.
-  if (action === "remediate")
-    return runForTargets(command, io, (runtime) => step({ values: command.values, files, runtime }), fatal);
+  // Open and remediate run per organization: --target NAME or --all-targets pick them from a
+  // config with targets, each with its own files (need.ts); open reads no desired state.
+  if (action === "remediate" || (action === "open" && targeted !== undefined))
+    return runForTargets(
+      command,
+      io,
+      (runtime) => step({ values: command.values, files, runtime }),
+      fatal,
+      action === "open" ? { slices: false } : {},
+    );
   return step({ values: command.values, files, runtime: await loadRuntime(command.values, io) });
 }

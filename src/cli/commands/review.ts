@@ -32,7 +32,7 @@ import { readVerified, runReviewFrom, runReviewVerify } from "./review-saved.js"
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
 import { listingCounts } from "../listing-counts.js";
-import { ownPath } from "../output-paths.js";
+import { datedPath, ownPath } from "../output-paths.js";
 import { loadDesired, planAgainstService, type Runtime } from "../pipeline.js";
 import { reviewListings } from "../review-listing.js";
 import { runForTargets, type FatalWriter } from "../run-targets.js";
@@ -110,7 +110,7 @@ export async function runReview(
 ): Promise<number> {
   const { config, logger, io } = runtime;
   const format = choiceOption(values, "format", REVIEW_FORMATS) ?? "markdown";
-  const out = ownPath(stringOption(values, "out"), config);
+  const out = ownPath(datedPath(stringOption(values, "out")), config);
   // Everything the run reads or writes is checked before the first request (exit 4).
   const previous = await readSince(values, ownPath(stringOption(values, "since"), config));
   const signKeyPath = stringOption(values, "sign-key");

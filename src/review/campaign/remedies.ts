@@ -20,7 +20,8 @@ export type Lever =
   | { kind: "narrowOrganization"; keep: string[] };
 
 export type RemedyAction =
-  ({ via: "plan" | "source"; text: string } & Lever) | { via: "pending"; text: string };
+  | ({ via: "plan" | "source"; text: string; directoryGroup?: string } & Lever)
+  | { via: "pending"; text: string };
 
 export interface RowRemedy {
   rowId: string;
@@ -76,8 +77,18 @@ function byWhom(lever: Lever, user: DesiredUser | undefined, view: SourceView): 
   return user.workspaces?.some((w) => w.workspace === lever.workspace) === true ? "source" : "plan";
 }
 
-function describeLever(lever: Lever, who: string): string {
-  if (lever.kind === "leaveGroup") return `${who} leaves group ${lever.group}`;
+/**
+ * The directory group that feeds a user group (its group rule's mapping: the group's source is
+ * `Entra ID group Sales (<object id>)`, an LDAP DN, ...), so the directory's owner can act on it.
+ */
+function directoryGroupOf(lever: Lever, view: SourceView): string | undefined {
+  if (view.kind !== "directory" || lever.kind !== "leaveGroup") return undefined;
+  return view.desired?.groups.find((g) => g.id === lever.group)?.source.file;
+}
+
+function describeLever(lever: Lever, who: string, directoryGroup?: string): string {
+  if (lever.kind === "leaveGroup")
+    return `${who} leaves group ${lever.group}${directoryGroup !== undefined ? ` (in the directory: ${directoryGroup})` : ""}`;
   const keep = lever.keep.length > 0 ? `keeps ${lever.keep.join(" ")}` : "loses it";
   if (lever.kind === "narrowOrganization") return `${who}'s organization grant: ${keep}`;
   return `${who}'s ${lever.hierarchy ? "hierarchy " : ""}grant on ${lever.workspace}: ${keep}`;
@@ -108,7 +119,14 @@ export function remedies(
       const key = JSON.stringify(lever);
       if (seen.has(key)) continue;
       seen.add(key);
-      actions.push({ via: byWhom(lever, user, view), text: describeLever(lever, who), ...lever });
+      const via = byWhom(lever, user, view);
+      const directoryGroup = via === "source" ? directoryGroupOf(lever, view) : undefined;
+      actions.push({
+        via,
+        text: describeLever(lever, who, directoryGroup),
+        ...lever,
+        ...(directoryGroup !== undefined ? { directoryGroup } : {}),
+      });
     }
     if (row.userId === undefined)
       actions.splice(0, actions.length, {
