@@ -2,6 +2,7 @@
  * `usersync apply`: plan (or read a saved plan), show it, confirm, carry it out.
  * Everything that can be refused is refused before the first request that changes anything.
  */
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { conflictExit } from "../guard-warning.js";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
@@ -22,7 +23,7 @@ import { metricsTargets, runMetrics, writePlanFile, type RunMetrics } from "../.
 import { loadDesired, optional, planAgainstService, type Runtime } from "../pipeline.js";
 import { connect, type Connection } from "../target.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
-import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
+import { prepareStateFile, recordGroupSizes, recordRemovals, recordRunState } from "../run-state.js";
 import { detailOption, PLAN_FORMATS } from "./plan.js";
 import { usersyncCommand } from "../invocation.js";
 
@@ -150,6 +151,7 @@ async function applyCommand(
       await passwords.close();
       throw err;
     }
+    const runId = randomUUID(); // names the run in the state file's removals (docs/audits.md)
     const { result, exitCode } = await executePlan(runtime, {
       plan,
       client: connection.client,
@@ -159,6 +161,7 @@ async function applyCommand(
       outputs,
     });
     metrics.result = result;
+    await recordRemovals(runtime, plan, result, { id: runId, at: Date.now() });
     if (exitCode === ExitCode.ok) {
       await recordGroupSizes(runtime, prepared.desired?.evidence);
       await prepared.desired?.afterApply?.();

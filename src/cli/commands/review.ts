@@ -12,6 +12,7 @@ import type { Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { buildReview } from "../../review/build.js";
 import { reviewChanges } from "../../review/changes.js";
+import { dateRemovals } from "../../review/removals.js";
 import { fromSnapshot } from "../../review/from-snapshot.js";
 import { toSnapshot } from "../../review/to-snapshot.js";
 import { changeInterval, dateChanges } from "../../review/last-change.js";
@@ -156,7 +157,8 @@ export async function runReview(
       },
       requests,
       notes,
-      ...removal,
+      goneSince: removal.goneSince,
+      removalWithinSeconds: removal.removalWithinSeconds,
     });
     if (previous !== undefined) {
       if (previous.snapshot.organization !== review.snapshot.organization)
@@ -165,6 +167,8 @@ export async function runReview(
         );
       review.changes = reviewChanges(previous, review);
       dateChanges(previous, review, review.changes);
+      const interval = { from: previous.snapshot.generatedAt, to: review.snapshot.generatedAt };
+      dateRemovals(review.changes, removal.removals, interval);
       if (changeInterval(previous.snapshot, review.snapshot) === undefined)
         logger.warn(
           `--since: the previous review was taken ${previous.snapshot.generatedAt}, not before this one (${review.snapshot.generatedAt}); the changes are listed but not dated (last_change stays empty for them)`,

@@ -74,7 +74,8 @@ const changeText = (c: ReviewChange): string => {
     c.before !== undefined && c.after !== undefined
       ? ` ${c.before.join("+") || "-"} -> ${c.after.join("+") || "-"}`
       : "";
-  return `${c.kind}${arrow}`;
+  const by = c.removedAt !== undefined ? ` (removed by usersync ${c.removedAt}, run ${c.runId})` : "";
+  return `${c.kind}${arrow}${by}`;
 };
 
 function personCells(p: ReviewPerson): string[] {
@@ -177,7 +178,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
               ...personCells(p),
               c.workspace,
               ...NO_ACCESS.slice(1),
-              lostWhen,
+              c.removedAt ?? lostWhen,
               changeText(c),
               ...tail(p, undefined, `${p.key}|${c.workspace}`),
             ]),
@@ -200,7 +201,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
         "",
         c.workspace ?? "",
         ...NO_ACCESS.slice(1),
-        lostWhen,
+        c.removedAt ?? lostWhen,
         changeText(c),
         ...tail(undefined, undefined, c.workspace !== undefined ? `${c.person}|${c.workspace}` : ""),
       ]),
