@@ -111,8 +111,13 @@ export interface CsvOptions {
 /** The access cells of a row without access: a person who reaches nothing, or access lost since. */
 const NO_ACCESS: readonly string[] = Array<string>(9).fill("");
 
-// eslint-disable-next-line max-lines-per-function -- one pass over the people, then the people gone
 export function renderReviewCsv(review: Review, options: CsvOptions = {}): string {
+  return [...reviewCsvChunks(review, options)].join("");
+}
+
+/** The access CSV in pieces (a person's rows each), for writing a large review without one string. */
+// eslint-disable-next-line max-lines-per-function -- one pass over the people, then the people gone
+export function* reviewCsvChunks(review: Review, options: CsvOptions = {}): Generator<string> {
   const org = options.organization === true ? [review.snapshot.organization] : [];
   const lines: string[] = [];
   if (options.header !== false)
@@ -184,6 +189,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
             ]),
           );
     }
+    yield lines.splice(0).join("");
   }
   // People gone since the previous review: a row each (and one per workspace they lost).
   const here = new Set(review.people.map((p) => p.key));
@@ -207,7 +213,7 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
       ]),
     );
   }
-  return lines.join("");
+  yield lines.join("");
 }
 
 export function renderOrganizationCsv(review: Review, options: CsvOptions = {}): string {
