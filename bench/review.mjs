@@ -7,7 +7,9 @@
 // in pages): its requests and wall time, once. The computation (`buildReview`, then the CSV)
 // runs in a child process per run over the listed state read from JSON, after a GC and a reset
 // of the peak RSS, so the peak is that of the inputs plus the review. Median of 3.
-// Usage: node bench/review.mjs [people]
+// Then the whole `usersync review` command per format, its peak RSS (/usr/bin/time), and with
+// BENCH_REVIEW_BASE=<another build's dist> that build's too, and both builds' --from bytes compared.
+// Usage: [BENCH_REVIEW_BASE=/tmp/base-dist] node bench/review.mjs [people]
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
