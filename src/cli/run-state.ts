@@ -142,9 +142,18 @@ export async function recordRemovals(
       ...(goneSince !== undefined ? { goneSince } : {}),
     });
   }
-  await withStateLock(file, async () => {
-    const read = await readState(file);
-    await writeState(file, withRemovals(read.data, records));
-  });
+  try {
+    await withStateLock(file, async () => {
+      const read = await readState(file);
+      await writeState(file, withRemovals(read.data, records));
+    });
+  } catch (err) {
+    // The changes are made: the run's outcome stands, only the review cannot date these removals.
+    runtime.logger.warn(
+      { file, runId: run.id, err: (err as Error).message },
+      "the removals could not be recorded in the state file: a review will not date them (docs/audits.md)",
+    );
+    return;
+  }
   runtime.logger.info({ file, runId: run.id, people: records.size }, "removals recorded in the state file");
 }

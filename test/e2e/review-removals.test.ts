@@ -167,5 +167,9 @@ describe("dated removals", () => {
       ["leo|sales", record.at],
     ]);
     expect(leoRows[0]!["change"]).toContain(`run ${record.runId}`);
+    const md = await run(["review", "--from", "after.json"]);
+    expect(md.stdout).toContain(
+      `| accessLost | leo@example.com | books | VIEW | removed by usersync ${record.at}, run ${record.runId} |`,
+    );
   }, 240_000);
 });
