@@ -7,14 +7,20 @@
 // in pages): its requests and wall time, once. The computation (`buildReview`, then the CSV)
 // runs in a child process per run over the listed state read from JSON, after a GC and a reset
 // of the peak RSS, so the peak is that of the inputs plus the review. Median of 3.
-// Usage: node bench/review.mjs [people]
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+// Then the whole `usersync review` command per format, its peak RSS (/usr/bin/time), and with
+// BENCH_REVIEW_BASE=<another build's dist> that build's too, and both builds' --from bytes compared.
+// Usage: [BENCH_REVIEW_BASE=/tmp/base-dist] node bench/review.mjs [people]
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   childReport,
+  dist,
   fromDist,
   measureRuns,
   median,
@@ -231,8 +237,80 @@ try {
       ["CSV", "", `${result.review.csvMs} ms`, "", "", `${result.review.csvMiB} MiB`],
     ],
   );
+  result.command = await measureCommand(emulator.url);
+  printTable(
+    "The whole `usersync review` command (one run each; peak RSS of the process, /usr/bin/time)",
+    ["build", "format", "wall", "peak RSS", "file", "same bytes (--from)"],
+    result.command.map((c) => [
+      c.build,
+      c.format,
+      `${c.seconds} s`,
+      `${c.maxRssMiB} MiB`,
+      `${c.fileMiB} MiB`,
+      c.same ?? "",
+    ]),
+  );
   await writeResult("review", result);
 } finally {
   await emulator.close();
   await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * Issue 46: `usersync review` itself, listing included, per format, its peak RSS read by
+ * /usr/bin/time (%M). With BENCH_REVIEW_BASE=<another build's dist> the same runs of that build
+ * too, in the same run (the ratio on a loaded machine), and each format rendered by both builds
+ * `--from` one snapshot, compared byte for byte.
+ */
+async function measureCommand(url) {
+  const builds = [["this", dist]];
+  if (process.env.BENCH_REVIEW_BASE) builds.unshift(["base", resolve(process.env.BENCH_REVIEW_BASE)]);
+  await writeFile(join(dir, "usersync.yaml"), `target:\n  baseUrl: ${url}\n`);
+  const env = { ...process.env, USERSYNC_TOKEN: TOKEN, USERSYNC_LOGGING_LEVEL: "warn" };
+  const cli = (d, args) => {
+    const t0 = performance.now();
+    const r = spawnSync(
+      "/usr/bin/time",
+      ["-f", "%M", process.execPath, join(d, "cli.js"), "review", ...args],
+      {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+        maxBuffer: 1 << 26,
+      },
+    );
+    if (r.status !== 0)
+      throw new Error(`review ${args.join(" ")}: exit ${r.status}: ${r.stderr.slice(-2000)}`);
+    const kib = Number(r.stderr.trim().split("\n").at(-1));
+    return { seconds: round((performance.now() - t0) / 1000), maxRssMiB: round(kib / 1024, 0) };
+  };
+  const sha = async (f) =>
+    createHash("sha256")
+      .update(await readFile(join(dir, f)))
+      .digest("hex");
+  const rows = [];
+  for (const format of ["csv", "json", "html"])
+    for (const [build, d] of builds) {
+      const out = `${build}.${format}`;
+      const m = cli(d, ["--format", format, "--out", out]);
+      rows.push({ build, format, ...m, fileMiB: round((await stat(join(dir, out))).size / 2 ** 20, 1) });
+    }
+  // Rendering only: every build from the one snapshot the first build wrote.
+  const from = `${builds[0][0]}.json`;
+  for (const format of ["csv", "json", "html"]) {
+    const hashes = [];
+    for (const [build, d] of builds) {
+      const out = `from-${build}.${format}`;
+      const m = cli(d, ["--from", from, "--format", format, "--out", out]);
+      hashes.push(await sha(out));
+      rows.push({
+        build,
+        format: `${format} --from`,
+        ...m,
+        fileMiB: round((await stat(join(dir, out))).size / 2 ** 20, 1),
+      });
+    }
+    rows.at(-1).same = hashes.every((h) => h === hashes[0]) ? "yes" : "NO";
+  }
+  return rows;
 }

@@ -19,6 +19,46 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o64
   }
 }
 
+/** Pieces are gathered into writes of this many characters or more. */
+const CHUNK_CHARS = 1 << 16;
+
+/**
+ * `writeFileAtomic` for text made in pieces (a large review): the pieces go to the temporary file
+ * in writes of about 64 KiB as they come, so the whole text is never one string in memory.
+ */
+export async function writeChunksAtomic(path: string, chunks: Iterable<string>, mode = 0o644): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${++counter}.tmp`);
+  try {
+    const handle = await open(tmp, "w", mode);
+    try {
+      for (const batch of batched(chunks)) await handle.write(batch);
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** The pieces joined into strings of at least CHUNK_CHARS (the last may be shorter). */
+export function* batched(chunks: Iterable<string>): Generator<string> {
+  let parts: string[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    parts.push(c);
+    size += c.length;
+    if (size >= CHUNK_CHARS) {
+      yield parts.join("");
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield parts.join("");
+}
+
 /**
  * Every output path option (--out, --report, --journal, --credentials-file, --metrics-file and
  * their config keys) is checked before anything is sent: its folder is created, and a folder

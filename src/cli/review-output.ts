@@ -4,7 +4,7 @@
  * snapshot, for a review just listed as for one read back with `--from`, so both write the same
  * bytes.
  */
-import { writeFileAtomic } from "../files.js";
+import { batched, writeChunksAtomic, writeFileAtomic } from "../files.js";
 import type { Logger } from "pino";
 import { fromSnapshot } from "../review/from-snapshot.js";
 import type { Snapshot } from "../review/snapshot.js";
@@ -14,7 +14,7 @@ import {
   organizationCsvPath,
   renderFindingsCsv,
   renderOrganizationCsv,
-  renderReview,
+  reviewChunks,
   type ReviewFormat,
 } from "../report/review/index.js";
 import type { Io } from "./io.js";
@@ -39,10 +39,11 @@ export async function writeReview(
   o: { format: ReviewFormat; out: string | undefined; io: Io; logger?: Logger | undefined },
 ): Promise<Review> {
   const review = fromSnapshot(snapshot);
-  const text = renderReview(snapshot, review, o.format);
-  if (o.out === undefined) o.io.stdout.write(text);
+  // In pieces of about 64 KiB as they are rendered: a large review is never one string.
+  const chunks = reviewChunks(snapshot, review, o.format);
+  if (o.out === undefined) for (const batch of batched(chunks)) o.io.stdout.write(batch);
   else {
-    await writeFileAtomic(o.out, text);
+    await writeChunksAtomic(o.out, chunks);
     if (o.format === "csv") {
       await writeFileAtomic(organizationCsvPath(o.out), renderOrganizationCsv(review));
       await writeFileAtomic(findingsCsvPath(o.out), renderFindingsCsv(review));

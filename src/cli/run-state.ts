@@ -9,8 +9,17 @@ import type { Config } from "../config/index.js";
 import { ConfigError } from "../errors.js";
 import { prepareOutputPaths } from "../files.js";
 import type { Evidence } from "../desired/index.js";
-import type { GraceInput, Plan, Policy } from "../plan/index.js";
-import { keepCorrupt, mergeState, readState, withStateLock, writeState } from "../state/index.js";
+import type { ApplyResult } from "../apply/index.js";
+import { revokedAccess, type GraceInput, type Plan, type Policy } from "../plan/index.js";
+import {
+  keepCorrupt,
+  mergeState,
+  readState,
+  withRemovals,
+  withStateLock,
+  writeState,
+  type RemovalRecord,
+} from "../state/index.js";
 
 /** What these need of a run (pipeline's Runtime, without importing it back). */
 interface Runtime {
@@ -106,4 +115,45 @@ export async function recordGroupSizes(runtime: Runtime, evidence: Evidence | un
 export async function lastGroupSizes(config: Config): Promise<Record<string, number> | undefined> {
   if (config.state.file === undefined) return undefined;
   return (await readState(config.state.file)).data.groupSizes;
+}
+
+/**
+ * After an apply: each leaver all of whose access steps succeeded (revoked grants, memberships
+ * removed, filters and login deleted), with the time the run finished them and its run id, so a
+ * review can date the rows they lost (docs/audits.md "Dated removals"). Nothing without state.file.
+ */
+export async function recordRemovals(
+  runtime: Runtime,
+  plan: Plan,
+  result: ApplyResult,
+  run: { id: string; at: number },
+): Promise<void> {
+  const file = runtime.config.state.file;
+  const succeeded = new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
+  const revoked = revokedAccess(plan, succeeded) ?? [];
+  if (file === undefined || revoked.length === 0) return;
+  const gone = new Map((plan.grace?.due ?? []).map((d) => [d.target, Date.parse(d.since)]));
+  const records = new Map<string, RemovalRecord>();
+  for (const id of revoked) {
+    const goneSince = gone.get(`mapping:${id}`);
+    records.set(`mapping:${id}`, {
+      at: run.at,
+      runId: run.id,
+      ...(goneSince !== undefined ? { goneSince } : {}),
+    });
+  }
+  try {
+    await withStateLock(file, async () => {
+      const read = await readState(file);
+      await writeState(file, withRemovals(read.data, records));
+    });
+  } catch (err) {
+    // The changes are made: the run's outcome stands, only the review cannot date these removals.
+    runtime.logger.warn(
+      { file, runId: run.id, err: (err as Error).message },
+      "the removals could not be recorded in the state file: a review will not date them (docs/audits.md)",
+    );
+    return;
+  }
+  runtime.logger.info({ file, runId: run.id, people: records.size }, "removals recorded in the state file");
 }

@@ -2,6 +2,7 @@
 export { plan, countSteps, type PlanInput } from "./planner.js";
 export {
   summarizePlan,
+  revokedAccess,
   summarizeDone,
   personOfSteps,
   classifyPerson,

@@ -243,14 +243,18 @@ export function summarizeDone(plan: Plan, succeeded: ReadonlySet<string>): PlanS
     const members = s.members.filter((m) => !unfinished.has(`person:${m}`));
     if (members.length > 0) done.push({ ...s, members });
   }
-  // A leaver counts as revoked once every step touching their access succeeded.
+  const revoked = revokedAccess(plan, succeeded);
+  const { accessRevoked: _all, ...rest } = plan;
+  return summarizePlan({ ...rest, ...(revoked?.length ? { accessRevoked: revoked } : {}), steps: done });
+}
+
+/** The leavers whose access the plan revokes and every step touching whose access succeeded. */
+export function revokedAccess(plan: Plan, succeeded: ReadonlySet<string>): string[] | undefined {
   const endsWith =
     (id: string) =>
     (k: string): boolean =>
       k === `mapping:${id}` || k.endsWith(`/user/${id}`) || k.endsWith(`:user/${id}`);
-  const revoked = plan.accessRevoked?.filter(
+  return plan.accessRevoked?.filter(
     (id) => !plan.steps.some((s) => !succeeded.has(s.id) && s.touches.some(endsWith(id))),
   );
-  const { accessRevoked: _all, ...rest } = plan;
-  return summarizePlan({ ...rest, ...(revoked?.length ? { accessRevoked: revoked } : {}), steps: done });
 }

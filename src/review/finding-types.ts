@@ -57,4 +57,8 @@ export interface ReviewChange {
   /** Permissions, filters (MAQL) or status before and after, as the kind needs. */
   before?: string[];
   after?: string[];
+  /** accessLost by usersync: when, which run, since when the person was gone (review/removals.ts). */
+  removedAt?: string;
+  runId?: string;
+  goneSince?: string;
 }

@@ -3,6 +3,7 @@
  * their access, one row per person x workspace and per organization-level grant, each naming its
  * reasons and filters by their index in lists written once, and the digest over it all.
  */
+import { snapshotRemovals } from "./removals.js";
 import { effectiveOrganization } from "../permissions.js";
 import { snapshotDigest } from "./canonical.js";
 import {
@@ -130,9 +131,14 @@ export function toSnapshot(review: Review): Snapshot {
             ),
             counts: review.changes.counts,
           },
+          ...optionalList("removals", snapshotRemovals(review.changes.changes, rowIdOf)),
         }
       : {}),
   };
   snapshot.header.digest = snapshotDigest(snapshot);
   return snapshot;
 }
+
+/** `{ [key]: list }`, or nothing for an empty list (a snapshot without removals has no key). */
+const optionalList = <K extends string, T>(key: K, list: T[]): { [k in K]?: T[] } =>
+  (list.length > 0 ? { [key]: list } : {}) as { [k in K]?: T[] };

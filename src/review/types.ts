@@ -2,9 +2,7 @@
  * The access review (DESIGN section 12, docs/audits.md): the model every renderer (CSV, JSON,
  * Markdown, HTML) reads. Plain data, JSON as it is (no Map, no Date, no undefined inside lists),
  * so the JSON format is this object and a saved review can be read back for `--since`.
- *
- * Stability: fields are only ever added. `formatVersion` changes when one changes meaning.
- */
+ * Stability: fields are only ever added; `formatVersion` changes when one changes meaning. */
 import type { Assignee, OrganizationPermission, WorkspacePermission } from "../permissions.js";
 
 export const REVIEW_FORMAT_VERSION = 1;

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../files.js";
 import { isoTime, type GraceEntry } from "../plan/index.js";
-import { emptyState, STATE_FORMAT_VERSION, type StateData } from "./merge.js";
+import { emptyState, STATE_FORMAT_VERSION, type RemovalRecord, type StateData } from "./merge.js";
 
 export interface StateRead {
   data: StateData;
@@ -58,7 +58,27 @@ export function parseState(text: string): StateData | string {
       return `people["${key}"] needs since (ISO 8601) and reason (missing or created)`;
     data.people.set(key, { since, reason });
   }
+  const removals = parseRemovals(value["removals"]);
+  if (typeof removals === "string") return removals;
+  if (removals !== undefined) data.removals = removals;
   return data;
+}
+
+/** `removals` (docs/audits.md "Dated removals"): by person key, at, runId and maybe goneSince. */
+function parseRemovals(value: unknown): Map<string, RemovalRecord> | string | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return "removals must map person keys to { at, runId }";
+  const removals = new Map<string, RemovalRecord>();
+  for (const [key, entry] of Object.entries(value)) {
+    const at = timeOf(isRecord(entry) ? entry["at"] : undefined);
+    const runId = isRecord(entry) ? entry["runId"] : undefined;
+    const gone = isRecord(entry) ? entry["goneSince"] : undefined;
+    const goneSince = timeOf(gone);
+    if (Number.isNaN(at) || typeof runId !== "string" || (gone !== undefined && Number.isNaN(goneSince)))
+      return `removals["${key}"] needs at (ISO 8601) and runId`;
+    removals.set(key, { at, runId, ...(gone !== undefined ? { goneSince } : {}) });
+  }
+  return removals;
 }
 
 export function serializeState(data: StateData): string {
@@ -70,13 +90,25 @@ export function serializeState(data: StateData): string {
   const body = {
     formatVersion: STATE_FORMAT_VERSION,
     about:
-      "usersync's memory between runs: for policy.revokeAfter, since when each person is missing from the source (or was created by an incremental run); for directory sources, how many members each picked group had at the last successful apply. Written by usersync apply; see docs/configuration.md.",
+      "usersync's memory between runs: for policy.revokeAfter, since when each person is missing from the source (or was created by an incremental run); for directory sources, how many members each picked group had at the last successful apply; when an apply removed each leaver's access (removals, read by usersync review). Written by usersync apply; see docs/configuration.md.",
     ...(data.fullRunAt !== undefined ? { fullRunAt: isoTime(data.fullRunAt) } : {}),
     people,
     ...(data.groupSizes !== undefined ? { groupSizes: sortedRecord(data.groupSizes) } : {}),
+    ...(data.removals !== undefined && data.removals.size > 0
+      ? { removals: removalsRecord(data.removals) }
+      : {}),
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
+
+const removalsRecord = (removals: ReadonlyMap<string, RemovalRecord>): Record<string, unknown> =>
+  Object.fromEntries(
+    [...removals.keys()].sort().map((key) => {
+      const r = removals.get(key)!;
+      const gone = r.goneSince !== undefined ? { goneSince: isoTime(r.goneSince) } : {};
+      return [key, { at: isoTime(r.at), runId: r.runId, ...gone }];
+    }),
+  );
 
 const sortedRecord = (r: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

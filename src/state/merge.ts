@@ -19,6 +19,32 @@ export interface StateData {
    * group-sizes.ts): a group that suddenly reads empty against it is not believed.
    */
   groupSizes?: Record<string, number>;
+  /**
+   * By person key (`mapping:<user id>`): the last time an apply removed all of the person's
+   * access (docs/audits.md "Dated removals"), read by `usersync review`.
+   */
+  removals?: Map<string, RemovalRecord>;
+}
+
+/** One person's access removed by a run: when (epoch ms), which run, and since when they were gone. */
+export interface RemovalRecord {
+  at: number;
+  runId: string;
+  goneSince?: number;
+}
+
+/** How many removal records the file keeps: the newest, so a file of many leavers stays small. */
+export const MAX_REMOVALS = 100_000;
+
+/** `data` with `records` added (a newer record of a person replaces the older), the newest kept. */
+export function withRemovals(data: StateData, records: ReadonlyMap<string, RemovalRecord>): StateData {
+  const all = new Map(data.removals ?? []);
+  for (const [key, r] of records) {
+    const old = all.get(key);
+    if (old === undefined || old.at <= r.at) all.set(key, r);
+  }
+  const kept = [...all].sort(([, a], [, b]) => b.at - a.at).slice(0, MAX_REMOVALS);
+  return { ...data, removals: new Map(kept) };
 }
 
 export const emptyState = (): StateData => ({ people: new Map() });

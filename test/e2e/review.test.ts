@@ -473,7 +473,7 @@ describe("usersync review against the demo organization", () => {
     expect(since.stderr).toMatch(/does not match its digest/);
     const anyway = await run(["review", "--format", "json", "--since", "edited.json", "--allow-unverified"]);
     expect(anyway.code, anyway.stderr).toBe(0);
-  });
+  }, 240_000); // nine runs of the CLI: slow on a loaded machine
 
   it("--format html writes one self-contained page of the same review (test/report/review-html.test.ts opens it in Chromium)", async () => {
     const r = await run(["review", "--format", "html"]);

@@ -14,6 +14,7 @@ import {
   parseState,
   readState,
   serializeState,
+  withRemovals,
   withStateLock,
   writeState,
   type StateData,
@@ -232,5 +233,35 @@ describe("the picked groups' sizes in the state file", () => {
     expect(merged.groupSizes).toEqual({ "entra:a": 40, "okta:b": 2 });
     const bad = text.replace('"okta:b": 2', '"okta:b": -1');
     expect(parseState(bad)).toBe("groupSizes must map group keys to counts");
+  });
+});
+
+describe('removals in the state file (docs/audits.md "Dated removals")', () => {
+  test("are written by person, read back, kept by a grace merge, a newer one wins, and refused when malformed", () => {
+    const at = Date.parse("2026-03-01T10:00:00.000Z");
+    const gone = Date.parse("2026-02-27T09:00:00.000Z");
+    const data = withRemovals(
+      { people: new Map() },
+      new Map([
+        ["mapping:b", { at, runId: "run-1" }],
+        ["mapping:a", { at, runId: "run-1", goneSince: gone }],
+      ]),
+    );
+    const text = serializeState(data);
+    expect(JSON.parse(text).removals).toEqual({
+      "mapping:a": { at: "2026-03-01T10:00:00.000Z", runId: "run-1", goneSince: "2026-02-27T09:00:00.000Z" },
+      "mapping:b": { at: "2026-03-01T10:00:00.000Z", runId: "run-1" },
+    });
+    expect(parseState(text)).toEqual(data);
+    expect(next(data, planAt(T, ["a"])).removals).toEqual(data.removals);
+    // A later removal of the same person replaces the earlier; an older one does not.
+    const later = withRemovals(data, new Map([["mapping:b", { at: at + 1000, runId: "run-2" }]]));
+    expect(later.removals!.get("mapping:b")).toEqual({ at: at + 1000, runId: "run-2" });
+    expect(
+      withRemovals(later, new Map([["mapping:b", { at, runId: "run-0" }]])).removals!.get("mapping:b")!.runId,
+    ).toBe("run-2");
+    expect(parseState(text.replace('"runId": "run-1"', '"runId": 1'))).toBe(
+      'removals["mapping:a"] needs at (ISO 8601) and runId',
+    );
   });
 });

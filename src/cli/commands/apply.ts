@@ -2,6 +2,7 @@
  * `usersync apply`: plan (or read a saved plan), show it, confirm, carry it out.
  * Everything that can be refused is refused before the first request that changes anything.
  */
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { conflictExit } from "../guard-warning.js";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
@@ -14,6 +15,7 @@ import {
 } from "../../apply/index.js";
 import { listActualState } from "../../service/index.js";
 import { isEmptyPlan, parsePlan, type Plan } from "../../plan/index.js";
+import type { ApplyResult } from "../../apply/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { COMPACT_OVER_STEPS, confirmQuestion, renderPlan } from "../../report/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
@@ -24,7 +26,7 @@ import { loadDesired, optional, planAgainstService, type Runtime } from "../pipe
 import { connect, type Connection } from "../target.js";
 import { organizationOf } from "../plan-organization.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
-import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
+import { prepareStateFile, recordGroupSizes, recordRemovals, recordRunState } from "../run-state.js";
 import { detailOption, SHOWN_FORMATS } from "./plan.js";
 import { usersyncCommand } from "../invocation.js";
 
@@ -156,6 +158,7 @@ async function applyCommand(
       await passwords.close();
       throw err;
     }
+    const runId = randomUUID(); // names the run in the state file's removals (docs/audits.md)
     const { result, exitCode } = await executePlan(runtime, {
       plan,
       client: connection.client,
@@ -165,14 +168,25 @@ async function applyCommand(
       outputs,
     });
     metrics.result = result;
-    if (exitCode === ExitCode.ok) {
-      await recordGroupSizes(runtime, prepared.desired?.evidence);
-      await prepared.desired?.afterApply?.(afterApplyRun(plan, prepared.desired));
-    }
+    await recordDone(runtime, { plan, result, exitCode, runId, desired: prepared.desired });
     return conflictExit(runtime.logger, plan, exitCode);
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * What a run records once its steps are done: the removals it carried out (the review dates
+ * them), and after a wholly successful run the picked groups' sizes and the directory's picture.
+ */
+async function recordDone(
+  runtime: Runtime,
+  o: { plan: Plan; result: ApplyResult; exitCode: number; runId: string; desired: DesiredState | undefined },
+): Promise<void> {
+  await recordRemovals(runtime, o.plan, o.result, { id: o.runId, at: Date.now() });
+  if (o.exitCode !== ExitCode.ok) return;
+  await recordGroupSizes(runtime, o.desired?.evidence);
+  await o.desired?.afterApply?.(afterApplyRun(o.plan, o.desired));
 }
 
 /** What the changes file keeps of this run: the managed users after a whole listing (those listed, or the people now made). */

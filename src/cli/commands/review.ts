@@ -12,10 +12,12 @@ import type { Plan } from "../../plan/index.js";
 import type { DesiredState } from "../../desired/index.js";
 import { buildReview } from "../../review/build.js";
 import { reviewChanges } from "../../review/changes.js";
+import { dateRemovals } from "../../review/removals.js";
 import { fromSnapshot } from "../../review/from-snapshot.js";
 import { toSnapshot } from "../../review/to-snapshot.js";
 import { withLeaverTokens } from "../review-tokens.js";
 import { changeInterval, dateChanges } from "../../review/last-change.js";
+import type { Snapshot } from "../../review/snapshot.js";
 import type { Review } from "../../review/types.js";
 import {
   findingsCsvPath,
@@ -102,7 +104,6 @@ async function readSince(
   }
 }
 
-// eslint-disable-next-line max-lines-per-function -- the steps of one review in order: check inputs, list, build, compare, write
 export async function runReview(
   { values }: ParsedCommand,
   runtime: Runtime,
@@ -117,6 +118,24 @@ export async function runReview(
   const signKey = signKeyPath !== undefined ? await readPrivateKey(signKeyPath, "--sign-key") : undefined;
   await prepareOutputPaths(reviewOutputPaths(out, format));
   const removal = await reviewRemovalInput(config);
+  // One listing, one snapshot: every format renders from it (review-output.ts). The listing and
+  // the review model are left behind here, so a large review's writing holds only the snapshot.
+  const { snapshot, findings } = await listAndSnapshot(values, runtime, { previous, removal });
+  if (signKey !== undefined) await signSnapshot(snapshot, signKey);
+  const rendered = await writeReview(snapshot, { format, out, io, logger });
+  collect?.(rendered);
+  return values["detailed-exitcode"] === true && findings > 0 ? ExitCode.changes : ExitCode.ok;
+}
+
+/** Lists the organization, builds the review (compared with --since), and returns its snapshot. */
+// eslint-disable-next-line max-lines-per-function -- the steps of one review in order: list, build, compare
+async function listAndSnapshot(
+  values: ParsedCommand["values"],
+  runtime: Runtime,
+  o: { previous: Review | undefined; removal: Awaited<ReturnType<typeof reviewRemovalInput>> },
+): Promise<{ snapshot: Snapshot; findings: number }> {
+  const { config, logger } = runtime;
+  const { previous, removal } = o;
   const policy = toPolicy(config);
   const { listed, plan, desiredState, source, connection, notes } = await listForReview(values, runtime);
   try {
@@ -157,7 +176,8 @@ export async function runReview(
         },
         requests: connection.client.stats().requests,
         notes,
-        ...removal,
+        goneSince: removal.goneSince,
+        removalWithinSeconds: removal.removalWithinSeconds,
       });
     // A leaver's own API tokens: listed for the people the review finds leaving, then built again.
     const review = await withLeaverTokens(connection.client, build, listed);
@@ -169,6 +189,8 @@ export async function runReview(
         );
       review.changes = reviewChanges(previous, review);
       dateChanges(previous, review, review.changes);
+      const interval = { from: previous.snapshot.generatedAt, to: review.snapshot.generatedAt };
+      dateRemovals(review.changes, removal.removals, interval);
       if (changeInterval(previous.snapshot, review.snapshot) === undefined)
         logger.warn(
           `--since: the previous review was taken ${previous.snapshot.generatedAt}, not before this one (${review.snapshot.generatedAt}); the changes are listed but not dated (last_change stays empty for them)`,
@@ -186,14 +208,7 @@ export async function runReview(
       },
       `access review of ${review.snapshot.organization}: ${review.summary.people} people, ${review.summary.findings} finding(s)`,
     );
-    // One listing, one snapshot: every format renders from it (review-output.ts).
-    const snapshot = toSnapshot(review);
-    if (signKey !== undefined) await signSnapshot(snapshot, signKey);
-    const rendered = await writeReview(snapshot, { format, out, io, logger });
-    collect?.(rendered);
-    return values["detailed-exitcode"] === true && review.findings.length > 0
-      ? ExitCode.changes
-      : ExitCode.ok;
+    return { snapshot: toSnapshot(review), findings: review.findings.length };
   } finally {
     await connection.close();
   }

@@ -74,7 +74,8 @@ const changeText = (c: ReviewChange): string => {
     c.before !== undefined && c.after !== undefined
       ? ` ${c.before.join("+") || "-"} -> ${c.after.join("+") || "-"}`
       : "";
-  return `${c.kind}${arrow}`;
+  const by = c.removedAt !== undefined ? ` (removed by usersync ${c.removedAt}, run ${c.runId})` : "";
+  return `${c.kind}${arrow}${by}`;
 };
 
 function personCells(p: ReviewPerson): string[] {
@@ -110,8 +111,13 @@ export interface CsvOptions {
 /** The access cells of a row without access: a person who reaches nothing, or access lost since. */
 const NO_ACCESS: readonly string[] = Array<string>(9).fill("");
 
-// eslint-disable-next-line max-lines-per-function -- one pass over the people, then the people gone
 export function renderReviewCsv(review: Review, options: CsvOptions = {}): string {
+  return [...reviewCsvChunks(review, options)].join("");
+}
+
+/** The access CSV in pieces (a person's rows each), for writing a large review without one string. */
+// eslint-disable-next-line max-lines-per-function -- one pass over the people, then the people gone
+export function* reviewCsvChunks(review: Review, options: CsvOptions = {}): Generator<string> {
   const org = options.organization === true ? [review.snapshot.organization] : [];
   const lines: string[] = [];
   if (options.header !== false)
@@ -177,12 +183,13 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
               ...personCells(p),
               c.workspace,
               ...NO_ACCESS.slice(1),
-              lostWhen,
+              c.removedAt ?? lostWhen,
               changeText(c),
               ...tail(p, undefined, `${p.key}|${c.workspace}`),
             ]),
           );
     }
+    yield lines.splice(0).join("");
   }
   // People gone since the previous review: a row each (and one per workspace they lost).
   const here = new Set(review.people.map((p) => p.key));
@@ -200,13 +207,13 @@ export function renderReviewCsv(review: Review, options: CsvOptions = {}): strin
         "",
         c.workspace ?? "",
         ...NO_ACCESS.slice(1),
-        lostWhen,
+        c.removedAt ?? lostWhen,
         changeText(c),
         ...tail(undefined, undefined, c.workspace !== undefined ? `${c.person}|${c.workspace}` : ""),
       ]),
     );
   }
-  return lines.join("");
+  yield lines.join("");
 }
 
 export function renderOrganizationCsv(review: Review, options: CsvOptions = {}): string {

@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Review, ReviewSummary } from "../../review/types.js";
+import { jsonChunks } from "./html-json.js";
 import { SECTIONS_SCRIPT } from "./html-sections-script.js";
 import { REVIEW_CSS } from "./html-style.js";
 import { TABLE_SCRIPT } from "./html-table-script.js";
@@ -34,7 +35,13 @@ export function escapeHtml(s: string): string {
  * separators old parsers choke on.
  */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => JSON_ESCAPES[c]!);
+  return [...jsonForScriptChunks(value)].join("");
+}
+
+/** The same text in pieces: JSON.stringify's, a few levels deep (html-json.ts), each escaped. */
+export function* jsonForScriptChunks(value: unknown): Generator<string> {
+  for (const piece of jsonChunks(value, 3))
+    yield piece.replace(/[<>&\u2028\u2029]/g, (c) => JSON_ESCAPES[c]!);
 }
 
 const JSON_ESCAPES: Record<string, string> = {
@@ -163,8 +170,13 @@ function nav(review: Review): string {
 }
 
 export function renderReviewHtml(review: Review): string {
+  return [...reviewHtmlChunks(review)].join("");
+}
+
+/** The page in pieces: its head, the embedded review a person at a time, its tail (html-json.ts). */
+export function* reviewHtmlChunks(review: Review): Generator<string> {
   const title = `Access review: ${review.snapshot.organization}, ${review.snapshot.generatedAt}`;
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -188,7 +200,9 @@ ${facts(review)}
 </section>
 ${sections(review)}
 </main>
-<script type="application/json" id="review-data">${jsonForScript(review)}</script>
+<script type="application/json" id="review-data">`;
+  yield* jsonForScriptChunks(review);
+  yield `</script>
 <script>${SCRIPT}</script>
 </body>
 </html>

@@ -1,9 +1,9 @@
 /** The access review's renderers (docs/audits.md): CSV, JSON, Markdown, HTML. */
 import type { Review } from "../../review/types.js";
 import type { Snapshot } from "../../review/snapshot.js";
-import { renderReviewCsv } from "./csv.js";
-import { renderReviewHtml } from "./html.js";
-import { renderSnapshotJson } from "./json.js";
+import { reviewCsvChunks } from "./csv.js";
+import { reviewHtmlChunks } from "./html.js";
+import { snapshotJsonChunks } from "./json.js";
 import { renderReviewMarkdown } from "./markdown.js";
 
 export const REVIEW_FORMATS = ["csv", "json", "markdown", "html"] as const;
@@ -22,14 +22,19 @@ export { renderReviewMarkdown } from "./markdown.js";
 
 /** One format of a review, from its snapshot and the review model read back from it (review/from-snapshot.ts). */
 export function renderReview(snapshot: Snapshot, review: Review, format: ReviewFormat): string {
+  return [...reviewChunks(snapshot, review, format)].join("");
+}
+
+/** The same text in pieces, for writing a large review without one string (cli/review-output.ts). */
+export function reviewChunks(snapshot: Snapshot, review: Review, format: ReviewFormat): Iterable<string> {
   switch (format) {
     case "csv":
-      return renderReviewCsv(review);
+      return reviewCsvChunks(review);
     case "json":
-      return renderSnapshotJson(snapshot);
+      return snapshotJsonChunks(snapshot);
     case "markdown":
-      return renderReviewMarkdown(review);
+      return [renderReviewMarkdown(review)];
     case "html":
-      return renderReviewHtml(review);
+      return reviewHtmlChunks(review);
   }
 }

@@ -7,16 +7,25 @@
  */
 import type { Snapshot } from "../../review/snapshot.js";
 
-export function renderSnapshotJson(snapshot: Snapshot): string {
-  const parts: string[] = [];
+/** The same text in pieces (a list element each), for writing a large snapshot without one string. */
+export function* snapshotJsonChunks(snapshot: Snapshot): Generator<string> {
+  yield "{\n";
+  let first = true;
   for (const [key, value] of Object.entries(snapshot)) {
     if (value === undefined) continue;
-    const text = Array.isArray(value)
-      ? value.length === 0
-        ? "[]"
-        : `[\n${value.map((v) => `    ${JSON.stringify(v)}`).join(",\n")}\n  ]`
-      : JSON.stringify(value, null, 2).replace(/\n/g, "\n  ");
-    parts.push(`  ${JSON.stringify(key)}: ${text}`);
+    const lead = `${first ? "" : ",\n"}  ${JSON.stringify(key)}: `;
+    first = false;
+    if (!Array.isArray(value)) yield lead + JSON.stringify(value, null, 2).replace(/\n/g, "\n  ");
+    else if (value.length === 0) yield `${lead}[]`;
+    else {
+      yield `${lead}[\n`;
+      for (let i = 0; i < value.length; i++) yield `${i > 0 ? ",\n" : ""}    ${JSON.stringify(value[i])}`;
+      yield "\n  ]";
+    }
   }
-  return `{\n${parts.join(",\n")}\n}\n`;
+  yield "\n}\n";
+}
+
+export function renderSnapshotJson(snapshot: Snapshot): string {
+  return [...snapshotJsonChunks(snapshot)].join("");
 }

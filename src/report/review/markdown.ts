@@ -106,7 +106,9 @@ export function renderReviewMarkdown(review: Review): string {
               c.email ?? c.person,
               c.workspace ?? "",
               (c.before ?? []).join(" "),
-              (c.after ?? []).join(" "),
+              c.removedAt !== undefined
+                ? `removed by usersync ${c.removedAt}, run ${c.runId}`
+                : (c.after ?? []).join(" "),
             ]),
         ),
       );
