@@ -1,5 +1,13 @@
 /** What a run remembers for the next one: the state file of `policy.revokeAfter`. */
-export { createdKeys, emptyState, mergeState, STATE_FORMAT_VERSION, type StateData } from "./merge.js";
+export {
+  changesOfRun,
+  createdKeys,
+  emptyState,
+  mergeState,
+  STATE_FORMAT_VERSION,
+  withChanges,
+  type StateData,
+} from "./merge.js";
 export {
   keepCorrupt,
   parseState,

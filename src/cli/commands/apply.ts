@@ -25,6 +25,7 @@ import { connect, type Connection } from "../target.js";
 import { organizationOf } from "../plan-organization.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
 import { prepareStateFile, recordGroupSizes, recordRunState } from "../run-state.js";
+import { recordChanges } from "../recent-changes.js";
 import { detailOption, SHOWN_FORMATS } from "./plan.js";
 import { usersyncCommand } from "../invocation.js";
 
@@ -81,10 +82,11 @@ async function preparePlan(
       values["allow-deletes"] !== undefined ||
       values["allow-permission-removals"] !== undefined ||
       values["allow-filter-widenings"] !== undefined ||
+      values["allow-reverts"] !== undefined ||
       values["mode"] !== undefined
     ) {
       throw new ConfigError({
-        message: `--allow-deletes, --allow-permission-removals, --allow-filter-widenings and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (${usersyncCommand()} plan --out FILE ...).`,
+        message: `--allow-deletes, --allow-permission-removals, --allow-filter-widenings, --allow-reverts and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (${usersyncCommand()} plan --out FILE ...).`,
       });
     }
     return prepareSavedPlan(runtime, savedPlan);
@@ -165,6 +167,7 @@ async function applyCommand(
       outputs,
     });
     metrics.result = result;
+    await recordChanges(runtime, plan, result);
     if (exitCode === ExitCode.ok) {
       await recordGroupSizes(runtime, prepared.desired?.evidence);
       await prepared.desired?.afterApply?.(afterApplyRun(plan, prepared.desired));
