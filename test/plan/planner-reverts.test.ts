@@ -7,7 +7,8 @@ import { describe, expect, test } from "vitest";
 import { changesOf, plan, type Plan, type RecentChange } from "../../src/plan/index.js";
 import type { Policy } from "../../src/plan/policy.js";
 import { renderPlan } from "../../src/report/index.js";
-import type { ActualState, DesiredUser } from "../../src/service/types.js";
+import type { DesiredUser } from "../../src/desired/types.js";
+import type { ActualState } from "../../src/service/types.js";
 import { aDesiredState, aGroup, aPolicy, aSyncedUser, anActualState, stepIds } from "./builders.js";
 
 const HOUR = 3_600_000;
@@ -113,7 +114,7 @@ describe("the revert guard", () => {
 
   test.each([
     ["changes older than the window", correction(NOW - 73 * HOUR), {}],
-    ["the guard off (revertWindow unset)", correction(), { revertWindow: undefined }],
+    ["the guard off (revertWindow 0)", correction(), { revertWindow: { text: "0", seconds: 0 } }],
     ["no recorded changes", [], {}],
   ])("not held: %s", (_, changes, policy) => {
     const p = planWith({ user: ORIGINAL, changes, policy });
