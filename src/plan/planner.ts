@@ -68,7 +68,8 @@ export function plan(given: PlanInput): Plan {
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
   const { revertWindow, allowReverts } = input.policy;
-  const reverts = applyRevertGuard(ctx.steps.values(), input.recent, revertWindow, allowReverts);
+  const due = new Set(ctx.grace?.due.map((p) => p.target));
+  const reverts = applyRevertGuard(ctx.steps.values(), input.recent, revertWindow, allowReverts, due);
   planBulkMembership(ctx);
   const permissionGuard = planPermissions(ctx);
   const dataFilterGuard = planDataFilters(ctx);

@@ -7,7 +7,8 @@
  * the CLI, written there by `apply` for its succeeded steps: changesOf). A step reverts when one
  * of its changes sets a field back to the value a run within `policy.revertWindow` changed it
  * from (and it still holds the value that run set). All or nothing, like `maxDeletes`: more
- * reverting steps than `--allow-reverts` allows (0 without it) and every one is held back.
+ * reverting steps than `--allow-reverts` allows (0 without it) and every one is held back. The
+ * deletion of a person due after `policy.revokeAfter` is not a revert: the grace period decided it.
  */
 import { compareStrings } from "./context.js";
 import { groupKey, idpKey, mappingKey } from "./fingerprint.js";
@@ -144,6 +145,7 @@ export function applyRevertGuard(
   recent: RecentInput | undefined,
   window: { text: string; seconds: number } | undefined,
   allow: number | undefined,
+  due: ReadonlySet<string> = new Set(),
 ): PlanReverts | undefined {
   if (recent === undefined || window === undefined || window.seconds <= 0) return undefined;
   const newest = newestWithin(recent, window.seconds * 1000);
@@ -151,7 +153,8 @@ export function applyRevertGuard(
   const changes: PlanRevert[] = [];
   const reverting: Step[] = [];
   for (const s of steps) {
-    if (s.status !== "planned") continue;
+    // A leaver whose policy.revokeAfter has passed is deleted on purpose, whoever created them.
+    if (s.status !== "planned" || s.touches.some((k) => due.has(k))) continue;
     let reverts = false;
     for (const c of changesOf(s)) {
       const r = newest.get(changeKey(c));

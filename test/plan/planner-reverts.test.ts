@@ -152,6 +152,27 @@ describe("the revert guard", () => {
     void jane;
   });
 
+  test("a leaver due after policy.revokeAfter is deleted even if a recent run created them", () => {
+    const { actual } = corrected();
+    const created = [change({ object: "mapping:jane", field: "exists", before: "absent", after: "present" })];
+    const p = plan({
+      desired: aDesiredState([]),
+      actual: anActualState(actual),
+      policy: aPolicy({
+        revertWindow: WINDOW,
+        revokeAfter: { text: "1h", seconds: 3600 },
+        mode: "full",
+        deletions: "remove",
+        maxDeletes: { count: 5 },
+      }),
+      profile: "v1",
+      grace: { now: NOW, people: new Map([["mapping:jane", { since: NOW - 2 * HOUR, reason: "created" }]]) },
+      recent: { now: NOW, changes: created },
+    });
+    expect(stepIds(p)).toEqual(["deleteCredentials:jane@x.com", "deleteMapping:jane"]);
+    expect(p.reverts).toBeUndefined();
+  });
+
   test("bulk membership is remembered per group and member", () => {
     const base = { id: "x", dependsOn: [], reason: "", touches: [], status: "planned" as const };
     expect(changesOf({ ...base, kind: "addMembers", target: "eng", members: ["a", "b"] })).toEqual([
