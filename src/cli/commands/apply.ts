@@ -3,7 +3,7 @@
  * Everything that can be refused is refused before the first request that changes anything.
  */
 import { readFile } from "node:fs/promises";
-import { conflictExit } from "../guard-warning.js";
+import { conflictExit, revertExit } from "../guard-warning.js";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import {
   checkPlanOrganization,
@@ -172,7 +172,7 @@ async function applyCommand(
       await recordGroupSizes(runtime, prepared.desired?.evidence);
       await prepared.desired?.afterApply?.(afterApplyRun(plan, prepared.desired));
     }
-    return conflictExit(runtime.logger, plan, exitCode);
+    return conflictExit(runtime.logger, plan, revertExit(runtime.logger, plan, exitCode, false));
   } finally {
     await connection.close();
   }
