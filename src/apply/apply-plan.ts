@@ -183,11 +183,13 @@ function presetOutcome(step: Step, options: ApplyOptions): StepOutcome | undefin
     return notRun(
       step,
       "heldBack",
-      nounOf(step.kind) === "dataFilter"
-        ? wideningsHeldBackReason(options.plan.dataFilterGuard)
-        : nounOf(step.kind) === "permissions"
-          ? removalsHeldBackReason(options.plan.permissionGuard)
-          : heldBackReason(options.plan.deleteGuard),
+      step.revertsRecent
+        ? revertHeldBackReason(options.plan.reverts)
+        : nounOf(step.kind) === "dataFilter"
+          ? wideningsHeldBackReason(options.plan.dataFilterGuard)
+          : nounOf(step.kind) === "permissions"
+            ? removalsHeldBackReason(options.plan.permissionGuard)
+            : heldBackReason(options.plan.deleteGuard),
     );
   if (!options.stale?.has(step.id)) return undefined;
   return notRun(
@@ -214,6 +216,15 @@ function removalsHeldBackReason(guard: Plan["permissionGuard"]): string {
     `held back by the permission removal limit: ${wanted} removal(s), ${limit} allowed ` +
     `(permissions.maxRemovals, or --allow-permission-removals when given, of ${managedAssignments} managed assignment(s)); ` +
     `run with --allow-permission-removals ${wanted} to carry them out`
+  );
+}
+
+/** The revert guard held a step back: the window and the flag that lifts it, in words. */
+function revertHeldBackReason(reverts: Plan["reverts"]): string {
+  const { wanted = 0, limit = 0, window = "" } = reverts ?? {};
+  return (
+    `held back by the revert guard: ${wanted} step(s) undo what a run within policy.revertWindow ${window} changed, ` +
+    `${limit} allowed; run with --allow-reverts ${wanted} to carry them out`
   );
 }
 

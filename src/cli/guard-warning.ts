@@ -34,3 +34,17 @@ export function conflictExit(logger: Logger, plan: Plan, code: number): number {
   );
   return ExitCode.refused;
 }
+
+/**
+ * The revert guard held steps back (plan/reverts.ts): one warning naming the flag, and with
+ * `plan --detailed-exitcode` exit 3 like a tripped guard at apply. Returns the exit code to use.
+ */
+export function revertExit(logger: Logger, plan: Plan, code: number, detailed: boolean): number {
+  const r = plan.reverts;
+  if (r === undefined || r.wanted <= r.limit) return code;
+  logger.warn(
+    { heldBack: r.wanted, limit: r.limit, window: r.window },
+    `revert guard: ${r.wanted} step(s) undo what a run within policy.revertWindow ${r.window} changed and are held back (the plan's revert guard section names the run). Read them, then --allow-reverts ${r.wanted} lets them through for one run`,
+  );
+  return detailed && (code === ExitCode.changes || code === ExitCode.ok) ? ExitCode.refused : code;
+}

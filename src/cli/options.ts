@@ -95,6 +95,11 @@ const planOptions = {
     value: "N",
     help: "allow up to N user deletions in this run, over policy.maxDeletes",
   },
+  "allow-reverts": {
+    type: "string",
+    value: "N",
+    help: "let up to N steps through that undo what a run within\npolicy.revertWindow changed (the revert guard; docs/configuration.md)",
+  },
   "allow-permission-removals": {
     type: "string",
     value: "N",

@@ -22,6 +22,7 @@ import {
   checkPermissionPolicy,
   checkDataFilterPolicy,
   type GraceInput,
+  type RecentInput,
   type Plan,
   type Policy,
 } from "../plan/index.js";
@@ -31,6 +32,7 @@ import { connect, type Connection } from "./target.js";
 import type { EmulatorSeed } from "../emulator/index.js";
 import { checkMinUsersCount, checkMinUsersShare } from "./min-users.js";
 import { lastGroupSizes, loadGrace } from "./run-state.js";
+import { loadRecentChanges } from "./recent-changes.js";
 import { changesInput, keepAfterApply } from "./changes-file.js";
 import { probeBulkMembership } from "./bulk-probe.js";
 import { listLeaverTokens } from "./leaver-tokens.js";
@@ -177,6 +179,7 @@ async function planChecked(
     actual: ActualState;
     policy: Policy;
     grace?: GraceInput | undefined;
+    recent?: RecentInput | undefined;
     today: string;
   },
 ): Promise<{ actual: ActualState; plan: Plan }> {
@@ -193,6 +196,7 @@ async function planChecked(
           requestsPerSecond: config.execution.requestsPerSecond,
         },
         ...optional("grace", input.grace),
+        ...optional("recent", input.recent),
         ...optional("knownManagedUsers", input.desired.targeted?.managedUsers),
         today: input.today,
       }),
@@ -208,6 +212,15 @@ async function planChecked(
 }
 
 /** Connects, lists the actual state and plans. The caller closes `connection`. */
+/** The config's policy with this run's allowances (the --allow-* flags). */
+const runPolicy = (config: LoadedConfig, values: ParsedValues): Policy =>
+  toPolicy(config, {
+    ...optional("allowDeletes", intOption(values, "allow-deletes")),
+    ...optional("allowPermissionRemovals", intOption(values, "allow-permission-removals")),
+    ...optional("allowFilterWidenings", intOption(values, "allow-filter-widenings")),
+    ...optional("allowReverts", intOption(values, "allow-reverts")),
+  });
+
 export async function planAgainstService(
   runtime: Runtime,
   options: {
@@ -220,16 +233,13 @@ export async function planAgainstService(
   },
 ): Promise<Planned> {
   const { config, logger } = runtime;
-  const policy: Policy = toPolicy(config, {
-    ...optional("allowDeletes", intOption(options.values, "allow-deletes")),
-    ...optional("allowPermissionRemovals", intOption(options.values, "allow-permission-removals")),
-    ...optional("allowFilterWidenings", intOption(options.values, "allow-filter-widenings")),
-  });
+  const policy = runPolicy(config, options.values);
   for (const note of ineffectiveSettings(policy)) logger.warn({ notice: "no-effect" }, note);
   // What the config allows: its errors stop the run before any request, its warnings come later.
   const byConfig = [checkPermissionPolicy, checkDataFilterPolicy].flatMap((f) => f(options.desired, policy));
   reportProblems(byConfig.filter(isError), logger);
   const grace = await loadGrace(runtime, policy);
+  const recent = await loadRecentChanges(runtime, policy);
   const today = runDay(options.values); // checked before any request
   const connection =
     options.connection ??
@@ -256,6 +266,7 @@ export async function planAgainstService(
       actual,
       policy,
       ...optional("grace", grace),
+      ...optional("recent", recent),
       today,
     });
     // A percentage of the managed users needs the listing (read-only); still before any write.

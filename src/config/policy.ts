@@ -14,7 +14,12 @@ function workspaceGlobs(value: string | string[] | undefined): string[] {
 
 export function toPolicy(
   config: Config,
-  options: { allowDeletes?: number; allowPermissionRemovals?: number; allowFilterWidenings?: number } = {},
+  options: {
+    allowDeletes?: number;
+    allowPermissionRemovals?: number;
+    allowFilterWidenings?: number;
+    allowReverts?: number;
+  } = {},
 ): Policy {
   const p = config.policy;
   const scope: Policy["scope"] = {};
@@ -51,6 +56,9 @@ export function toPolicy(
     policy.permissions.allowRemovals = options.allowPermissionRemovals;
   const revokeAfter = durationSeconds(p.revokeAfter);
   if (revokeAfter > 0) policy.revokeAfter = { text: String(p.revokeAfter), seconds: revokeAfter };
+  const revertWindow = durationSeconds(p.revertWindow);
+  if (revertWindow > 0) policy.revertWindow = { text: String(p.revertWindow), seconds: revertWindow };
+  if (options.allowReverts !== undefined) policy.allowReverts = options.allowReverts;
   return policy;
 }
 

@@ -87,6 +87,7 @@ export const policySection = z.strictObject({
     key: "policy.maxDeletes",
   }).default("10%"),
   revokeAfter: revokeAfter.optional(), // the grace period for leavers (docs/configuration.md)
+  revertWindow: revokeAfter.default("72h"), // the revert guard (docs/configuration.md)
   scope: z
     .strictObject({
       emailDomains: list.optional(),
@@ -196,6 +197,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "policy.unlinkedCredentials": "string",
   "policy.maxDeletes": "countOrPercent",
   "policy.revokeAfter": "string",
+  "policy.revertWindow": "string",
   "policy.scope.emailDomains": "list",
   "policy.scope.idPatterns": "list",
   "policy.scope.groups": "list",

@@ -30,6 +30,13 @@ export {
   type PlanGrace,
 } from "./grace.js";
 export * from "./types.js";
+export {
+  applyRevertGuard,
+  changesOf,
+  type FieldChange,
+  type RecentChange,
+  type RecentInput,
+} from "./reverts.js";
 export * from "./policy.js";
 export {
   STEP_KINDS,

@@ -32,6 +32,7 @@ import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step
 import { planPresentUser } from "./users.js";
 import { adoptExistingMappings } from "./adopt.js";
 import { applyDates } from "./dates.js";
+import { applyRevertGuard, type RecentInput } from "./reverts.js";
 
 export interface PlanInput {
   desired: DesiredState;
@@ -46,6 +47,8 @@ export interface PlanInput {
    * whole listing, so a percentage guard counts the organization, not the few people listed.
    */
   knownManagedUsers?: number;
+  /** With `policy.revertWindow`: the run's time and what recent applies changed (reverts.ts). */
+  recent?: RecentInput;
   /** The run's day (YYYY-MM-DD) that start and end dates are compared with (dates.ts). */
   today?: string;
 }
@@ -64,6 +67,9 @@ export function plan(given: PlanInput): Plan {
   const managedUsers = Math.max(planUnlisted(ctx), input.knownManagedUsers ?? 0);
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
+  const { revertWindow, allowReverts } = input.policy;
+  const due = new Set(ctx.grace?.due.map((p) => p.target));
+  const reverts = applyRevertGuard(ctx.steps.values(), input.recent, revertWindow, allowReverts, due);
   planBulkMembership(ctx);
   const permissionGuard = planPermissions(ctx);
   const dataFilterGuard = planDataFilters(ctx);
@@ -91,6 +97,7 @@ export function plan(given: PlanInput): Plan {
     ...(input.actual.jit ? { jit: jitOf(ctx, input.actual.jit) } : {}),
     ...(ctx.grace ? { grace: planGrace(ctx.grace, input.policy.revokeAfter?.text ?? "") } : {}),
     ...(dates ? { dates } : {}),
+    ...(reverts ? { reverts } : {}),
   };
 }
 

@@ -51,6 +51,13 @@ export interface Policy {
    * only once missing this long (the planner's `grace` input says since when). Unset: at once.
    */
   revokeAfter?: { text: string; seconds: number };
+  /**
+   * The revert guard (`policy.revertWindow`, plan/reverts.ts): a step that undoes a change an
+   * apply made this recently is held back. Unset: off.
+   */
+  revertWindow?: { text: string; seconds: number };
+  /** `--allow-reverts N` for this run: up to N reverting steps go through. */
+  allowReverts?: number;
   /** Empty = everything is in scope. Several criteria: in scope when any matches. */
   scope: Scope;
   /** Ids, emails or globs that are never changed or deleted (besides the built-in ones). */

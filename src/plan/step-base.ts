@@ -14,4 +14,6 @@ export interface StepBase {
   touches: string[];
   /** `heldBack`: a deletion over `maxDeletes` (or a permission removal over `maxRemovals`), reported, not carried out. */
   status: "planned" | "heldBack";
+  /** The step undoes what a run within `policy.revertWindow` changed (plan/reverts.ts, the plan's `reverts`). */
+  revertsRecent?: true;
 }

@@ -145,6 +145,27 @@ export interface PlanCounts {
   heldBack: number;
 }
 
+/** One change of a plan that undoes a recent one, with the run that made it. */
+export interface PlanRevert {
+  step: string;
+  object: string;
+  field: string;
+  /** The value now (what the recent run set) and the value the step puts back. */
+  from: string;
+  to: string;
+  /** When the recent run applied the change (ISO 8601) and its plan's stateDigest. */
+  changedAt: string;
+  run: string;
+}
+
+/** `reverts` of a plan: the window, how many reverting steps were allowed and wanted, and each change. */
+export interface PlanReverts {
+  window: string;
+  limit: number;
+  wanted: number;
+  changes: PlanRevert[];
+}
+
 export interface PlanOrganization {
   id?: string;
   url: string;
@@ -197,6 +218,12 @@ export interface Plan {
   jit?: { settings: string[]; sharedGroups: string[] };
   /** With `policy.revokeAfter`: people missing from the source who wait, and who are due. */
   grace?: PlanGrace;
+  /**
+   * The revert guard (`policy.revertWindow`): the plan's changes that undo what a recent apply
+   * changed, each with that run's time and stateDigest; held back over `--allow-reverts`.
+   * Written only when some step reverts.
+   */
+  reverts?: PlanReverts;
   /** Start and end dates against the run's day (dates.ts): who waits, starts, ended. Only when someone is dated. */
   dates?: PlanDates;
   /**

@@ -151,6 +151,9 @@ function fields(s: Step): FieldChange[] {
   }
 }
 
+const REVERT_HELD_NOTE =
+  "held back: undoes what a recent run changed (the revert guard; use --allow-reverts)";
+
 export function viewStep(s: Step): StepView {
   const a = action(s);
   const view: StepView = {
@@ -161,8 +164,9 @@ export function viewStep(s: Step): StepView {
     fields: fields(s),
   };
   if (s.status === "heldBack")
-    view.note =
-      view.noun === "dataFilter"
+    view.note = s.revertsRecent
+      ? REVERT_HELD_NOTE
+      : view.noun === "dataFilter"
         ? FILTER_HELD_NOTE
         : view.noun === "permissions"
           ? "held back: over permissions.maxRemovals (use --allow-permission-removals)"

@@ -9,7 +9,9 @@ import type { NoticeSection } from "./plan-frame.js";
 
 /** Every step of the object was held back by the deletion guard (not by the permission guard). */
 const heldByGuard = (o: ObjectView): boolean =>
-  o.kind !== "permissions" && o.steps.length > 0 && o.steps.every((v) => v.step.status === "heldBack");
+  o.kind !== "permissions" &&
+  o.steps.length > 0 &&
+  o.steps.every((v) => v.step.status === "heldBack" && !v.step.revertsRecent);
 
 /** The objects to list one by one: those the deletion guard holds back are in guardSection. */
 export const withoutHeldBack = (objects: readonly ObjectView[]): ObjectView[] =>
@@ -45,4 +47,23 @@ export function guardSection(plan: Plan, objects: readonly ObjectView[]): Notice
       notices,
     },
   ];
+}
+
+/**
+ * The revert guard's section: each change a step would undo, with the run that made it (its time
+ * and stateDigest); the steps stay listed with their objects, marked held back. None when the
+ * plan reverts nothing.
+ */
+export function revertSections(plan: Plan): NoticeSection[] {
+  const r = plan.reverts;
+  if (r === undefined) return [];
+  const held = r.wanted > r.limit;
+  const title = held
+    ? `Held back by the revert guard (policy.revertWindow ${r.window}), ${r.limit} allowed: read them, then --allow-reverts ${r.wanted} for one run`
+    : `Undoing recent changes (policy.revertWindow ${r.window}), allowed by --allow-reverts ${r.limit}`;
+  const notices = r.changes.map((c) => ({
+    target: c.object,
+    message: `${c.field} back from ${c.from} to ${c.to}, undoing the run of ${c.changedAt} (stateDigest ${c.run})`,
+  }));
+  return [{ title, notices }];
 }

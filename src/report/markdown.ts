@@ -9,7 +9,7 @@ import { peopleMarkdown, type PersonView } from "./people-view.js";
 import { headerLines, datedSections, noticeSections, pendingSections } from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { num, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
-import { guardSection, withoutHeldBack } from "./held-back.js";
+import { guardSection, revertSections, withoutHeldBack } from "./held-back.js";
 
 /** The whole Markdown plan stays under this many bytes (UTF-8). */
 export const MARKDOWN_LIMIT_BYTES = 1024 * 1024;
@@ -96,6 +96,7 @@ export function renderMarkdown(
   const held = guardSection(plan, groupByObject(plan));
   for (const section of [
     ...held,
+    ...revertSections(plan),
     ...wideningSections(plan, assigneeInWords),
     ...datedSections(plan),
     ...pendingSections(plan),

@@ -18,6 +18,7 @@ import {
   type NoticeSection,
 } from "./plan-frame.js";
 import { num, renderPlanSummaryLine } from "./summary-lines.js";
+import { revertSections } from "./held-back.js";
 
 const STYLE_HASH = `'sha256-${createHash("sha256").update(REVIEW_CSS, "utf8").digest("base64")}'`;
 const POLICY = `default-src 'none'; style-src ${STYLE_HASH}; base-uri 'none'; form-action 'none'`;
@@ -100,7 +101,12 @@ ${table(s.title, ["Object", "Note"], rows)}
 export function renderPlanHtml(plan: Plan, options: PlanPageOptions & { dryRun: boolean }): string {
   const title = `usersync plan: ${options.organization}`;
   const [first, ...rest] = headerLines(plan, options.dryRun);
-  const notes = [...datedSections(plan), ...pendingSections(plan), ...noticeSections(plan)];
+  const notes = [
+    ...revertSections(plan),
+    ...datedSections(plan),
+    ...pendingSections(plan),
+    ...noticeSections(plan),
+  ];
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -23,7 +23,7 @@ import {
 } from "./plan-frame.js";
 import { wideningSections } from "./filter-lines.js";
 import { groups, num, people, renderPlanSummaryLine, summaryItems } from "./summary-lines.js";
-import { guardSection, withoutHeldBack } from "./held-back.js";
+import { guardSection, revertSections, withoutHeldBack } from "./held-back.js";
 
 const workspaces = (n: number): string => `${num(n)} workspace${n === 1 ? "" : "s"}`;
 const UNITS: Record<ObjectView["kind"], (n: number) => string> = {
@@ -115,6 +115,7 @@ function noticeLines(plan: Plan, paint: Paint, limit: number, held: NoticeSectio
   const out: string[] = [];
   for (const section of [
     ...held,
+    ...revertSections(plan),
     ...wideningSections(plan, assigneeInWords),
     ...datedSections(plan),
     ...pendingSections(plan),

@@ -13,7 +13,7 @@ import { open, readFile, rename, rm, stat } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../files.js";
-import { isoTime, type GraceEntry } from "../plan/index.js";
+import { isoTime, type GraceEntry, type RecentChange } from "../plan/index.js";
 import { emptyState, STATE_FORMAT_VERSION, type RemovalRecord, type StateData } from "./merge.js";
 
 export interface StateRead {
@@ -51,6 +51,9 @@ export function parseState(text: string): StateData | string {
       return "groupSizes must map group keys to counts";
     data.groupSizes = sizes as Record<string, number>;
   }
+  const changes = parseChanges(value["changes"]);
+  if (typeof changes === "string") return changes;
+  if (changes !== undefined) data.changes = changes;
   for (const [key, entry] of Object.entries(value["people"])) {
     const since = timeOf(isRecord(entry) ? entry["since"] : undefined);
     const reason = isRecord(entry) ? entry["reason"] : undefined;
@@ -81,6 +84,24 @@ function parseRemovals(value: unknown): Map<string, RemovalRecord> | string | un
   return removals;
 }
 
+const CHANGE_FIELDS = ["object", "field", "before", "after", "run"] as const;
+
+/** `changes`: what recent applies changed (the revert guard), each with its time and run. */
+function parseChanges(value: unknown): RecentChange[] | string | undefined {
+  if (value === undefined) return undefined;
+  const why = "changes must list objects with object, field, before, after, at (ISO 8601) and run";
+  if (!Array.isArray(value)) return why;
+  const out: RecentChange[] = [];
+  for (const c of value) {
+    if (!isRecord(c) || !CHANGE_FIELDS.every((f) => typeof c[f] === "string")) return why;
+    const at = timeOf(c["at"]);
+    if (Number.isNaN(at)) return why;
+    const [object, field, before, after, run] = CHANGE_FIELDS.map((f) => c[f] as string);
+    out.push({ object: object!, field: field!, before: before!, after: after!, at, run: run! });
+  }
+  return out;
+}
+
 export function serializeState(data: StateData): string {
   const people: Record<string, { since: string; reason: GraceEntry["reason"] }> = {};
   for (const key of [...data.people.keys()].sort()) {
@@ -90,12 +111,24 @@ export function serializeState(data: StateData): string {
   const body = {
     formatVersion: STATE_FORMAT_VERSION,
     about:
-      "usersync's memory between runs: for policy.revokeAfter, since when each person is missing from the source (or was created by an incremental run); for directory sources, how many members each picked group had at the last successful apply; when an apply removed each leaver's access (removals, read by usersync review). Written by usersync apply; see docs/configuration.md.",
+      "usersync's memory between runs: for policy.revokeAfter, since when each person is missing from the source (or was created by an incremental run); for directory sources, how many members each picked group had at the last successful apply; when an apply removed each leaver's access (removals, read by usersync review); for policy.revertWindow, what recent applies changed. Written by usersync apply; see docs/configuration.md.",
     ...(data.fullRunAt !== undefined ? { fullRunAt: isoTime(data.fullRunAt) } : {}),
     people,
     ...(data.groupSizes !== undefined ? { groupSizes: sortedRecord(data.groupSizes) } : {}),
     ...(data.removals !== undefined && data.removals.size > 0
       ? { removals: removalsRecord(data.removals) }
+      : {}),
+    ...(data.changes !== undefined && data.changes.length > 0
+      ? {
+          changes: data.changes.map((c) => ({
+            object: c.object,
+            field: c.field,
+            before: c.before,
+            after: c.after,
+            at: isoTime(c.at),
+            run: c.run,
+          })),
+        }
       : {}),
   };
   return `${JSON.stringify(body, null, 2)}\n`;

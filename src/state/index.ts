@@ -1,11 +1,13 @@
 /** What a run remembers for the next one: the state file of `policy.revokeAfter`. */
 export {
+  changesOfRun,
   createdKeys,
   emptyState,
   mergeState,
   STATE_FORMAT_VERSION,
   withRemovals,
   type RemovalRecord,
+  withChanges,
   type StateData,
 } from "./merge.js";
 export {

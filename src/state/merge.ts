@@ -4,8 +4,8 @@
  * onboarding Job and the hourly sync): the writer re-reads the file under a lock and merges, and
  * every way a merge can lose something only makes a grace period start later, never earlier.
  */
-import { isoTime, type GraceEntry, type GraceReason, type Plan } from "../plan/index.js";
-import { mappingKey, nounOf, personOfSteps, verbOf } from "../plan/index.js";
+import { isoTime, type GraceEntry, type GraceReason, type Plan, type RecentChange } from "../plan/index.js";
+import { changesOf, mappingKey, nounOf, personOfSteps, verbOf } from "../plan/index.js";
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -19,6 +19,8 @@ export interface StateData {
    * group-sizes.ts): a group that suddenly reads empty against it is not believed.
    */
   groupSizes?: Record<string, number>;
+  /** What recent applies changed, field by field, for the revert guard (`policy.revertWindow`). */
+  changes?: RecentChange[];
   /**
    * By person key (`mapping:<user id>`): the last time an apply removed all of the person's
    * access (docs/audits.md "Dated removals"), read by `usersync review`.
@@ -98,4 +100,24 @@ export function mergeState(
     people.set(p.target, later(people.get(p.target), entry));
   }
   return { next: { ...fresh, fullRunAt: at, people } };
+}
+
+/** The recorded changes plus `added`, those older than the window before `now` dropped. */
+export function withChanges(
+  data: StateData,
+  added: readonly RecentChange[],
+  now: number,
+  windowMs: number,
+): StateData {
+  const changes = [...(data.changes ?? []), ...added].filter((c) => now - c.at <= windowMs);
+  const { changes: _old, ...rest } = data;
+  return changes.length > 0 ? { ...rest, changes } : rest;
+}
+
+/** What the plan's succeeded steps changed, field by field, at `at`, named by the plan's stateDigest. */
+export function changesOfRun(plan: Plan, succeeded: ReadonlySet<string>, at: number): RecentChange[] {
+  const run = plan.stateDigest ?? "unknown";
+  return plan.steps
+    .filter((s) => succeeded.has(s.id))
+    .flatMap((s) => changesOf(s).map((c) => ({ ...c, at, run })));
 }

@@ -360,6 +360,7 @@ describe("loadConfig", () => {
       groups: { create: true, update: true, prune: true, createReferenced: false },
       passwords: "none",
       permissions: { workspaces: [], maxRemovals: { percent: 10 }, allowOrganizationManage: false },
+      revertWindow: { text: "72h", seconds: 72 * 3600 }, // the revert guard's default
     });
   });
 

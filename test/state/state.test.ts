@@ -11,6 +11,7 @@ import { plan, type GraceEntry, type Plan } from "../../src/plan/index.js";
 import {
   emptyState,
   mergeState,
+  withChanges,
   parseState,
   readState,
   serializeState,
@@ -263,5 +264,31 @@ describe('removals in the state file (docs/audits.md "Dated removals")', () => {
     expect(parseState(text.replace('"runId": "run-1"', '"runId": 1'))).toBe(
       'removals["mapping:a"] needs at (ISO 8601) and runId',
     );
+  });
+});
+
+describe("recent changes in the state file (the revert guard)", () => {
+  const H = 3_600_000;
+  const NOW = Date.parse("2024-05-06T10:00:00.000Z");
+  const c = (at: number) => ({
+    object: "mapping:a",
+    field: "group:g1",
+    before: "not a member",
+    after: "member",
+    at,
+    run: "d1",
+  });
+
+  test("written and read back; entries older than the window are dropped when written", () => {
+    const data = withChanges({ ...emptyState(), changes: [c(NOW - 80 * H)] }, [c(NOW)], NOW, 72 * H);
+    expect(data.changes).toEqual([c(NOW)]);
+    const back = parseState(serializeState(data));
+    expect(typeof back === "string" ? back : back.changes).toEqual([c(NOW)]);
+    expect(withChanges(data, [], NOW + 73 * H, 72 * H).changes).toBeUndefined();
+  });
+
+  test("a changes entry without its run makes the file unusable (read as empty, set aside)", () => {
+    const text = serializeState({ ...emptyState(), changes: [c(NOW)] }).replace('"run": "d1"', '"run": 1');
+    expect(parseState(text)).toMatch(/changes must list objects/);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { conflictExit } from "../guard-warning.js";
+import { conflictExit, revertExit } from "../guard-warning.js";
 import { ConfigError, ExitCode, InputError, SafetyRefusal, exitCodeFor } from "../../errors.js";
 import {
   checkPlanOrganization,
@@ -27,6 +27,7 @@ import { connect, type Connection } from "../target.js";
 import { organizationOf } from "../plan-organization.js";
 import { executePlan, passwordSourceNeeded, preparePasswords } from "../execute.js";
 import { prepareStateFile, recordGroupSizes, recordRemovals, recordRunState } from "../run-state.js";
+import { recordChanges } from "../recent-changes.js";
 import { detailOption, SHOWN_FORMATS } from "./plan.js";
 import { usersyncCommand } from "../invocation.js";
 
@@ -83,10 +84,11 @@ async function preparePlan(
       values["allow-deletes"] !== undefined ||
       values["allow-permission-removals"] !== undefined ||
       values["allow-filter-widenings"] !== undefined ||
+      values["allow-reverts"] !== undefined ||
       values["mode"] !== undefined
     ) {
       throw new ConfigError({
-        message: `--allow-deletes, --allow-permission-removals, --allow-filter-widenings and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (${usersyncCommand()} plan --out FILE ...).`,
+        message: `--allow-deletes, --allow-permission-removals, --allow-filter-widenings, --allow-reverts and --mode shape a plan: a saved plan is applied exactly as it was made. Make a new plan with them (${usersyncCommand()} plan --out FILE ...).`,
       });
     }
     return prepareSavedPlan(runtime, savedPlan);
@@ -169,7 +171,7 @@ async function applyCommand(
     });
     metrics.result = result;
     await recordDone(runtime, { plan, result, exitCode, runId, desired: prepared.desired });
-    return conflictExit(runtime.logger, plan, exitCode);
+    return conflictExit(runtime.logger, plan, revertExit(runtime.logger, plan, exitCode, false));
   } finally {
     await connection.close();
   }
@@ -177,13 +179,14 @@ async function applyCommand(
 
 /**
  * What a run records once its steps are done: the removals it carried out (the review dates
- * them), and after a wholly successful run the picked groups' sizes and the directory's picture.
+ * them), what it changed (the revert guard), and after a wholly successful run the picked groups' sizes and the directory's picture.
  */
 async function recordDone(
   runtime: Runtime,
   o: { plan: Plan; result: ApplyResult; exitCode: number; runId: string; desired: DesiredState | undefined },
 ): Promise<void> {
   await recordRemovals(runtime, o.plan, o.result, { id: o.runId, at: Date.now() });
+  await recordChanges(runtime, o.plan, o.result);
   if (o.exitCode !== ExitCode.ok) return;
   await recordGroupSizes(runtime, o.desired?.evidence);
   await o.desired?.afterApply?.(afterApplyRun(o.plan, o.desired));

@@ -9,7 +9,7 @@ import {
   type PlanFormat,
 } from "../../report/index.js";
 import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
-import { conflictExit } from "../guard-warning.js";
+import { conflictExit, revertExit } from "../guard-warning.js";
 import { choiceOption, type ParsedCommand } from "../args.js";
 import { useColor } from "../io.js";
 import { metricsTargets, runMetrics, writePlanFile } from "../../outputs/index.js";
@@ -60,7 +60,8 @@ export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Prom
       if (runtime.outcome !== undefined) runtime.outcome.changesPlanned = !isEmptyPlan(plan);
       const detailed = values["detailed-exitcode"] === true;
       const code = detailed && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok;
-      return await metrics.finish(conflictExit(runtime.logger, plan, code));
+      const guarded = revertExit(runtime.logger, plan, code, detailed);
+      return await metrics.finish(conflictExit(runtime.logger, plan, guarded));
     } finally {
       await planned.connection.close();
     }
