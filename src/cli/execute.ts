@@ -72,6 +72,7 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   return createPasswordProvider({
     source,
     ...optional("credentialsFile", credentials?.path),
+    ...optional("credentialsDir", options.outputs.credentialsDir?.path),
     ...optional("passwordFile", config.identity.passwordFile),
     columnPasswords: columnPasswords(options.desired),
   });
@@ -90,7 +91,9 @@ function credentialsNote(passwords: PasswordProvider, result: ApplyResult): stri
   ).length;
   const unused =
     drawn > created ? ` (${drawn - created} more line(s) for logins not created: not valid)` : "";
-  return `Initial passwords of the ${created} new built-in user(s) created: ${passwords.credentialsFile} (mode 0600)${unused}\n`;
+  const dir =
+    passwords.credentialsDir === undefined ? "" : `; one file per person in ${passwords.credentialsDir}`;
+  return `Initial passwords of the ${created} new built-in user(s) created: ${passwords.credentialsFile} (mode 0600)${dir}${unused}\n`;
 }
 
 /** The journal of this run; a write that fails is logged once and the run goes on without it. */

@@ -172,6 +172,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "F",
         help: "where generated passwords are written (mode 0600, appended to);\nin Kubernetes, output.credentialsSecretPrefix writes Secrets instead",
       },
+      "credentials-dir": {
+        type: "string",
+        value: "DIR",
+        help: "also write each generated password to one file per person in DIR\n(<email>.txt, mode 0600; the folder 0700, refused if others can read it)",
+      },
       report: { type: "string", value: "FILE", help: "write the apply report (JSON): every step's outcome" },
       journal: {
         type: "string",
