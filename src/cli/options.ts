@@ -8,6 +8,7 @@
 import { reviewSpec } from "./review-spec.js";
 import { TARGET_OPTIONS } from "./target-options.js";
 import { campaignSpec } from "./campaign-spec.js";
+import { credentialsSpec } from "./credentials-spec.js";
 
 import { COMMANDS } from "./command-names.js";
 export { COMMANDS };
@@ -193,6 +194,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   review: reviewSpec({ planOptions, formatOption, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
   campaign: campaignSpec({ planOptions, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
+  credentials: credentialsSpec({
+    planOptions,
+    globals: ["config", "base-url", ...ALWAYS],
+    footer: TOKEN_NOTE,
+  }),
   validate: {
     summary: "check the config and the desired state; nothing is sent",
     usage: "usersync validate [FILE] [options]",

@@ -1,6 +1,7 @@
 /**
  * Passwords per person (issue 49, item 7) through the built CLI on one emulator: onboarding two
  * people with --credentials-dir writes one 0600 file each, holding the password the service has;
+ * `credentials reset` gives one a new password (written, not printed; the display name kept);
  * a person revoked and re-added (their row without a name) gets a fresh password, never the old
  * one, and keeps the name their user record holds, not the e-mail's local part.
  */
@@ -66,6 +67,19 @@ describe("passwords per person", () => {
       expect(login(email)?.password).toBe(await personFile(email));
     }
     const old = await personFile(ann.email);
+
+    // Ben lost his: a reset writes a new one, never prints it, keeps his display name.
+    const benBefore = await personFile(ben.email);
+    const reset = await cli("credentials", "reset", ben.email, "--credentials-dir", join(dir, "people"));
+    expect(reset.code, reset.stderr).toBe(0);
+    const benNew = await personFile(ben.email);
+    expect(benNew).not.toBe(benBefore);
+    expect(login(ben.email)?.password).toBe(benNew);
+    expect(login(ben.email)?.displayName).toBe("Ben Ode");
+    expect(reset.stdout + reset.stderr).not.toContain(benNew);
+    expect(await readFile(join(dir, "credentials.csv"), "utf8")).toContain(`${ben.email},${benNew},`);
+    const nobody = await cli("credentials", "reset", "nobody@example.com");
+    expect(nobody.code).toBe(4);
 
     await people([{ ...ann, state: "absent" }, ben]);
     const revoke = await cli("apply", "--yes");
