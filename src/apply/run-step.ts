@@ -124,7 +124,11 @@ async function createGroup(step: StepOf<"createGroup">, ctx: StepContext): Promi
   return { recovered: "exists" };
 }
 
-/** The IdP user, with its initial password; "exists" succeeds only when the display name matches. */
+/**
+ * The IdP user, with its initial password; "exists" succeeds only when the display name matches,
+ * and then the password just written is set on the login (a create of a crashed run that landed
+ * late): the newest line of the credentials file stays the password the service has.
+ */
 async function createCredentials(step: StepOf<"createCredentials">, ctx: StepContext): Promise<StepSuccess> {
   const { client, callOptions: opts } = ctx;
   const { email, displayName } = step.after;
@@ -144,6 +148,8 @@ async function createCredentials(step: StepOf<"createCredentials">, ctx: StepCon
       message: `conflict: IdP user ${email} already exists with display name "${found.displayName}", not "${displayName}"; re-run plan to update it`,
     });
   }
+  if (password !== undefined && step.after.password === "generate")
+    await client.updateIdpUser({ email: found.email, displayName: found.displayName, password }, opts);
   return { recovered: "exists", authenticationId: authIdOf(email, found.authenticationId) };
 }
 

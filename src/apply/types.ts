@@ -77,6 +77,8 @@ export interface PasswordProvider {
   close(): Promise<void>;
   /** `generate` only: where the passwords are written, said to the person after the run. */
   readonly credentialsFile?: string;
+  /** `generate` with output.credentialsDir: the folder of one file per person. */
+  readonly credentialsDir?: string;
   /** `generate` only: passwords written to the file in this run (a recent one reused for a retry is not counted again). */
   generated?(): number;
 }

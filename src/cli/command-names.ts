@@ -4,6 +4,7 @@ export const COMMANDS = [
   "apply",
   "review",
   "campaign",
+  "credentials",
   "validate",
   "export",
   "emulator",

@@ -72,6 +72,7 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
   return createPasswordProvider({
     source,
     ...optional("credentialsFile", credentials?.path),
+    ...optional("credentialsDir", options.outputs.credentialsDir?.path),
     ...optional("passwordFile", config.identity.passwordFile),
     columnPasswords: columnPasswords(options.desired),
   });
@@ -82,15 +83,25 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
  * by the logins this run created, not by the passwords drawn: after Ctrl-C or a failure, a
  * password drawn for a login never made is said apart.
  */
-function credentialsNote(passwords: PasswordProvider, result: ApplyResult): string {
+function credentialsNote(passwords: PasswordProvider, result: ApplyResult, plan: Plan): string {
   const drawn = passwords.generated?.() ?? 0;
   if (passwords.credentialsFile === undefined || drawn === 0) return "";
-  const created = result.outcomes.filter(
-    (o) => o.kind === "createCredentials" && o.outcome === "succeeded",
-  ).length;
+  const logins = result.outcomes.filter((o) => o.kind === "createCredentials" && o.outcome === "succeeded");
+  const created = logins.length;
+  // A login whose user record exists already (an e-mail change, a person re-added) is no new user.
+  const forNewUser = new Set(
+    plan.steps.filter((s) => s.kind === "createMapping").flatMap((s) => s.dependsOn),
+  );
+  const newUsers = logins.filter((o) => forNewUser.has(o.stepId)).length;
+  const whose =
+    newUsers === created
+      ? `the ${created} new built-in user(s) created`
+      : `the ${created} built-in login(s) created (${newUsers} new user(s), ${created - newUsers} for existing users: a new e-mail or a person re-added)`;
   const unused =
     drawn > created ? ` (${drawn - created} more line(s) for logins not created: not valid)` : "";
-  return `Initial passwords of the ${created} new built-in user(s) created: ${passwords.credentialsFile} (mode 0600)${unused}\n`;
+  const dir =
+    passwords.credentialsDir === undefined ? "" : `; one file per person in ${passwords.credentialsDir}`;
+  return `Initial passwords of ${whose}: ${passwords.credentialsFile} (mode 0600)${dir}${unused}\n`;
 }
 
 /** The journal of this run; a write that fails is logged once and the run goes on without it. */
@@ -127,7 +138,7 @@ async function reportRun(
       "apply ended with failures or stopped",
     );
   io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env), plan: options.plan }));
-  io.stdout.write(credentialsNote(options.passwords, result));
+  io.stdout.write(credentialsNote(options.passwords, result, options.plan));
 }
 
 export async function executePlan(

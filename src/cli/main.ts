@@ -31,6 +31,7 @@ import { runDemo } from "./commands/demo.js";
 import { runForTargets, type FatalWriter } from "./run-targets.js";
 import { runReviewTargets } from "./commands/review.js";
 import { runCampaign } from "./commands/campaign.js";
+import { runCredentials } from "./commands/credentials.js";
 import { version } from "./version.js";
 
 export { version } from "./version.js";
@@ -42,6 +43,7 @@ const handlers: Record<CommandName, (cmd: ParsedCommand, io: Io) => Promise<numb
   apply: (cmd, io) => runForTargets(cmd, io, (runtime) => runApply(cmd, runtime), fatalWriter(io)),
   review: (cmd, io) => runReviewTargets(cmd, io, fatalWriter(io)),
   campaign: (cmd, io) => runCampaign(cmd, io, fatalWriter(io)),
+  credentials: (cmd, io) => runCredentials(cmd, io, fatalWriter(io)),
   validate: runValidate,
   // Export lists each organization; it reads no shared source (--source ldap reads it itself).
   export: (cmd, io) =>

@@ -8,6 +8,7 @@
 import { reviewSpec } from "./review-spec.js";
 import { TARGET_OPTIONS } from "./target-options.js";
 import { campaignSpec } from "./campaign-spec.js";
+import { credentialsSpec } from "./credentials-spec.js";
 
 import { COMMANDS } from "./command-names.js";
 export { COMMANDS };
@@ -177,6 +178,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
         value: "F",
         help: "where generated passwords are written (mode 0600, appended to);\nin Kubernetes, output.credentialsSecretPrefix writes Secrets instead",
       },
+      "credentials-dir": {
+        type: "string",
+        value: "DIR",
+        help: "also write each generated password to one file per person in DIR\n(<email>.txt, mode 0600; the folder 0700, refused if others can read it)",
+      },
       report: { type: "string", value: "FILE", help: "write the apply report (JSON): every step's outcome" },
       journal: {
         type: "string",
@@ -193,6 +199,11 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   review: reviewSpec({ planOptions, formatOption, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
   campaign: campaignSpec({ planOptions, globals: READS_AND_TALKS, footer: TOKEN_NOTE }),
+  credentials: credentialsSpec({
+    planOptions,
+    globals: ["config", "base-url", ...ALWAYS],
+    footer: TOKEN_NOTE,
+  }),
   validate: {
     summary: "check the config and the desired state; nothing is sent",
     usage: "usersync validate [FILE] [options]",

@@ -18,6 +18,8 @@ const SOURCES = {
   report: { flag: "report", key: "report" },
   journal: { flag: "journal", key: "journal" },
   credentials: { flag: "credentials-file", key: "credentialsFile" },
+  /** A folder, checked (and made 0700) when the passwords are opened, not with the files. */
+  credentialsDir: { flag: "credentials-dir", key: "credentialsDir" },
   metrics: { flag: "metrics-file", key: "metricsFile" },
 } as const;
 
@@ -69,5 +71,6 @@ export async function prepareOutputs(outputs: Outputs, config?: Config): Promise
     config?.identity.passwords === "generate" && config.output.credentialsSecretPrefix === undefined;
   if (credentials !== undefined && passwordsToFile)
     await checkAppendTarget(credentials.name, credentials.path, true);
-  await prepareOutputPaths(Object.fromEntries(Object.values(outputs).map((f) => [f.name, f.path])));
+  const files = Object.entries(outputs).filter(([kind]) => kind !== "credentialsDir");
+  await prepareOutputPaths(Object.fromEntries(files.map(([, f]) => [f.name, f.path])));
 }

@@ -119,6 +119,8 @@ const output = z.strictObject({
   report: path.optional(),
   journal: path.optional(),
   credentialsFile: path.optional(),
+  /** Also one 0600 file per person in this folder (0700), for generated passwords. */
+  credentialsDir: path.optional(),
   metricsFile: path.optional(),
   /** Set: generated passwords go to one Kubernetes Secret per user, `<prefix>-<hash>`, not the file. */
   credentialsSecretPrefix: z
@@ -219,6 +221,7 @@ export const LEAVES: Readonly<Record<string, LeafKind>> = {
   "output.report": "string",
   "output.journal": "string",
   "output.credentialsFile": "string",
+  "output.credentialsDir": "string",
   "output.metricsFile": "string",
   "output.credentialsSecretPrefix": "string",
   "output.kubernetesServiceAccountDir": "string",
@@ -249,6 +252,7 @@ export const PATH_LEAVES: readonly string[] = [
   "output.report",
   "output.journal",
   "output.credentialsFile",
+  "output.credentialsDir",
   "output.metricsFile",
   "output.kubernetesServiceAccountDir",
   "state.file",

@@ -196,6 +196,7 @@ function targetOutput(output: Config["output"], name: string): Config["output"] 
     report: own(output.report),
     journal: own(output.journal),
     credentialsFile: own(output.credentialsFile),
+    credentialsDir: own(output.credentialsDir),
     metricsFile: own(output.metricsFile),
     // A person of two organizations gets a Secret in each: the names differ by organization.
     credentialsSecretPrefix:

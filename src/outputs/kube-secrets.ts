@@ -7,15 +7,15 @@
  *
  * Like the credentials file, the Secret is written before `passwordFor` resolves, so the user's
  * create is only sent once the password is stored: a crash never leaves a user whose password
- * nobody knows. A Secret written in the last hour for the same email is reused (see
- * passwords.ts for why); an older one is replaced by a fresh password.
+ * nobody knows. Only this run's password is reused for an email (a retried create); a Secret
+ * left from an earlier run is replaced by a fresh password (see passwords.ts for why).
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, SafetyRefusal } from "../errors.js";
 import { httpDestination, type HttpDestination, type HttpRequest } from "./http.js";
-import { generatePassword, REUSE_WINDOW_MS } from "./passwords.js";
+import { generatePassword } from "./passwords.js";
 import type { PasswordProvider } from "../apply/index.js";
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -125,7 +125,16 @@ export async function openKubeSecrets(options: KubeSecretOptions): Promise<Passw
   );
   if (probe.status !== 200) throw refusal(probe.status, probe.json, `listing Secrets in ${kube.namespace}`);
 
+  const drawn = new Map<string, string>();
   async function deliver(email: string): Promise<string> {
+    const again = drawn.get(email.toLowerCase());
+    if (again !== undefined) return again;
+    const password = await store(email);
+    drawn.set(email.toLowerCase(), password);
+    return password;
+  }
+
+  async function store(email: string): Promise<string> {
     const at = now();
     const password = generatePassword();
     const created = await call(kube, "POST", collection, secretOf(email, password, at));
@@ -135,15 +144,7 @@ export async function openKubeSecrets(options: KubeSecretOptions): Promise<Passw
     const path = `${collection}/${secretName(options.prefix, email)}`;
     const existing = await call(kube, "GET", path);
     if (existing.status !== 200) throw refusal(existing.status, existing.json, `reading ${path}`);
-    const meta = existing.json["metadata"] as {
-      annotations?: Record<string, string>;
-      resourceVersion?: string;
-    };
-    const data = (existing.json["data"] ?? {}) as Record<string, string>;
-    const writtenAt = Date.parse(meta.annotations?.["usersync.io/created-at"] ?? "");
-    if (data["password"] !== undefined && at.getTime() - writtenAt < REUSE_WINDOW_MS) {
-      return Buffer.from(data["password"], "base64").toString("utf8");
-    }
+    const meta = existing.json["metadata"] as { resourceVersion?: string };
     const body = secretOf(email, password, at);
     const replaced = await call(kube, "PUT", path, {
       ...body,

@@ -7,21 +7,28 @@
  * The file is created with mode 0600, only ever appended to, and refused when group or others
  * may read it. The newest line for an email wins.
  *
- * A line written in the last hour for the same email is reused instead of a new password: a run
- * that crashed (or was killed) with a create in flight may see that create land after the next
- * run has listed, and the newest line must stay the password the service has. Older lines are
- * never reused: a user deleted and later created again (or a new person given a former
- * colleague's address) gets a fresh password, not one somebody else may know.
+ * A password is reused only within the run that drew it (a create retried in this run sends the
+ * same one). A line from an earlier run is never handed out again: a person revoked and re-added,
+ * or a new person given a former colleague's address, gets a fresh password, not one somebody
+ * else may know. A create from a crashed run that lands late answers the next run's create with
+ * "exists"; that step then sets the newly written password (apply/run-step.ts), so the newest
+ * line stays the password the service has.
+ *
+ * With a credentials folder (output.credentialsDir), each password is also written to one 0600
+ * file per person in it, flushed before the create is sent (outputs/person-credentials.ts).
  */
 import { randomInt } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { ConfigError, SafetyRefusal } from "../errors.js";
 import type { PasswordProvider } from "../apply/index.js";
+import { csvField, openCredentialsDir, type PersonFiles } from "./person-credentials.js";
 
 export interface PasswordProviderOptions {
   source: "generate" | "column" | "file" | "none";
   credentialsFile?: string;
+  /** One 0600 file per person besides the credentials file (generate only). */
+  credentialsDir?: string;
   passwordFile?: string;
   /** Lower-case email -> password from the desired state's `password` column. */
   columnPasswords?: ReadonlyMap<string, string>;
@@ -30,9 +37,6 @@ export interface PasswordProviderOptions {
 }
 
 export const CREDENTIALS_HEADER = "email,password,createdAt";
-
-/** How long a written password stays the one to reuse for its email (see the top of the file). */
-export const REUSE_WINDOW_MS = 60 * 60 * 1000;
 
 const UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ";
 const LOWER = "abcdefghijkmnopqrstuvwxyz";
@@ -68,8 +72,11 @@ export async function createPasswordProvider(options: PasswordProviderOptions): 
       const password = await readPasswordFile(options.passwordFile);
       return { source: "file", passwordFor: async () => password, close: async () => {} };
     }
-    case "generate":
-      return openCredentialsFile(options.credentialsFile, options.now ?? (() => new Date()));
+    case "generate": {
+      const dir =
+        options.credentialsDir === undefined ? undefined : await openCredentialsDir(options.credentialsDir);
+      return openCredentialsFile(options.credentialsFile, options.now ?? (() => new Date()), dir);
+    }
   }
 }
 
@@ -96,14 +103,55 @@ async function readPasswordFile(path: string | undefined): Promise<string> {
   return password;
 }
 
-async function openCredentialsFile(path: string | undefined, now: () => Date): Promise<PasswordProvider> {
+async function openCredentialsFile(
+  path: string | undefined,
+  now: () => Date,
+  dir?: PersonFiles,
+): Promise<PasswordProvider> {
+  const handle = await openCredentialsAppend(path);
+  // This run's passwords only: an earlier run's line is never handed out again.
+  const known = new Map<string, string>();
+  // Appends are chained so lines never interleave and each is durable before its caller goes on.
+  let chain: Promise<unknown> = Promise.resolve();
+  let generated = 0;
+  return {
+    source: "generate",
+    credentialsFile: path as string,
+    ...(dir ? { credentialsDir: dir.path } : {}),
+    generated: () => generated,
+    passwordFor(email) {
+      const key = email.toLowerCase();
+      const at = now();
+      const written = known.get(key);
+      if (written !== undefined) return Promise.resolve(written);
+      // Counted as written (a retry handed the same password is not a second one).
+      generated += 1;
+      const password = generatePassword();
+      known.set(key, password);
+      const line = `${csvField(email)},${password},${at.toISOString()}\n`;
+      const durable = chain.then(async () => {
+        await handle.write(line);
+        await handle.datasync();
+        await dir?.write(email, password);
+      });
+      chain = durable.catch(() => {});
+      return durable.then(() => password);
+    },
+    async close() {
+      await chain;
+      await handle.close();
+    },
+  };
+}
+
+/** Opens (creating, mode 0600, header) the credentials file for appending; refused when others can read it. */
+export async function openCredentialsAppend(path: string | undefined): Promise<FileHandle> {
   if (!path) {
     throw new SafetyRefusal({
       message:
         "generated passwords need a credentials file to write them to: pass --credentials-file FILE or set output.credentialsFile (nothing was sent)",
     });
   }
-  const known = await readExisting(path);
   let handle: FileHandle;
   try {
     handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
@@ -126,88 +174,5 @@ async function openCredentialsFile(path: string | undefined, now: () => Date): P
     await handle.write(`${CREDENTIALS_HEADER}\n`);
     await handle.sync();
   }
-  // Appends are chained so lines never interleave and each is durable before its caller goes on.
-  let chain: Promise<unknown> = Promise.resolve();
-  let generated = 0;
-  return {
-    source: "generate",
-    credentialsFile: path,
-    generated: () => generated,
-    passwordFor(email) {
-      const key = email.toLowerCase();
-      const at = now();
-      const written = known.get(key);
-      if (written !== undefined && isRecent(written.createdAt, at)) return Promise.resolve(written.password);
-      // Counted as written (a retry handed the same password is not a second one).
-      generated += 1;
-      const password = generatePassword();
-      known.set(key, { password, createdAt: at.getTime() });
-      const line = `${csvField(email)},${password},${at.toISOString()}\n`;
-      const durable = chain.then(async () => {
-        await handle.write(line);
-        await handle.datasync();
-      });
-      chain = durable.catch(() => {});
-      return durable.then(() => password);
-    },
-    async close() {
-      await chain;
-      await handle.close();
-    },
-  };
-}
-
-interface Written {
-  password: string;
-  /** Epoch ms; NaN when the line's time cannot be read (then it is never reused). */
-  createdAt: number;
-}
-
-/** Written within the reuse window (a time in the future, clock skew, counts as recent). */
-const isRecent = (createdAt: number, now: Date): boolean => now.getTime() - createdAt < REUSE_WINDOW_MS;
-
-/** The newest password per lower-case email already in the file (later lines win). */
-async function readExisting(path: string): Promise<Map<string, Written>> {
-  const known = new Map<string, Written>();
-  let text: string;
-  try {
-    text = await fs.readFile(path, "utf8");
-  } catch {
-    // Missing: nothing to reuse. Unreadable: open/fstat below give the precise error.
-    return known;
-  }
-  for (const line of text.split(/\r?\n/)) {
-    if (line === "" || line === CREDENTIALS_HEADER) continue;
-    const parsed = parseLine(line);
-    if (parsed)
-      known.set(parsed.email.toLowerCase(), {
-        password: parsed.password,
-        createdAt: Date.parse(parsed.createdAt),
-      });
-  }
-  return known;
-}
-
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
-/** Parses the lines this module writes: an optionally quoted email, then password and time. */
-function parseLine(line: string): { email: string; password: string; createdAt: string } | undefined {
-  let email: string;
-  let rest: string;
-  if (line.startsWith('"')) {
-    const m = /^"((?:[^"]|"")*)",(.*)$/.exec(line);
-    if (!m) return undefined;
-    email = m[1]!.replace(/""/g, '"');
-    rest = m[2]!;
-  } else {
-    const comma = line.indexOf(",");
-    if (comma < 0) return undefined;
-    email = line.slice(0, comma);
-    rest = line.slice(comma + 1);
-  }
-  const end = rest.lastIndexOf(",");
-  if (end < 0) return undefined;
-  return { email, password: rest.slice(0, end), createdAt: rest.slice(end + 1) };
+  return handle;
 }

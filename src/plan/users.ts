@@ -21,12 +21,18 @@ import { heldAsEmailChange } from "./email-change.js";
 
 const where = (d: DesiredUser): string => `${d.source.file}:${d.source.line}`;
 
-/** The display name of new credentials: given, else "firstname lastname", else the email's local part. */
-export function defaultDisplayName(d: DesiredUser): string {
+/**
+ * The display name of new credentials: given, else "firstname lastname", else the name the
+ * user record (mapping) keeps (a revoked person re-added keeps their name), else the email's
+ * local part.
+ */
+export function defaultDisplayName(d: DesiredUser, m?: Mapping): string {
   const given = d.displayName?.trim();
   if (given) return given;
   const full = [d.firstname?.trim(), d.lastname?.trim()].filter((s) => s).join(" ");
   if (full) return full;
+  const kept = [m?.firstname?.trim(), m?.lastname?.trim()].filter((s) => s).join(" ");
+  if (kept) return kept;
   const email = d.email.trim();
   const at = email.indexOf("@");
   return at > 0 ? email.slice(0, at) : email;
@@ -88,7 +94,7 @@ function planBuiltinUser(ctx: PlanContext, d: DesiredUser): void {
   if (inSync(ctx, d, idp, m, linked)) return;
   // A new person with the name of a login the file dropped: likely one person, new e-mail.
   if (idp === undefined && m === undefined && heldAsEmailChange(ctx, d)) return;
-  const { steps, auth, dependsOn: credentialDeps, touches } = credentialsSteps(ctx, { d, email, idp });
+  const { steps, auth, dependsOn: credentialDeps, touches } = credentialsSteps(ctx, { d, email, idp, m });
   const groups = targetGroups(ctx, d, m);
   const mapStep = mappingStep(ctx, { d, m, auth, groups, touches, dependsOn: credentialDeps });
   if (mapStep) steps.push(mapStep);
@@ -127,9 +133,9 @@ interface CredentialsPlan {
 /** A built-in user's credentials: created when missing, their display name updated when it differs. */
 function credentialsSteps(
   ctx: PlanContext,
-  input: { d: DesiredUser; email: string; idp: IdpUser | undefined },
+  input: { d: DesiredUser; email: string; idp: IdpUser | undefined; m: Mapping | undefined },
 ): CredentialsPlan {
-  const { d, email, idp } = input;
+  const { d, email, idp, m } = input;
   const target = credentialsTarget(email);
   if (idp === undefined) {
     const password =
@@ -141,7 +147,7 @@ function credentialsSteps(
         reason: `no credentials for ${email}`,
         touches: [idpKey(email)],
       }),
-      after: { email: d.email.trim(), displayName: defaultDisplayName(d), password },
+      after: { email: d.email.trim(), displayName: defaultDisplayName(d, m), password },
     };
     const fromStep = stepId("createCredentials", target);
     return { steps: [create], auth: { fromStep }, dependsOn: [fromStep], touches: [] };

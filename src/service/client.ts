@@ -162,10 +162,11 @@ export class ProfileClient implements ServiceClient {
     });
   }
 
-  async updateIdpUser(user: { email: string; displayName: string }, opts?: CallOptions): Promise<void> {
+  async updateIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<void> {
     const path = `${this.codec.paths.idpUsers}/${seg(user.email)}`;
-    const body = { email: user.email, displayName: user.displayName };
-    await this.send({ method: "PUT", path, mediaType: JSON_MEDIA, body, call: opts });
+    const { email, displayName, password } = user;
+    const [body, secrets] = password === undefined ? [{ email, displayName }, []] : [user, [password]];
+    await this.send({ method: "PUT", path, mediaType: JSON_MEDIA, body, secrets, call: opts });
   }
 
   async deleteIdpUser(email: string, opts?: CallOptions): Promise<DeleteResult> {

@@ -195,7 +195,8 @@ export interface ServiceClient {
   getIdpUser(email: string): Promise<IdpUser | undefined>;
   createIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<CreateResult<IdpUser>>;
   /** Changes the display name only; never sends a password. */
-  updateIdpUser(user: { email: string; displayName: string }, opts?: CallOptions): Promise<void>;
+  /** With a password, the login's password is replaced (a reset); without one it is kept. */
+  updateIdpUser(user: NewIdpUser, opts?: CallOptions): Promise<void>;
   deleteIdpUser(email: string, opts?: CallOptions): Promise<DeleteResult>;
 
   listMappings(): Promise<Mapping[]>;

@@ -30,14 +30,17 @@ describe("generated passwords delivered as Kubernetes Secrets", () => {
     expect(password).toMatch(/^.{20}$/);
   });
 
-  it("reuses a Secret written in the last hour (409 AlreadyExists, then a read)", async () => {
+  it("reuses this run's password for a retried create, never a Secret from an earlier run", async () => {
     const dir = await kube.serviceAccountDir();
     const first = await openKubeSecrets({ prefix: "p", env: kube.env(), serviceAccountDir: dir });
     const a = await first.passwordFor("ada@example.com");
+    expect(await first.passwordFor("Ada@example.com")).toBe(a);
     await first.close();
     const second = await openKubeSecrets({ prefix: "p", env: kube.env(), serviceAccountDir: dir });
-    expect(await second.passwordFor("ada@example.com")).toBe(a);
+    const b = await second.passwordFor("ada@example.com");
     await second.close();
+    expect(b).not.toBe(a);
+    expect(kube.passwords().get("ada@example.com")).toBe(b);
   });
 
   it("replaces an older Secret with a fresh password", async () => {

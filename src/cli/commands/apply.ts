@@ -107,6 +107,7 @@ export async function runApply(command: ParsedCommand, runtime: Runtime): Promis
     "report",
     "journal",
     "credentials",
+    "credentialsDir",
   ]);
   await prepareOutputs(outputs, runtime.config);
   await prepareStateFile(runtime.config);
