@@ -63,7 +63,8 @@ describe("the plan person by person", () => {
       [
         ["later@acme.example", "starts later", [], [], "2026-12-07"],
         ["lukasz@acme.example", "new", ["sales-ws"], [], undefined],
-        ["old@acme.example", "leaves", [], [], undefined],
+        // deletions: revoke takes a leaver out of the groups usersync manages: sales's workspace goes.
+        ["old@acme.example", "leaves", [], ["sales-ws"], undefined],
       ],
     );
   });
