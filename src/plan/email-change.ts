@@ -45,7 +45,12 @@ export function heldAsEmailChange(ctx: PlanContext, d: DesiredUser): boolean {
     .sort((a, b) => (lower(a.email) < lower(b.email) ? -1 : lower(a.email) > lower(b.email) ? 1 : 0));
   const old = gone[0];
   if (old === undefined) return false;
-  const oldId = ctx.actual.mappings.find((m) => m.authenticationId === old.authenticationId)?.id;
+  // The service signs in the alphabetically first userId of a shared login (R15): the same
+  // id whatever order the mappings were listed in.
+  const oldId = ctx.actual.mappings
+    .filter((m) => m.authenticationId === old.authenticationId)
+    .map((m) => m.id)
+    .sort()[0];
   const idHint =
     oldId !== undefined
       ? `give the row id ${oldId} (the old account's)`

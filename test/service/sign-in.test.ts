@@ -21,7 +21,8 @@ async function signInWith(signIn: EmulatorSignIn | undefined) {
 describe("organization sign-in", () => {
   it("is the built-in identity provider when the organization names no issuer", async () => {
     const r = await signInWith(undefined);
-    expect(r.signIn).toEqual({ kind: "builtin" });
+    // The organization read names its id too (the review records it in its snapshot).
+    expect(r.signIn).toEqual({ kind: "builtin", organizationId: "emulated-org" });
     expect(r.log.slice(-1)).toEqual([
       "GET /api/v1/entities/admin/organizations/emulated-org?include=identityProvider 200",
     ]);
@@ -34,6 +35,7 @@ describe("organization sign-in", () => {
       claim: "oid",
       issuer,
       from: "organization",
+      organizationId: "emulated-org",
     });
     expect((await signInWith({ oauthIssuerLocation: issuer })).signIn).toMatchObject({ claim: "sub" });
   });
@@ -49,9 +51,16 @@ describe("organization sign-in", () => {
         oauthSubjectIdClaim: "email",
       },
     });
-    expect(r.signIn).toEqual({ kind: "oidc", claim: "email", issuer: "https://x", from: "identityProvider" });
+    expect(r.signIn).toEqual({
+      kind: "oidc",
+      claim: "email",
+      issuer: "https://x",
+      from: "identityProvider",
+      organizationId: "emulated-org",
+    });
     expect((await signInWith({ identityProvider: { id: "dex", idpType: "DEX_IDP" } })).signIn).toEqual({
       kind: "builtin",
+      organizationId: "emulated-org",
     });
   });
 
