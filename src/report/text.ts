@@ -173,8 +173,9 @@ export function renderText(
       "",
     );
   }
-  out.push(paint("bold", renderPlanSummaryLine(plan)));
-  // Last, beside the plan line: the README's excerpt of the top stays the same everywhere.
+  // Beside the plan line, not at the top (the README's excerpt of the top stays the same
+  // everywhere) and not after it: the last line is the plan's verdict, which scripts read.
   if (options.organization !== undefined) out.push(`Organization: ${options.organization}`);
+  out.push(paint("bold", renderPlanSummaryLine(plan)));
   return `${out.join("\n")}\n`;
 }

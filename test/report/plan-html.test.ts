@@ -82,9 +82,11 @@ describe("the plan person by person", () => {
     expect(md).toMatch(/\| Łukasz <b>Wiśniewski<\/b> \| lukasz@acme\.example \| sales \| new \| sales-ws \|/);
   });
 
-  test("text names the organization on its last line", () => {
+  test("text names the organization just above its last line, the plan's verdict", () => {
     const text = renderPlan(made, { format: "text", dryRun: true, color: false, organization: ORG });
-    expect(text.trimEnd().split("\n").at(-1)).toBe(`Organization: ${ORG}`);
+    const lines = text.trimEnd().split("\n");
+    expect(lines.at(-2)).toBe(`Organization: ${ORG}`);
+    expect(lines.at(-1)).toMatch(/^Plan: /);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * `usersync validate` of a config with `targets:` (docs/multi-org.md, "Validating targets"): the
+ * `usersync validate` of a config with `targets:` (docs/multi-org.md, "Running targets"): the
  * targets are taken as every command takes them (`--target NAME`, `--all-targets`,
  * `--target-index`; none given: all of them), the shared source is read once (a directory too,
  * unless `--offline`) and each target's select is checked as `plan` checks it: a name the source

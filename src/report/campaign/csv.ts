@@ -1,6 +1,5 @@
 /**
- * The campaign as the CSV reviewers fill in a spreadsheet (docs/audits.md, "Deciding in a
- * spreadsheet"): one row per campaign row, its reviewers, what it holds and why, and two empty
+ * The campaign as the CSV reviewers fill in a spreadsheet (docs/audits.md, "Deciding"): one row per campaign row, its reviewers, what it holds and why, and two empty
  * columns, `decision` (`keep`, `revoke`, or `change` followed by the permissions to keep:
  * `change VIEW`) and `comment`. `campaign decide --reviewer EMAIL FILE` reads it back by `row_id`.
  */

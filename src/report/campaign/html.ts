@@ -1,5 +1,5 @@
 /**
- * The campaign's decision page (docs/audits.md, "Deciding in the page"): one self-contained file,
+ * The campaign's decision page (docs/audits.md, "Deciding"): one self-contained file,
  * opened from disk, no server. A reviewer picks their name and sees their rows ("my rows"), with
  * keep / revoke / change buttons and a comment on each, and downloads a decisions file for
  * `campaign decide`. Like the review's page it loads nothing (inline style and script, allowed by

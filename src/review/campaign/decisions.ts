@@ -1,5 +1,5 @@
 /**
- * Reviewers' decisions checked and merged against the campaign (docs/audits.md, "Decisions"):
+ * Reviewers' decisions checked and merged against the campaign (docs/audits.md, "Deciding"):
  * every row known, a reviewer deciding only rows assigned to them, a `change` only to fewer of
  * the permissions the row holds, nothing decided twice in conflict. A reviewer who decides a row
  * again replaces their own earlier decision (the later `decidedAt` wins); two reviewers deciding
