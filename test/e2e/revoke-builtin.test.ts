@@ -139,7 +139,7 @@ describe("a leaver with a built-in login (deletions: revoke)", () => {
     expect(parsed.people.find((p) => p.id === "ann")?.apiTokens).toEqual([]);
     expect(parsed.people.find((p) => p.id === "bob")?.apiTokens).toBeUndefined();
     const flagged = parsed.findings.filter((f) => f.kind === "leaverApiTokens");
-    expect(flagged.map((f) => f.person)).toEqual(["user/jane"]);
+    expect(flagged.map((f) => f.person)).toEqual(["jane"]);
     expect(flagged[0]?.detail).toMatch(/still has 2 API token\(s\) \(jane-ci, jane-laptop\)/);
   }, 120_000);
 

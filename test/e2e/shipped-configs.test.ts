@@ -225,11 +225,12 @@ async function localize(
   if (targets)
     for (const t of local["targets"] as Tree[]) if (t["baseUrl"] !== "embedded") t["baseUrl"] = service.url;
   // A block that names its file in a first comment (`# fixtures/multi-org/usersync.yaml`) reads
-  // its desired state beside that file, as the docs run it.
+  // its desired state (and groups file) beside that file, as the docs run it.
   const named = /^#\s*(\S+\.ya?ml)\s*$/m.exec(shipped.text.split("\n")[0] ?? "")?.[1];
   const src = local["source"] as Tree | undefined;
-  if (named && existsSync(join(ROOT, named)) && typeof src?.["desired"] === "string")
-    src["desired"] = join(ROOT, dirname(named), src["desired"]);
+  if (named && existsSync(join(ROOT, named)))
+    for (const key of ["desired", "groups"])
+      if (typeof src?.[key] === "string") src[key] = join(ROOT, dirname(named), src[key]);
   // A directory fragment is checked against the demo's people, who sign in with built-in logins:
   // the fragment's identity.default (external, for the directory's SSO people) is not theirs.
   if (source !== "file" && source !== "entra" && source !== "google")
