@@ -147,9 +147,18 @@ function finish(d: Draft, u: DesiredUser | undefined, groupWorkspaces: Map<strin
   };
 }
 
-/** The view as a Markdown section: one row per person. */
+/**
+ * How many people the Markdown table lists: a ticket or a CI job summary has a size limit
+ * (report/markdown.ts keeps the whole under 1 MiB), and a batch of 20,000 would fill it alone;
+ * the page (`--format html`) and the JSON plan have everyone.
+ */
+export const PEOPLE_MARKDOWN_LIMIT = 500;
+
+/** The view as a Markdown section: one row per person, the first PEOPLE_MARKDOWN_LIMIT of them. */
 export function peopleMarkdown(people: readonly PersonView[]): string[] {
   if (people.length === 0) return [];
+  const shown = people.slice(0, PEOPLE_MARKDOWN_LIMIT);
+  const more = people.length - shown.length;
   const cell = (s: string): string => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
   const list = (l: readonly string[]): string => (l.length > 0 ? cell(l.join(", ")) : "");
   return [
@@ -157,10 +166,16 @@ export function peopleMarkdown(people: readonly PersonView[]): string[] {
     "",
     "| name | email | department | change | workspaces gained | workspaces lost | groups gained | groups lost | starts | ends |",
     "|---|---|---|---|---|---|---|---|---|---|",
-    ...people.map(
+    ...shown.map(
       (p) =>
         `| ${cell(p.name)} | ${cell(p.email)} | ${list(p.department)} | ${p.change} | ${list(p.workspacesGained)} | ${list(p.workspacesLost)} | ${list(p.groupsGained)} | ${list(p.groupsLost)} | ${p.startDate ?? ""} | ${p.endDate ?? ""} |`,
     ),
     "",
+    ...(more > 0
+      ? [
+          `… and ${more.toLocaleString("en-US")} more people: every one is on the page (\`--format html\`) and in the JSON plan (\`--out plan.json\`).`,
+          "",
+        ]
+      : []),
   ];
 }
