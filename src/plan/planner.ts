@@ -27,7 +27,7 @@ import { orderSteps } from "./order.js";
 import { planPermissions } from "./permissions.js";
 import { planDataFilters } from "./access/data-filters.js";
 import type { Policy } from "./policy.js";
-import { mappingKey, notice } from "./steps.js";
+import { idpKey, mappingKey, notice } from "./steps.js";
 import { PLAN_FORMAT_VERSION, type Notice, type Plan, type PlanCounts, type Step } from "./types.js";
 import { planPresentUser } from "./users.js";
 import { adoptExistingMappings } from "./adopt.js";
@@ -68,7 +68,11 @@ export function plan(given: PlanInput): Plan {
   planGroupPrune(ctx);
   const deleteGuard = applyDeleteGuard(ctx, managedUsers);
   const { revertWindow, allowReverts } = input.policy;
+  // Leavers are deleted on purpose, whoever created them: those due after policy.revokeAfter, and
+  // those the source marks gone (a row absent, an account disabled, past its end date).
   const due = new Set(ctx.grace?.due.map((p) => p.target));
+  for (const d of ctx.desired.users)
+    if (d.state === "absent") for (const key of [mappingKey(d.id), idpKey(d.email)]) due.add(key);
   const reverts = applyRevertGuard(ctx.steps.values(), input.recent, revertWindow, allowReverts, due);
   planBulkMembership(ctx);
   const permissionGuard = planPermissions(ctx);

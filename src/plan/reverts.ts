@@ -8,7 +8,9 @@
  * of its changes sets a field back to the value a run within `policy.revertWindow` changed it
  * from (and it still holds the value that run set). All or nothing, like `maxDeletes`: more
  * reverting steps than `--allow-reverts` allows (0 without it) and every one is held back. The
- * deletion of a person due after `policy.revokeAfter` is not a revert: the grace period decided it.
+ * deletion of a leaver is not a revert: one due after `policy.revokeAfter` (the grace period
+ * decided it), or one the source marks gone (a row `state: absent`, a directory account disabled
+ * or suspended, a last day passed): the source said so, it is no older file undoing a newer run.
  */
 import { compareStrings } from "./context.js";
 import { groupKey, idpKey, mappingKey } from "./fingerprint.js";

@@ -173,6 +173,23 @@ describe("the revert guard", () => {
     expect(p.reverts).toBeUndefined();
   });
 
+  test("a leaver the source marks gone (state: absent) is deleted even if a recent run created them", () => {
+    const { jane, actual } = corrected();
+    const created = [
+      change({ object: "mapping:jane", field: "exists", before: "absent", after: "present" }),
+      change({ object: "idp:jane@x.com", field: "exists", before: "absent", after: "present" }),
+    ];
+    const p = plan({
+      desired: aDesiredState([{ ...jane.user, state: "absent" }]),
+      actual: anActualState(actual),
+      policy: aPolicy({ revertWindow: WINDOW, deletions: "remove", maxDeletes: { count: 5 } }),
+      profile: "v1",
+      recent: { now: NOW, changes: created },
+    });
+    expect(stepIds(p)).toEqual(["deleteCredentials:jane@x.com", "deleteMapping:jane"]);
+    expect(p.reverts).toBeUndefined();
+  });
+
   test("bulk membership is remembered per group and member", () => {
     const base = { id: "x", dependsOn: [], reason: "", touches: [], status: "planned" as const };
     expect(changesOf({ ...base, kind: "addMembers", target: "eng", members: ["a", "b"] })).toEqual([
