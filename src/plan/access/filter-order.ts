@@ -124,7 +124,7 @@ function splitCreate(ctx: PlanContext, create: CreateMappingStep, deps: readonly
 
 /**
  * Removals and loosenings (widenings included) after every planned step that may take away the
- * access they guard: the revokes on the workspace or below it, and the moves of whoever the filter
+ * access they guard: the revokes on the workspace, below it or above it, and the moves of whoever the filter
  * applies to (the holder; for a group, the groups below it and their members): mapping updates and
  * deletions, `removeMembers`, group updates and deletions. A step held back is not waited for: it
  * never runs, and the widening count already took its access as remaining.
@@ -137,7 +137,12 @@ function waitForAccessGone(ctx: PlanContext, loosening: readonly DataFilterStep[
   const m = reach.memberships;
   for (const s of loosening) {
     const a = s.assignee;
-    const deps = [...reach.below(s.workspace)].flatMap((w) => revokes.get(w) ?? []);
+    // A revoke on the workspace or below it, or above it (a hierarchy grant there reaches down
+    // to the filter's workspace): waiting for one that gave nothing here costs only order.
+    const guarded = reach.below(s.workspace);
+    const deps = [...revokes]
+      .filter(([w]) => guarded.has(w) || reach.below(w).has(s.workspace))
+      .flatMap(([, ids]) => ids);
     const groups = new Set(reach.groupsOf(a));
     if (a.type === "user") deps.push(...m.userRemovals(a.id));
     else {
