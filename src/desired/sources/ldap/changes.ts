@@ -106,7 +106,10 @@ export const timestampReader: ChangeReader = {
     const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
     if (Number.isNaN(ms) || ms > now)
       return Promise.resolve(
-        fallback("position-unknown", `the kept position ${t} is later than this machine's clock: a clock set back?`),
+        fallback(
+          "position-unknown",
+          `the kept position ${t} is later than this machine's clock: a clock set back?`,
+        ),
       );
     return Promise.resolve({ clause: `(modifyTimestamp>=${t})`, position: ldapPosition(now) });
   },
