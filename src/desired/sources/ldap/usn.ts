@@ -55,12 +55,19 @@ interface Controller {
   usn: bigint;
 }
 
-async function controller(connection: LdapConnection, url: string): Promise<Controller> {
+/** How the reader was chosen, for messages: `usn`, or `auto` on a server that says it is AD. */
+type Chosen = { url: string; setting: "usn" | "auto" };
+
+async function controller(connection: LdapConnection, chosen: Chosen): Promise<Controller> {
   const root = await readRootDse(connection);
   const { highestCommittedUSN: usn, dsServiceName } = root;
+  const how =
+    chosen.setting === "usn"
+      ? "is usn"
+      : "is auto and the rootDSE says Active Directory (reading by uSNChanged)";
   const notAd = (what: string) =>
     new DirectoryError({
-      message: `source.ldap.changesBy is usn but the directory ${url} ${what}: only an Active Directory domain controller keeps uSNChanged. Set source.ldap.changesBy to timestamp (or auto) for this server.`,
+      message: `source.ldap.changesBy ${how} but the directory ${chosen.url} ${what}: reading changes by uSNChanged needs both. Set source.ldap.changesBy to timestamp for this server.`,
     });
   if (usn === undefined || !/^\d+$/.test(usn) || dsServiceName === undefined)
     throw notAd("gives no highestCommittedUSN and dsServiceName in its rootDSE");
@@ -92,10 +99,10 @@ function refused(since: Position, dc: Controller): string | undefined {
 }
 
 /** The reader by uSNChanged on one domain controller. */
-export function usnReader(connection: LdapConnection, url: string): ChangeReader {
+export function usnReader(connection: LdapConnection, chosen: Chosen): ChangeReader {
   return {
     by: "usn",
-    position: async (now) => usnPosition(await controller(connection, url), now),
+    position: async (now) => usnPosition(await controller(connection, chosen), now),
     async window(since, now) {
       const { uSNChanged: n, dsServiceName, invocationId } = since.streams;
       if (since.kind !== "ldap" || n === undefined || !/^\d+$/.test(n) || !dsServiceName || !invocationId)
@@ -103,7 +110,7 @@ export function usnReader(connection: LdapConnection, url: string): ChangeReader
           "position-unknown",
           `the kept position is not an Active Directory uSNChanged (it is ${positionKind(since)}): source.ldap.changesBy reads by uSNChanged now`,
         );
-      const dc = await controller(connection, url);
+      const dc = await controller(connection, chosen);
       const why = refused(since, dc);
       if (why !== undefined) return fallback("position-unknown", why);
       return {
@@ -121,12 +128,14 @@ export function usnReader(connection: LdapConnection, url: string): ChangeReader
  */
 export async function chooseReader(config: LdapConfig, connection: LdapConnection): Promise<ChangeReader> {
   if (config.changesBy === "timestamp") return timestampReader;
-  if (config.changesBy === "usn") return usnReader(connection, config.url);
+  if (config.changesBy === "usn") return usnReader(connection, { url: config.url, setting: "usn" });
   let root: RootDse | undefined;
   try {
     root = await readRootDse(connection);
   } catch (err) {
     if (err instanceof SourceUnavailableError) throw err;
   }
-  return root?.capabilities.includes(AD_CAPABILITY) ? usnReader(connection, config.url) : timestampReader;
+  return root?.capabilities.includes(AD_CAPABILITY)
+    ? usnReader(connection, { url: config.url, setting: "auto" })
+    : timestampReader;
 }
