@@ -179,7 +179,8 @@ const sent = (type: string, values: string[]) =>
 
 function search(options: FakeAdOptions, store: AdStore, log: FakeAd["requests"]) {
   return (req: LdapRequest, res: LdapResponse, next: (err?: Error) => void): void => {
-    if (normDn(req.connection.ldap.bindDN.toString()) !== normDn(AD_BIND_DN))
+    const as = normDn(req.connection.ldap.bindDN.toString());
+    if (as !== normDn(AD_BIND_DN) && as !== normDn(AD_ADMIN_DN))
       return next(new ldap.OperationsError("a successful bind must be completed on the connection"));
     log.push({
       base: req.dn.toString(),

@@ -306,3 +306,45 @@ describe("LDAP changes only by AD's uSNChanged, against the AD stand-in", () => 
     }
   });
 });
+
+describe("the AD stand-in keeps uSNChanged as Microsoft documents it", () => {
+  it("each write is one update of the controller's counter, stamped on the object written (a group's, not its member's)", async () => {
+    const ad = await startFakeAd({ entries: DIRECTORY, maxValRange: 500 });
+    const client = new Client({ url: ad.url });
+    try {
+      // The rootDSE answers before a bind, as AD's does.
+      const root = async () =>
+        (await client.search("", { scope: "base", attributes: ["highestCommittedUSN", "dsServiceName"] }))
+          .searchEntries[0]!;
+      const usnOf = async (dn: string) =>
+        Number(
+          (await client.search(dn, { scope: "base", attributes: ["uSNChanged"] })).searchEntries[0]![
+            "uSNChanged"
+          ],
+        );
+      const before = Number((await root())["highestCommittedUSN"]);
+      expect((await root())["dsServiceName"]).toBe(ntdsSettingsDn("DC1"));
+      await client.bind(AD_ADMIN_DN, AD_ADMIN_PASSWORD);
+      const member = await usnOf(userDn(3));
+      await client.modify(
+        group("Elsewhere"),
+        new Change({
+          operation: "add",
+          modification: new Attribute({ type: "member", values: [userDn(3)] }),
+        }),
+      );
+      expect(Number((await root())["highestCommittedUSN"])).toBe(before + 1);
+      expect(await usnOf(group("Elsewhere"))).toBe(before + 1);
+      expect(await usnOf(userDn(3))).toBe(member);
+      const { searchEntries } = await client.search(ntdsSettingsDn("DC1"), {
+        scope: "base",
+        attributes: ["invocationId"],
+        explicitBufferAttributes: ["invocationId"],
+      });
+      expect((searchEntries[0]!["invocationId"] as Buffer).length).toBe(16);
+    } finally {
+      await client.unbind();
+      await ad.close();
+    }
+  });
+});
