@@ -23,7 +23,7 @@ declare module "ldapjs" {
     readonly dn: { toString(): string };
     readonly credentials: string;
     readonly scope: number;
-    readonly filter: LdapFilter;
+    readonly filter: LdapFilter & { toString(): string };
     readonly attributes: string[];
     readonly controls: LdapControl[];
     readonly connection: { ldap: { bindDN: { toString(): string } } };
@@ -42,6 +42,9 @@ declare module "ldapjs" {
     readonly server: NetServer;
     bind(dn: string, handler: Handler): void;
     search(dn: string, handler: Handler): void;
+    add(dn: string, handler: Handler): void;
+    modify(dn: string, handler: Handler): void;
+    del(dn: string, handler: Handler): void;
     listen(port: number, host: string, callback: () => void): void;
     address(): { port: number };
     close(callback: () => void): void;
@@ -51,12 +54,14 @@ declare module "ldapjs" {
 
   const ldap: {
     createServer(): LdapServer;
-    Attribute: new (options: { type: string; values: string[] }) => unknown;
+    Attribute: new (options: { type: string; values: (string | Buffer)[] }) => unknown;
     PagedResultsControl: new (options: { value: { size: number; cookie: Buffer } }) => unknown;
     InvalidCredentialsError: LdapError;
     OperationsError: LdapError;
     NoSuchObjectError: LdapError;
     UnwillingToPerformError: LdapError;
+    InsufficientAccessRightsError: LdapError;
+    EntryAlreadyExistsError: LdapError;
   };
   export default ldap;
   export type { LdapFilter, LdapRequest, LdapResponse };

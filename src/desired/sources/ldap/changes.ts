@@ -1,26 +1,35 @@
 /**
- * LDAP's changes since a position (docs/ldap.md, "Changes-only runs"): the entries whose
- * `modifyTimestamp` (RFC 4512's operational attribute, kept by every server) is at or after it.
+ * LDAP's changes since a position (docs/ldap.md, "Changes-only runs"): the entries a reader's
+ * filter clause finds changed since it. Two readers (ChangeReader): by `modifyTimestamp` (RFC
+ * 4512's operational attribute, kept by every server: here) and by Active Directory's `uSNChanged`
+ * (usn.ts); feed.ts picks one by `source.ldap.changesBy`.
  *
- * A search by time sees entries added or changed, never entries deleted or moved out of the
+ * A search by change sees entries added or changed, never entries deleted or moved out of the
  * search's filter. So every changes-only read also lists the DNs (no attributes) of the user
  * search and of the group search: a person or group of the picture that is not there any more
  * was deleted, renamed or filtered out. With both, the batch is whole:
  *
- * - users: `(&userFilter(modifyTimestamp>=T))` -> person-upserted (or member-added to USERS, for
- *   a person new to the search); a DN of USERS the DN listing lacks -> member-removed from USERS;
- * - groups: `(&groupFilter(modifyTimestamp>=T))` -> group-read (its members as they are now); a
- *   group newly picked or no longer picked by a rule, or a group newly nested whose members the
- *   picture does not know, is a fallback (groups-changed); a group gone -> group-removed (a picked
- *   one makes applyChanges fall back).
+ * - users: `(&userFilter<changed>)` -> person-upserted (or member-added to USERS, for a person
+ *   new to the search); a DN of USERS the DN listing lacks -> member-removed from USERS;
+ * - groups: `(&groupFilter<changed>)` -> group-read (its members as they are now); a group newly
+ *   picked or no longer picked by a rule, or a group newly nested whose members the picture does
+ *   not know, is a fallback (groups-changed); a group gone -> group-removed (a picked one makes
+ *   applyChanges fall back).
  *
- * The position is the server-side time to search from: the client's clock when the read began,
- * less CLOCK_MARGIN_MS for clock skew between client and server and for the timestamp's
- * one-second grain. Changes in the overlap are read twice, which is harmless. With
+ * The timestamp reader's position is the server-side time to search from: the client's clock
+ * when the read began, less CLOCK_MARGIN_MS for clock skew between client and server and for the
+ * timestamp's one-second grain. Changes in the overlap are read twice, which is harmless. With
  * `nested: inChain` (AD) a group change is read whole: the server expands membership, and which
  * groups a change reaches cannot be told from the changed entries alone.
  */
-import type { ChangeBatch, DirectoryChange, Picture, PicturedGroup, Position } from "../changes/feed.js";
+import type {
+  ChangeBatch,
+  DirectoryChange,
+  Picture,
+  PicturedGroup,
+  Position,
+  WholeReason,
+} from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { listDns, readPictureGroups, readPicturePeople, USERS } from "./picture.js";
@@ -47,38 +56,81 @@ export function ldapPosition(now: number): Position {
   };
 }
 
-/** The time to search from, or why the position is not one this reader can read. */
-function searchFrom(since: Position, now: number): string | { detail: string } {
-  const t = since.streams["modifyTimestamp"];
-  const m = t === undefined ? null : GENERALIZED.exec(t);
-  if (since.kind !== "ldap" || m === null)
-    return { detail: `the kept position is not an LDAP modifyTimestamp (${JSON.stringify(since.streams)})` };
-  const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
-  if (Number.isNaN(ms) || ms > now)
-    return { detail: `the kept position ${t} is later than this machine's clock: a clock set back?` };
-  return t!;
+/** A batch that reads whole instead, and why. */
+export type Fallback = Extract<ChangeBatch, { kind: "fallback" }>;
+
+/**
+ * The changed entries' filter clause and the next position; `unchanged` when the directory says
+ * nothing at all changed since (AD's counter did not move), so no search is needed.
+ */
+export interface Window {
+  clause: string;
+  position: Position;
+  unchanged?: boolean;
 }
 
-/** The entries of `filter` changed at or after `from` (a filter written without its parentheses too). */
-export function since(filter: string, from: string): string {
-  const f = filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
-  return `(&${f}(modifyTimestamp>=${from}))`;
+/** How a changes-only read finds the changed entries: a filter clause since a position. */
+export interface ChangeReader {
+  /** `source.ldap.changesBy` as resolved: the position's kind. */
+  readonly by: "usn" | "timestamp";
+  /** The position of a whole read that begins now (taken before it reads). */
+  position(now: number): Promise<Position>;
+  /** The clause finding the entries changed since `since`, and the next position; or why not. */
+  window(since: Position, now: number): Promise<Window | Fallback>;
 }
 
-function fallback(reason: "groups-changed" | "position-unknown", detail: string): ChangeBatch {
+export function fallback(reason: WholeReason, detail: string): Fallback {
   return { kind: "fallback", reason, detail };
+}
+
+/** The position's kind, for a message: which reader wrote it. */
+export function positionKind(p: Position): string {
+  const names = Object.keys(p.streams);
+  return names.length > 0 ? names.join(", ") : "empty";
+}
+
+/** The reader by `modifyTimestamp`: a time since the position, on any server. */
+export const timestampReader: ChangeReader = {
+  by: "timestamp",
+  position: (now) => Promise.resolve(ldapPosition(now)),
+  window(since, now) {
+    const t = since.streams["modifyTimestamp"];
+    const m = t === undefined ? null : GENERALIZED.exec(t);
+    if (since.kind !== "ldap" || m === null)
+      return Promise.resolve(
+        fallback(
+          "position-unknown",
+          `the kept position is not an LDAP modifyTimestamp (it is ${positionKind(since)}): source.ldap.changesBy reads by modifyTimestamp now`,
+        ),
+      );
+    const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+    if (Number.isNaN(ms) || ms > now)
+      return Promise.resolve(
+        fallback(
+          "position-unknown",
+          `the kept position ${t} is later than this machine's clock: a clock set back?`,
+        ),
+      );
+    return Promise.resolve({ clause: `(modifyTimestamp>=${t})`, position: ldapPosition(now) });
+  },
+};
+
+/** The entries of `filter` (a filter written without its parentheses too) the clause finds. */
+export function since(filter: string, clause: string): string {
+  const f = filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
+  return `(&${f}${clause})`;
 }
 
 /** The changes of the user search: people changed, new to it, or gone from it. */
 async function userChanges(o: {
   config: LdapConfig;
   connection: LdapConnection;
-  from: string;
+  clause: string;
   users: ReadonlySet<string>;
   reads: ReadTally[];
 }): Promise<DirectoryChange[]> {
   const { config, connection } = o;
-  const changed = await readPicturePeople(config, connection, since(config.userFilter, o.from));
+  const changed = await readPicturePeople(config, connection, since(config.userFilter, o.clause));
   const { dns: now, read } = await listDns(connection, config.baseDn, config.userFilter);
   o.reads.push(changed.read, read);
   const out: DirectoryChange[] = [];
@@ -96,14 +148,14 @@ async function userChanges(o: {
 async function groupChanges(o: {
   config: LdapConfig;
   connection: LdapConnection;
-  from: string;
+  clause: string;
   picture: Picture;
   reads: ReadTally[];
 }): Promise<DirectoryChange[] | ChangeBatch> {
   const { config, connection } = o;
   const base = config.groupBaseDn ?? config.baseDn;
   const { dns, read } = await listDns(connection, base, config.groupFilter);
-  const filter = since(config.groupFilter, o.from);
+  const filter = since(config.groupFilter, o.clause);
   const changed = await readPictureGroups(config, connection, filter, dns);
   o.reads.push(read, {
     what: `groups under ${base} (${filter})`,
@@ -149,21 +201,23 @@ async function groupChanges(o: {
   return out;
 }
 
-/** ChangeFeed.readChanges for LDAP over an open connection; `now` is epoch ms. */
+/** ChangeFeed.readChanges for LDAP over an open connection, by a reader; `now` is epoch ms. */
 export async function readLdapChanges(o: {
   config: LdapConfig;
   connection: LdapConnection;
+  reader: ChangeReader;
   since: Position;
   picture: Picture;
   now: number;
 }): Promise<ChangeBatch> {
-  const from = searchFrom(o.since, o.now);
-  if (typeof from !== "string") return fallback("position-unknown", from.detail);
-  const position = ldapPosition(o.now);
+  const window = await o.reader.window(o.since, o.now);
+  if ("kind" in window) return window;
+  const { clause, position } = window;
+  if (window.unchanged === true) return { kind: "changes", changes: [], position, reads: [] };
   const reads: ReadTally[] = [];
   const users = new Set(o.picture.groups.find((g) => g.id === USERS)?.people ?? []);
-  const people = await userChanges({ ...o, from, users, reads });
-  const groups = o.config.groups.length > 0 ? await groupChanges({ ...o, from, reads }) : [];
+  const people = await userChanges({ ...o, clause, users, reads });
+  const groups = o.config.groups.length > 0 ? await groupChanges({ ...o, clause, reads }) : [];
   if (!Array.isArray(groups)) return groups;
   return { kind: "changes", changes: [...people, ...groups], position, reads };
 }

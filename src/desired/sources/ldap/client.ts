@@ -108,6 +108,18 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
 
 type Fail = (step: string, err: unknown) => DirectoryError | SourceUnavailableError;
 
+/** AD's GUIDs (objectGUID, a controller's invocationId) are binary: asked for as buffers, as spelt. */
+const BINARY = new Map([
+  ["objectguid", ["objectGUID"]],
+  ["invocationid", ["invocationId", "invocationID"]],
+]);
+function bufferAttributes(attributes: string[]): string[] {
+  return attributes.flatMap((a) => {
+    const spellings = BINARY.get(a.toLowerCase());
+    return spellings === undefined ? [] : [a, ...spellings.filter((s) => s !== a)];
+  });
+}
+
 /** The searches of a bound connection; every failure becomes a DirectoryError through `fail`. */
 function searches(client: Client, config: LdapConfig, fail: Fail): LdapConnection {
   return {
@@ -117,7 +129,7 @@ function searches(client: Client, config: LdapConfig, fail: Fail): LdapConnectio
           scope: "sub",
           filter,
           attributes,
-          explicitBufferAttributes: attributes.filter((a) => a.toLowerCase() === "objectguid"),
+          explicitBufferAttributes: bufferAttributes(attributes),
           paged: { pageSize: config.pageSize },
         }))
           yield page.searchEntries;
@@ -131,6 +143,7 @@ function searches(client: Client, config: LdapConfig, fail: Fail): LdapConnectio
           scope: "base",
           filter: "(objectClass=*)",
           attributes,
+          explicitBufferAttributes: bufferAttributes(attributes),
         });
         return searchEntries[0];
       } catch (err) {

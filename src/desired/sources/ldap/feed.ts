@@ -1,8 +1,10 @@
 /**
- * LDAP's change feed (../changes/feed.ts): the whole read takes its position first (the time it
- * began, less a margin: changes.ts), then reads every group and every user into a picture
- * (picture.ts); a changes-only run searches by `modifyTimestamp` since the position and lists
- * the DNs to see what left (changes.ts). The desired state is built from the picture (build.ts).
+ * LDAP's change feed (../changes/feed.ts): the whole read takes its position first (AD's
+ * highestCommittedUSN: usn.ts; or the time it began, less a margin: changes.ts), then reads every
+ * group and every user into a picture (picture.ts); a changes-only run searches by `uSNChanged`
+ * or `modifyTimestamp` since the position and lists the DNs to see what left (changes.ts). The
+ * reader is chosen once per run by `source.ldap.changesBy` (usn.ts). The desired state is built
+ * from the picture (build.ts).
  */
 import type { Config } from "../../../config/schema.js";
 import { ConfigError } from "../../../errors.js";
@@ -10,9 +12,10 @@ import { sourceDigest } from "../changes/digest.js";
 import { PICTURE_FORMAT_VERSION, type ChangeFeed, type WholeRead } from "../changes/feed.js";
 import type { SourceContext } from "../contract.js";
 import { buildLdapDesired } from "./build.js";
-import { readLdapChanges, ldapPosition } from "./changes.js";
+import { readLdapChanges, type ChangeReader } from "./changes.js";
 import { openLdap, type LdapConfig, type LdapConnection } from "./client.js";
 import { prunedGroups, readPictureGroups, readPicturePeople, USERS, USERS_RULE } from "./picture.js";
+import { chooseReader } from "./usn.js";
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -20,11 +23,12 @@ const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id 
 export async function readLdapWhole(o: {
   config: LdapConfig;
   connection: LdapConnection;
+  reader: ChangeReader;
   digest: string;
   now: number;
 }): Promise<WholeRead> {
   const { config, connection } = o;
-  const position = ldapPosition(o.now);
+  const position = await o.reader.position(o.now);
   const groups = config.groups.length > 0 ? await readPictureGroups(config, connection) : [];
   const { people, read } = await readPicturePeople(config, connection);
   const users = {
@@ -57,14 +61,29 @@ export function openLdapFeed(config: Config, ctx: SourceContext): ChangeFeed {
     });
   const digest = sourceDigest(config);
   let connection: LdapConnection | undefined;
+  let reader: ChangeReader | undefined;
   const connected = async () => (connection ??= await openLdap(ldap, ctx.env));
+  const chosen = async () => (reader ??= await chooseReader(ldap, await connected()));
   return {
     kind: "ldap",
     configDigest: digest,
     readWhole: async () =>
-      readLdapWhole({ config: ldap, connection: await connected(), digest, now: Date.now() }),
+      readLdapWhole({
+        config: ldap,
+        connection: await connected(),
+        reader: await chosen(),
+        digest,
+        now: Date.now(),
+      }),
     readChanges: async (since, picture) =>
-      readLdapChanges({ config: ldap, connection: await connected(), since, picture, now: Date.now() }),
+      readLdapChanges({
+        config: ldap,
+        connection: await connected(),
+        reader: await chosen(),
+        since,
+        picture,
+        now: Date.now(),
+      }),
     build: (input) => buildLdapDesired(ldap, input),
     close: async () => {
       await connection?.close();

@@ -51,5 +51,7 @@ export const ldapSection = z.strictObject({
     .prefault({}),
   lowerCase: z.array(z.enum(LDAP_FIELDS)).default([]),
   nested: z.enum(["member", "inChain", "none"]).default("member"),
+  /** How a changes-only run finds what changed (docs/ldap.md, "Changes-only runs"). */
+  changesBy: z.enum(["auto", "usn", "timestamp"]).default("auto"),
   groups: z.array(ldapGroupRule).default([]),
 });

@@ -3,7 +3,8 @@
  * DN listings for what left), applied to the picture, give exactly what a whole read of the
  * directory gives afterwards (a leaver filtered out, a membership removed, a person added to a
  * nested group reaching every group above it); a position it cannot read and a newly picked
- * group fall back to a whole read; a directory gone mid-run is exit 5.
+ * group fall back to a whole read; `changesBy: auto` reads by modifyTimestamp here (slapd is not
+ * AD) and `usn` is refused; a directory gone mid-run is exit 5.
  */
 import { Attribute, Change, Client } from "ldapts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -216,6 +217,36 @@ describe.skipIf(!slapdAvailable())("LDAP changes only (modifyTimestamp) against 
     expect(second?.evidence.read).toMatchObject({ source: "changes" });
     expect(second!.state.users.map((u) => u.email)).not.toContain("ken@example.org");
     expect(shape(second!)).toEqual(await whole(c));
+  }, 60_000);
+
+  it("changesBy auto on slapd (no AD capability in its rootDSE) reads by modifyTimestamp; usn is a config error (exit 4)", async () => {
+    const auto = openLdapFeed(config(), ctx);
+    try {
+      expect(config().source.ldap!.changesBy).toBe("auto");
+      const first = await auto.readWhole();
+      expect(Object.keys(first.position.streams)).toEqual(["modifyTimestamp"]);
+      const quiet = await auto.readChanges(first.position, first.picture);
+      expect(quiet.kind).toBe("changes");
+    } finally {
+      await auto.close();
+    }
+    const base = config();
+    const usn = configSchema.parse({
+      source: { ...base.source, ldap: { ...base.source.ldap, changesBy: "usn" } },
+    });
+    const feed = openLdapFeed(usn, ctx);
+    try {
+      const err = await feed.readWhole().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(exitCodeFor(err)).toBe(4);
+      expect((err as Error).message).toMatch(
+        /source.ldap.changesBy is usn but the directory .* gives no highestCommittedUSN and dsServiceName in its rootDSE.*Set source.ldap.changesBy to timestamp/,
+      );
+    } finally {
+      await feed.close();
+    }
   }, 60_000);
 
   it("the directory gone in the middle of a changes-only read: exit 5", async () => {

@@ -1,0 +1,188 @@
+/**
+ * The directory behind the fake AD server (fake-ad.ts): its entries, and the change tracking of
+ * the one domain controller that answers, as Microsoft documents it ("Polling for Changes Using
+ * USNChanged", Win32 AD DS docs; MS-ADTS for the rootDSE):
+ *
+ * - every write (add, modify, delete) is one update: the controller's counter goes up by one, and
+ *   the object written gets it as `uSNChanged` (an added one as `uSNCreated` too); the rootDSE's
+ *   `highestCommittedUSN` is the counter;
+ * - `uSNChanged` is not replicated: another controller (`failover`) numbers every object its own
+ *   way, and has its own NTDS Settings object (the rootDSE's `dsServiceName`) and `invocationId`;
+ * - a controller restored from a backup (`restore`) has the backup's objects and counter, and a
+ *   new `invocationId`;
+ * - `memberOf` is a back link computed from the groups' `member`: a membership change is a write
+ *   of the group only, never of its members;
+ * - a deleted object is gone (the fake keeps no tombstones; the Show Deleted control is not
+ *   modelled); the groups that listed it lose the link.
+ */
+import { randomUUID } from "node:crypto";
+
+export const AD_SUFFIX = "DC=corp,DC=example,DC=com";
+export const AD_CONFIGURATION = `CN=Configuration,${AD_SUFFIX}`;
+/** MS-ADTS 3.1.1.3.4.3: LDAP_CAP_ACTIVE_DIRECTORY_OID. */
+export const AD_CAPABILITY = "1.2.840.113556.1.4.800";
+
+export interface AdEntry {
+  dn: string;
+  attributes: Record<string, string[]>;
+}
+
+export const normDn = (dn: string): string =>
+  dn
+    .replace(/\s*([,=])\s*/g, "$1")
+    .trim()
+    .toLowerCase();
+
+export function valuesOf(entry: AdEntry, name: string): string[] {
+  const key = Object.keys(entry.attributes).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? [] : entry.attributes[key]!;
+}
+
+/** The DN of a controller's NTDS Settings object, as the rootDSE's dsServiceName names it. */
+export const ntdsSettingsDn = (controller: string): string =>
+  `CN=NTDS Settings,CN=${controller},CN=Servers,CN=Default-First-Site-Name,CN=Sites,${AD_CONFIGURATION}`;
+
+export interface Backup {
+  entries: AdEntry[];
+  usn: number;
+}
+
+const copy = (e: AdEntry): AdEntry => ({
+  dn: e.dn,
+  attributes: Object.fromEntries(Object.entries(e.attributes).map(([k, v]) => [k, [...v]])),
+});
+
+function setValues(entry: AdEntry, name: string, values: string[]): void {
+  const key = Object.keys(entry.attributes).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
+  if (values.length === 0) delete entry.attributes[key];
+  else entry.attributes[key] = values;
+}
+
+export class AdStore {
+  /** The domain's objects as stored (no memberOf). */
+  private stored: AdEntry[];
+  /** The objects as read: memberOf added. */
+  view: AdEntry[] = [];
+  byDn = new Map<string, AdEntry>();
+  usn: number;
+  controller: string;
+  invocationId = randomUUID();
+
+  constructor(entries: AdEntry[], controller: string, firstUsn: number) {
+    this.controller = controller;
+    this.usn = firstUsn;
+    this.stored = entries.map(copy);
+    for (const e of this.stored) this.stamp(e, true);
+    this.refresh();
+  }
+
+  /** One update: the counter up by one, the object stamped with it. */
+  private stamp(entry: AdEntry, created: boolean): void {
+    this.usn += 1;
+    setValues(entry, "uSNChanged", [String(this.usn)]);
+    if (created) setValues(entry, "uSNCreated", [String(this.usn)]);
+  }
+
+  /** Recomputes memberOf (AD's back link) and the index by DN. */
+  private refresh(): void {
+    this.view = this.stored.map((e) => ({ dn: e.dn, attributes: { ...e.attributes } }));
+    this.byDn = new Map(this.view.map((e) => [normDn(e.dn), e]));
+    for (const group of this.view)
+      for (const member of valuesOf(group, "member")) {
+        const target = this.byDn.get(normDn(member));
+        if (target) target.attributes.memberOf = [...(target.attributes.memberOf ?? []), group.dn];
+      }
+  }
+
+  private find(dn: string): AdEntry | undefined {
+    return this.stored.find((e) => normDn(e.dn) === normDn(dn));
+  }
+
+  /** The NTDS Settings object of the controller that answers (in the configuration NC). */
+  ntdsSettings(): AdEntry {
+    return {
+      dn: ntdsSettingsDn(this.controller),
+      attributes: {
+        objectClass: ["top", "applicationSettings", "nTDSDSA"],
+        invocationId: [this.invocationId],
+      },
+    };
+  }
+
+  add(dn: string, attributes: Record<string, string[]>): "exists" | "ok" {
+    if (this.find(dn)) return "exists";
+    const entry = copy({ dn, attributes });
+    this.stored.push(entry);
+    this.stamp(entry, true);
+    this.refresh();
+    return "ok";
+  }
+
+  modify(dn: string, changes: { operation: string; type: string; values: string[] }[]): "missing" | "ok" {
+    const entry = this.find(dn);
+    if (!entry) return "missing";
+    for (const c of changes) {
+      const now = valuesOf(entry, c.type);
+      const lower = new Set(c.values.map((v) => v.toLowerCase()));
+      if (c.operation === "replace") setValues(entry, c.type, c.values);
+      else if (c.operation === "add") setValues(entry, c.type, [...now, ...c.values]);
+      else
+        setValues(entry, c.type, c.values.length === 0 ? [] : now.filter((v) => !lower.has(v.toLowerCase())));
+    }
+    this.stamp(entry, false);
+    this.refresh();
+    return "ok";
+  }
+
+  delete(dn: string): "missing" | "ok" {
+    const entry = this.find(dn);
+    if (!entry) return "missing";
+    this.stored = this.stored.filter((e) => e !== entry);
+    for (const group of this.stored) {
+      const members = valuesOf(group, "member");
+      if (members.some((m) => normDn(m) === normDn(dn)))
+        setValues(
+          group,
+          "member",
+          members.filter((m) => normDn(m) !== normDn(dn)),
+        );
+    }
+    // The tombstone's update.
+    this.usn += 1;
+    this.refresh();
+    return "ok";
+  }
+
+  backup(): Backup {
+    return { entries: this.stored.map(copy), usn: this.usn };
+  }
+
+  /** The controller restored from a backup: its objects and counter, and a new invocationId. */
+  restore(backup: Backup): void {
+    this.stored = backup.entries.map(copy);
+    this.usn = backup.usn;
+    this.invocationId = randomUUID();
+    this.refresh();
+  }
+
+  /** Another controller answers: the same objects, numbered by its own counter from `firstUsn`. */
+  failover(controller: string, firstUsn: number): void {
+    this.controller = controller;
+    this.invocationId = randomUUID();
+    this.usn = firstUsn;
+    for (const e of this.stored) this.stamp(e, true);
+    this.refresh();
+  }
+}
+
+/** A GUID's 16 bytes as AD sends them (the first three parts little-endian). */
+export function guidBytes(guid: string): Buffer {
+  const h = guid.replace(/-/g, "");
+  const le = (s: string) => Buffer.from(s, "hex").reverse();
+  return Buffer.concat([
+    le(h.slice(0, 8)),
+    le(h.slice(8, 12)),
+    le(h.slice(12, 16)),
+    Buffer.from(h.slice(16), "hex"),
+  ]);
+}
