@@ -303,6 +303,8 @@ export async function ldap({ people, groups, latencyMs, dir }) {
       passwordEnv: "BENCH_LDAP_PW",
       baseDn: `ou=people,${SUFFIX}`,
       groupBaseDn: `ou=groups,${SUFFIX}`,
+      // source.ldap.pageSize (default 500, the bench slapd's size limit); BENCH_LDAP_PAGE_SIZE tries others.
+      ...(process.env.BENCH_LDAP_PAGE_SIZE ? { pageSize: Number(process.env.BENCH_LDAP_PAGE_SIZE) } : {}),
       attributes: {
         email: "{mail}",
         id: "{uid}",

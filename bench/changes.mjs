@@ -1,6 +1,6 @@
 // Figure 20, changes-only runs for Okta, Google and LDAP (issue 48; figure 19 is Entra's,
 // bench/changes-entra.mjs, which `--source entra` runs). `node bench/changes.mjs --source
-// okta|google|ldap` (or BENCH_SOURCE): the built CLI (`apply --yes`, source.changes.mode: changes,
+// okta|google|ldap` (or BENCH_SOURCE; neither: all three, each in its own process): the built CLI (`apply --yes`, source.changes.mode: changes,
 // fullEvery: 0) against the directory (changes-directories.mjs: the Okta or Google stand-in, or a
 // real slapd behind a proxy) holding BENCH_PEOPLE people (default 100,000) in BENCH_GROUPS groups
 // (default 50), and the service emulator, both adding 20 ms to every request.
@@ -22,7 +22,8 @@ import * as directories from "./changes-directories.mjs";
 import { dist, fromDist, here, printTable, round, writeResult } from "./lib.mjs";
 
 const at = process.argv.indexOf("--source");
-const SOURCE = at >= 0 ? process.argv[at + 1] : (process.env.BENCH_SOURCE ?? "okta");
+/** Unset: each of okta, google and ldap in its own process, one after another. */
+const SOURCE = at >= 0 ? process.argv[at + 1] : process.env.BENCH_SOURCE;
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 100_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 50);
 const LATENCY_MS = 20;
@@ -85,10 +86,22 @@ async function seedOf(directory, dir) {
   }
 }
 
+/** `node script ...args` with this process's output; its exit code. */
+const run = (script, args = []) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(here, script), ...args], { stdio: "inherit" });
+    child.on("error", () => resolve(1));
+    child.on("close", (c) => resolve(c ?? 1));
+  });
+
 async function main() {
+  if (SOURCE === undefined) {
+    for (const source of ["okta", "google", "ldap"])
+      if ((await run("changes.mjs", ["--source", source])) !== 0) process.exitCode = 1;
+    return;
+  }
   if (SOURCE === "entra") {
-    const child = spawn(process.execPath, [join(here, "changes-entra.mjs")], { stdio: "inherit" });
-    process.exitCode = await new Promise((r) => child.on("close", (c) => r(c ?? 1)));
+    process.exitCode = await run("changes-entra.mjs");
     return;
   }
   const open = directories[SOURCE];
