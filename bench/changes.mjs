@@ -1,7 +1,7 @@
 // Figure 20, changes-only runs for Okta, Google and LDAP (issue 48; figure 19 is Entra's,
 // bench/changes-entra.mjs, which `--source entra` runs). `node bench/changes.mjs --source
-// okta|google|ldap` (or BENCH_SOURCE; neither: all three, each in its own process): the built CLI (`apply --yes`, source.changes.mode: changes,
-// fullEvery: 0) against the directory (changes-directories.mjs: the Okta or Google stand-in, or a
+// okta|google|ldap` (or BENCH_SOURCE; neither: all three, each in its own process): the built
+// CLI (`apply --yes`, source.changes.mode: changes, fullEvery: 0) against the directory (changes-directories.mjs: the Okta or Google stand-in, or a
 // real slapd behind a proxy) holding BENCH_PEOPLE people (default 100,000) in BENCH_GROUPS groups
 // (default 50), and the service emulator, both adding 20 ms to every request.
 //
