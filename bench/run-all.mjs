@@ -3,7 +3,8 @@
 // emulator's own throughput, 9 reading from LDAP, 10 bulk membership under a rate limit: about
 // 18 minutes at its full size, 11 listing and planning permissions, 12 many organizations, 13 reading
 // from Entra ID, 14 reading Okta under its shared rate limit, 15 data filters, 16 the access review, 17 the access review's HTML
-// page in Chromium). Each script prints its table
+// page in Chromium, 18 reading Google Workspace, 19 changes-only runs from Entra ID, 20 from Okta,
+// Google and LDAP). Each script prints its table
 // and writes bench/results/<name>.json.
 import { spawn } from "node:child_process";
 import { cpus } from "node:os";
@@ -30,6 +31,7 @@ const FIGURES = [
   [17, "review-html.mjs"],
   [18, "read-google.mjs"],
   [19, "changes-entra.mjs"],
+  [20, "changes.mjs"],
 ];
 
 const at = process.argv.indexOf("--only");
