@@ -43,6 +43,9 @@ const SEED: EmulatorSeed = {
   ],
 };
 
+/** What a revoked leaver holds (docs/configuration.md "What revoke does"): their mapping, nothing else. */
+export const REVOKED = { login: false, mapped: true, groups: [], grants: [], filters: [], tokens: [] };
+
 export interface SalesTeam {
   emulator: EmulatorHandle;
   /** The built CLI with the team's config and token. */
