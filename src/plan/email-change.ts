@@ -6,7 +6,17 @@
  * old account's `id` on the row (an e-mail change, the login kept where the service allows), or
  * the old e-mail marked `state: absent` (two people). The plan lists them (notice `emailChange`)
  * and the run exits 3 (cli/guard-warning.ts). docs/onboarding.md, "One person, one account".
+ *
+ * The name is the weakest signal, so it is asked only when nothing stronger is known. The
+ * strongest is the id: a row whose id is a mapping's is that person (their e-mail change is
+ * planned, users.ts), and never reaches here. A row with an id of its own (the source's id
+ * column, e.g. HR's employee id mapped by `source.columns`, not one derived from the e-mail) keeps
+ * it when the e-mail changes, so when the dropped login's account has another id that the source
+ * gave too (not the one derived from its e-mail), the ids say two people: the new row is planned
+ * as a new person and the dropped login leaves as any leaver. Built-in logins carry no other
+ * identifier a row could name (a row's `authenticationId` is for external sign-in only).
  */
+import { deriveUserId } from "../desired/ids.js";
 import type { DesiredUser } from "../desired/types.js";
 import type { IdpUser } from "../service/types.js";
 import { lower, type PlanContext } from "./context.js";
@@ -33,6 +43,21 @@ function loginsByName(ctx: PlanContext): Map<string, IdpUser[]> {
 }
 
 /**
+ * The account a login signs in to: the alphabetically first userId of the mappings of its
+ * credentials, as the service signs in the first of a shared login (R15), whatever order the
+ * mappings were listed in.
+ */
+const accountOf = (ctx: PlanContext, login: IdpUser): string | undefined =>
+  ctx.actual.mappings
+    .filter((m) => m.authenticationId === login.authenticationId)
+    .map((m) => m.id)
+    .sort()[0];
+
+/** Whether the ids of row and account say two people: both given by the source, and different. */
+const idsSayTwoPeople = (d: DesiredUser, login: IdpUser, account: string | undefined): boolean =>
+  !d.idDerived && account !== undefined && account !== d.id && account !== deriveUserId(login.email);
+
+/**
  * True (and said) when the new person `d` looks like an e-mail change of a login the file no
  * longer lists; the caller then plans nothing for them.
  */
@@ -40,25 +65,23 @@ export function heldAsEmailChange(ctx: PlanContext, d: DesiredUser): boolean {
   const name = nameOf(d).toLowerCase();
   if (name === "") return false;
   // The first by e-mail: the same plan whatever order the service listed them in.
-  const gone = (loginsByName(ctx).get(name) ?? [])
+  const old = (loginsByName(ctx).get(name) ?? [])
     .filter((u) => !ctx.idx.desiredByEmail.has(lower(u.email)))
-    .sort((a, b) => (lower(a.email) < lower(b.email) ? -1 : lower(a.email) > lower(b.email) ? 1 : 0));
-  const old = gone[0];
+    .map((login) => ({ login, account: accountOf(ctx, login) }))
+    .filter(({ login, account }) => !idsSayTwoPeople(d, login, account))
+    .sort((a, b) => compare(lower(a.login.email), lower(b.login.email)))[0];
   if (old === undefined) return false;
-  // The service signs in the alphabetically first userId of a shared login (R15): the same
-  // id whatever order the mappings were listed in.
-  const oldId = ctx.actual.mappings
-    .filter((m) => m.authenticationId === old.authenticationId)
-    .map((m) => m.id)
-    .sort()[0];
+  const { login, account } = old;
   const idHint =
-    oldId !== undefined
-      ? `give the row id ${oldId} (the old account's)`
+    account !== undefined
+      ? `give the row id ${account} (the old account's)`
       : "give the row the old account's id";
   notice(ctx, {
     kind: "emailChange",
     target: mappingKey(d.id),
-    message: `${d.source.file}:${d.source.line}: ${d.email} has the name "${old.displayName}" of ${old.email}, which the file no longer lists: a likely e-mail change, not planned as a second account. If it is the same person, ${idHint} to change the e-mail; if they are two people, list ${old.email} (or mark it state: absent)`,
+    message: `${d.source.file}:${d.source.line}: ${d.email} has the name "${login.displayName}" of ${login.email}, which the file no longer lists: a likely e-mail change, not planned as a second account. If it is the same person, ${idHint} to change the e-mail; if they are two people, list ${login.email} (or mark it state: absent)`,
   });
   return true;
 }
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -74,7 +74,8 @@ export function renderMarkdown(
   const [first, ...rest] = headerLines(plan, options.dryRun, options.organization);
   const out: string[] = ["## usersync plan", ""];
   if (options.dryRun) out.push(`> **${first ?? ""}**`, "");
-  out.push(...(options.dryRun ? rest : [first ?? "", ...rest]), "");
+  // A paragraph a line: Markdown would join adjacent lines into one.
+  for (const line of options.dryRun ? rest : [first ?? "", ...rest]) out.push(line, "");
   out.push(`**${renderPlanSummaryLine(plan)}**`, "");
   const items = summaryItems(plan);
   if (items.length > 0) out.push(...items.map((i) => `- **${i.label}:** ${cell(i.text)}`), "");

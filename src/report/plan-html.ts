@@ -1,13 +1,12 @@
 /**
  * `plan --format html` (issue 49): the dry run a manager reads, as one self-contained page in the
- * access review's style (review/html-style.ts, review/html.ts's escaping): it loads nothing and
+ * access review's style (review/html-style.ts; its head, escaping and cards are html-page.ts's): it loads nothing and
  * runs no script (its Content-Security-Policy allows only its own inline style). It names the
  * organization, then the people (who is new, leaves, changes; workspaces gained and lost; start
  * and end dates), the dates, the changes step by step and what was left alone.
  */
-import { createHash } from "node:crypto";
 import type { Plan } from "../plan/types.js";
-import { escapeHtml } from "./review/html.js";
+import { card, cspHash, escapeHtml, pageHead } from "./html-page.js";
 import { REVIEW_CSS } from "./review/html-style.js";
 import type { PersonView } from "./people-view.js";
 import {
@@ -20,8 +19,7 @@ import {
 import { num, renderPlanSummaryLine } from "./summary-lines.js";
 import { revertSections } from "./held-back.js";
 
-const STYLE_HASH = `'sha256-${createHash("sha256").update(REVIEW_CSS, "utf8").digest("base64")}'`;
-const POLICY = `default-src 'none'; style-src ${STYLE_HASH}; base-uri 'none'; form-action 'none'`;
+const POLICY = `default-src 'none'; style-src ${cspHash(REVIEW_CSS)}; base-uri 'none'; form-action 'none'`;
 
 export interface PlanPageOptions {
   /** Where the plan was made: the base URL, and the organization's id when known. */
@@ -32,10 +30,6 @@ export interface PlanPageOptions {
 
 const e = escapeHtml;
 const list = (l: readonly string[]): string => e(l.join(", "));
-
-function card(n: number, label: string, alert = false): string {
-  return `<div class="card${alert && n > 0 ? " alert" : ""}"><span class="n">${num(n)}</span><span class="l">${e(label)}</span></div>`;
-}
 
 function cards(plan: Plan, people: readonly PersonView[]): string {
   const count = (c: PersonView["change"]): number => people.filter((p) => p.change === c).length;
@@ -107,16 +101,7 @@ export function renderPlanHtml(plan: Plan, options: PlanPageOptions & { dryRun: 
     ...pendingSections(plan),
     ...noticeSections(plan),
   ];
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${REVIEW_CSS}</style>
-</head>
-<body>
+  return `${pageHead({ policy: POLICY, title, style: REVIEW_CSS })}<body>
 <header class="top">
 <h1>${e(title)}</h1>
 ${[first ?? "", ...rest].map((l) => `<p>${e(l)}</p>`).join("\n")}

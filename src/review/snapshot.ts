@@ -21,14 +21,12 @@
 import type { OrganizationPermission, WorkspacePermission } from "../permissions.js";
 import type {
   AccessReason,
-  Agreement,
   EffectiveFilter,
-  LoginStatus,
   OrganizationPermissionRow,
   OrganizationReason,
-  PersonStatus,
   ReviewChange,
   ReviewEvidence,
+  ReviewPerson,
   ReviewGroup,
   ReviewSummary,
   ReviewWorkspace,
@@ -83,41 +81,11 @@ export interface SnapshotHeader {
   signature?: string;
 }
 
-/** Whether the desired state's source still lists the person: present, absent (gone), or disabled there. */
-export type SourceStatus = "present" | "absent" | "disabled";
-
-/** One person of the snapshot: who they are and how they sign in; their access is in `rows`. */
-export interface SnapshotPerson {
-  /** The person's key (see the file comment): userId, or `login:<email>`. */
-  key: string;
-  /** The organization user id (mapping id); absent for `loginOnly`. */
-  id?: string;
-  email?: string;
-  displayName?: string;
-  authenticationId?: string;
-  login: LoginStatus;
-  status: PersonStatus;
-  /** Compared with a desired state: whether its source lists the person (absent: not compared). */
-  sourceStatus?: SourceStatus;
-  /** For `shadowed`: the userId the service signs in instead, who shares this authenticationId (R15). */
-  shadowedBy?: string;
-  /** The source no longer lists the person (or disables them) while they are still in the organization. */
-  leaver?: boolean;
-  /** For a leaver: when a listing of the source first showed them gone (kept in the state), ISO 8601. */
-  goneSince?: string;
-  inScope: boolean;
-  protected?: string;
-  agreement: Agreement;
-  drift: string[];
-  desiredState?: "present" | "absent";
-  groups: string[];
-  allGroups: string[];
-  /** Organization MANAGE, or MANAGE on any workspace. */
-  privileged: boolean;
-  /** The organization permissions the desired state gives (managed people, when compared). */
-  desiredOrganization?: OrganizationPermission[];
-  lastChange?: string;
-}
+/**
+ * One person of the snapshot: the review's person (types.ts `ReviewPerson`, where each field is
+ * described) without their access, which is in `rows` (organization permissions and reasons too).
+ */
+export type SnapshotPerson = Omit<ReviewPerson, "access" | "organizationPermissions" | "organizationReasons">;
 
 /**
  * One person x workspace row (`scope: "workspace"`: the person reaches the workspace, or holds an

@@ -90,6 +90,9 @@ export interface OrganizationReason {
   text: string;
 }
 
+/** Whether the desired state's source still lists the person: present, absent (gone), or disabled there. */
+export type SourceStatus = "present" | "absent" | "disabled";
+
 export interface ReviewPerson {
   /** Stable key (snapshot.ts personKeyOf): the userId for a mapping, `login:<email lower-case>` for a login with no mapping. */
   key: string;
@@ -109,7 +112,7 @@ export interface ReviewPerson {
   /** Whether the desired state lists the person and how: present, absent (to be revoked/removed). */
   desiredState?: "present" | "absent";
   /** Compared with a desired state: present, absent (not listed, or listed absent), or disabled there. */
-  sourceStatus?: "present" | "absent" | "disabled";
+  sourceStatus?: SourceStatus;
   /** For `shadowed`: the userId the service signs in instead, who shares this authenticationId (R15). */
   shadowedBy?: string;
   /** In the organization with access while the source no longer has them (absent or disabled). */

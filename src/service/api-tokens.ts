@@ -8,7 +8,7 @@
  */
 import { HttpError } from "../errors.js";
 import { resource } from "./answers.js";
-import { ENTITY_MEDIA } from "./codec.js";
+import { deleteEntity } from "./delete-entity.js";
 import { listAllPages } from "./paging.js";
 import type { Transport } from "./transport.js";
 import type { ApiTokensClient, CallOptions, DeleteResult } from "./types.js";
@@ -39,14 +39,6 @@ export class ApiTokensApi implements ApiTokensClient {
   }
 
   async delete(userId: string, tokenId: string, opts?: CallOptions): Promise<DeleteResult> {
-    const path = `${tokensPath(userId)}/${encodeURIComponent(tokenId)}`;
-    const { status } = await this.o.transport.request({
-      method: "DELETE",
-      path,
-      mediaType: ENTITY_MEDIA,
-      accept: [404],
-      call: opts,
-    });
-    return status === 404 ? "notFound" : "deleted";
+    return deleteEntity(this.o.transport, `${tokensPath(userId)}/${encodeURIComponent(tokenId)}`, opts);
   }
 }

@@ -17,6 +17,7 @@ import {
   type ResourceSchema,
 } from "./answers.js";
 import { ENTITY_MEDIA, JSON_MEDIA, resourceOf, type ProfileCodec, type Resource } from "./codec.js";
+import { deleteEntity } from "./delete-entity.js";
 import { changeGroupMembers, readGroupMembers } from "./members.js";
 import { ApiTokensApi } from "./api-tokens.js";
 import { listAllPages } from "./paging.js";
@@ -170,7 +171,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async deleteIdpUser(email: string, opts?: CallOptions): Promise<DeleteResult> {
-    return this.delete(`${this.codec.paths.idpUsers}/${seg(email)}`, JSON_MEDIA, opts);
+    return deleteEntity(this.t, `${this.codec.paths.idpUsers}/${seg(email)}`, opts, JSON_MEDIA);
   }
 
   async listMappings(): Promise<Mapping[]> {
@@ -214,7 +215,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async deleteMapping(id: string, opts?: CallOptions): Promise<DeleteResult> {
-    return this.delete(`${this.codec.paths.users}/${seg(id)}`, ENTITY_MEDIA, opts);
+    return deleteEntity(this.t, `${this.codec.paths.users}/${seg(id)}`, opts);
   }
 
   async listGroups(): Promise<UserGroup[]> {
@@ -258,7 +259,7 @@ export class ProfileClient implements ServiceClient {
   }
 
   async deleteGroup(id: string, opts?: CallOptions): Promise<DeleteResult> {
-    return this.delete(`${this.codec.paths.groups}/${seg(id)}`, ENTITY_MEDIA, opts);
+    return deleteEntity(this.t, `${this.codec.paths.groups}/${seg(id)}`, opts);
   }
 
   getGroupMembers(groupId: string): Promise<MembersRead> {
@@ -291,10 +292,5 @@ export class ProfileClient implements ServiceClient {
       answer: oneAnswer(item),
     });
     return status === 404 ? undefined : json.data;
-  }
-
-  private async delete(path: string, mediaType: string, opts?: CallOptions): Promise<DeleteResult> {
-    const { status } = await this.send({ method: "DELETE", path, mediaType, accept: [404], call: opts });
-    return status === 404 ? "notFound" : "deleted";
   }
 }

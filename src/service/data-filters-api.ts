@@ -16,6 +16,7 @@ import { AnswerError, HttpError } from "../errors.js";
 import type { Assignee } from "../permissions.js";
 import { oneAnswer, resource } from "./answers.js";
 import { ENTITY_MEDIA, type Resource } from "./codec.js";
+import { deleteEntity } from "./delete-entity.js";
 import { listAllPages } from "./paging.js";
 import type { Transport } from "./transport.js";
 import type { CallOptions, CreateResult, DataFiltersClient, DeleteResult } from "./types.js";
@@ -121,14 +122,6 @@ export class DataFiltersApi implements DataFiltersClient {
   }
 
   async delete(workspace: string, id: string, opts?: CallOptions): Promise<DeleteResult> {
-    const path = `${filtersPath(workspace)}/${seg(id)}`;
-    const { status } = await this.o.transport.request({
-      method: "DELETE",
-      path,
-      mediaType: ENTITY_MEDIA,
-      accept: [404],
-      call: opts,
-    });
-    return status === 404 ? "notFound" : "deleted";
+    return deleteEntity(this.o.transport, `${filtersPath(workspace)}/${seg(id)}`, opts);
   }
 }

@@ -57,12 +57,13 @@ describe(`a plan for ${PEOPLE.toLocaleString("en-US")} new people`, () => {
     expect(r.code).toBe(0);
     expect(Buffer.byteLength(r.stdout)).toBeLessThan(1024 * 1024);
     const body = r.stdout.split("\n");
-    expect(body.slice(0, 10)).toEqual([
+    expect(body.slice(0, 11)).toEqual([
       "## usersync plan",
       "",
       "> **DRY RUN — nothing will be changed**",
       "",
       "Organization: embedded emulator",
+      "",
       "Mode incremental · profile v1 · membership exact · deletions revoke",
       "",
       "**Plan: changes for 20,000 people (20,000 to add).**",

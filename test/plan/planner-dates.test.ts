@@ -129,4 +129,47 @@ describe("one person, one account", () => {
     expect(both.notices.filter((n) => n.kind === "emailChange")).toEqual([]);
     expect(stepIds(both)).toContain("createCredentials:anna.jones@acme.example");
   });
+
+  // docs/onboarding.md "One person, one account": the source's ids come before the name.
+  describe("ids the source gives (an id column) come before the name", () => {
+    const byHr = anActualState({
+      idpUsers: [oldIdp],
+      mappings: [aMapping({ id: "E1001", authenticationId: oldIdp.authenticationId, email: oldIdp.email })],
+    });
+    const planHr = (users: Parameters<typeof aDesiredState>[0]) =>
+      plan({ desired: aDesiredState(users), actual: byHr, policy: aPolicy(), profile: "v1" });
+    const newAnna = { email: "anna.jones@acme.example", displayName: "Anna Smith" };
+
+    test("another employee id than the dropped login's account: two people, the new one planned", () => {
+      const p = planHr([aUser({ ...newAnna, id: "E2002" })]);
+      expect(p.notices.filter((n) => n.kind === "emailChange")).toEqual([]);
+      expect(stepIds(p)).toContain("createCredentials:anna.jones@acme.example");
+    });
+
+    test("the row's id derived from its e-mail says nothing: held by the name", () => {
+      const p = planHr([aUser(newAnna)]);
+      expect(stepIds(p)).toEqual([]);
+      expect(p.notices.filter((n) => n.kind === "emailChange")[0]?.message).toContain(
+        "give the row id E1001 (the old account's)",
+      );
+    });
+
+    test("an account whose id was derived from its old e-mail says nothing: held by the name", () => {
+      // docs/desired-state.md "The id derived from an email": the whole e-mail, lower case, `@` as `_`.
+      const derived = anActualState({
+        idpUsers: [oldIdp],
+        mappings: [
+          aMapping({
+            id: "anna.smith_acme.example",
+            authenticationId: oldIdp.authenticationId,
+            email: oldIdp.email,
+          }),
+        ],
+      });
+      const desired = aDesiredState([aUser({ ...newAnna, id: "E2002" })]);
+      const p = plan({ desired, actual: derived, policy: aPolicy(), profile: "v1" });
+      expect(stepIds(p)).toEqual([]);
+      expect(p.notices.filter((n) => n.kind === "emailChange")).toHaveLength(1);
+    });
+  });
 });

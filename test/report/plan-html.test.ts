@@ -77,7 +77,8 @@ describe("the plan person by person", () => {
       organization: ORG,
       people,
     });
-    expect(md).toContain(`Organization: ${ORG}`);
+    // Each header line is a paragraph of its own: Markdown joins adjacent lines into one.
+    expect(md).toContain(`\n\nOrganization: ${ORG}\n\nMode incremental · profile v1 ·`);
     expect(md).toContain("| name | email | department | change | workspaces gained |");
     expect(md).toMatch(/\| Łukasz <b>Wiśniewski<\/b> \| lukasz@acme\.example \| sales \| new \| sales-ws \|/);
   });

@@ -1,7 +1,8 @@
 /** The access review page as text (no browser): escaping, the embedded JSON, the CSP's hashes, determinism. */
 import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
-import { escapeHtml, jsonForScript, renderReviewHtml } from "../../src/report/review/html.js";
+import { escapeHtml } from "../../src/report/html-page.js";
+import { jsonForScript, renderReviewHtml } from "../../src/report/review/html.js";
 import { aReview, HOSTILE_MAQL, HOSTILE_NAME } from "./review-fixture.js";
 
 const sha = (s: string): string => `'sha256-${createHash("sha256").update(s, "utf8").digest("base64")}'`;

@@ -5,7 +5,7 @@
  */
 import { csvLine } from "../../desired/csv-cell.js";
 import type { CloseOut } from "../../review/campaign/close.js";
-import { escapeHtml } from "../review/html.js";
+import { escapeHtml } from "../html-page.js";
 
 export const CLOSEOUT_FORMATS = ["json", "csv", "html"] as const;
 

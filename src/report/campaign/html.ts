@@ -5,9 +5,9 @@
  * `campaign decide`. Like the review's page it loads nothing (inline style and script, allowed by
  * hash in its Content-Security-Policy) and builds its rows with textContent only.
  */
-import { createHash } from "node:crypto";
 import type { Campaign } from "../../review/campaign/types.js";
-import { escapeHtml, jsonForScript } from "../review/html.js";
+import { cspHash, escapeHtml } from "../html-page.js";
+import { jsonForScript } from "../review/html.js";
 import { DECISION_SCRIPT } from "./html-script.js";
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#111}
@@ -18,13 +18,10 @@ tr[data-decision=revoke] td{background:#fee2e2}tr[data-decision=keep] td{backgro
 .comment{width:100%;margin-top:.3rem}.bar{display:flex;gap:1rem;align-items:center;margin:1rem 0}fieldset{border:0;padding:0;margin:.3rem 0}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{color:#555}`;
 
-const hash = (text: string): string =>
-  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-
 const CSP = [
   "default-src 'none'",
-  `style-src ${hash(CSS)}`,
-  `script-src ${hash(DECISION_SCRIPT)}`,
+  `style-src ${cspHash(CSS)}`,
+  `script-src ${cspHash(DECISION_SCRIPT)}`,
   "base-uri 'none'",
   "form-action 'none'",
 ].join("; ");

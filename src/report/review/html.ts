@@ -8,26 +8,14 @@
  * here, escaped; the tables are built in the browser from the review embedded as JSON, through
  * `textContent` only. The same review gives the same bytes.
  */
-import { createHash } from "node:crypto";
 import type { Review, ReviewSummary } from "../../review/types.js";
+import { card, cspHash, escapeHtml, pageHead } from "../html-page.js";
+import { num } from "../summary-lines.js";
 import { jsonChunks } from "./html-json.js";
 import { SECTIONS_SCRIPT } from "./html-sections-script.js";
 import { REVIEW_CSS } from "./html-style.js";
 import { TABLE_SCRIPT } from "./html-table-script.js";
 import { VIEWS_SCRIPT } from "./html-views-script.js";
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Text for HTML content and quoted attributes. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
 
 /**
  * JSON that cannot end its `<script type="application/json">` element nor open a comment there:
@@ -52,25 +40,17 @@ const JSON_ESCAPES: Record<string, string> = {
   "\u2029": "\\u2029",
 };
 
-const hash = (text: string): string =>
-  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-
 export const SCRIPT = `(function () {\n"use strict";\nvar data = JSON.parse(document.getElementById("review-data").textContent);\n${TABLE_SCRIPT}${VIEWS_SCRIPT}${SECTIONS_SCRIPT}})();\n`;
 
 /** The page's policy: nothing but its own inline style and script; no request of any kind. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
-  `style-src ${hash(REVIEW_CSS)}`,
-  `script-src ${hash(SCRIPT)}`,
+  `style-src ${cspHash(REVIEW_CSS)}`,
+  `script-src ${cspHash(SCRIPT)}`,
   "img-src data:",
   "base-uri 'none'",
   "form-action 'none'",
 ].join("; ");
-
-function card(n: number, label: string, alert = false): string {
-  return `<div class="card${alert && n > 0 ? " alert" : ""}"><span class="n">${num(n)}</span><span class="l">${escapeHtml(label)}</span></div>`;
-}
 
 function summaryCards(s: ReviewSummary): string {
   return [
@@ -176,17 +156,13 @@ export function renderReviewHtml(review: Review): string {
 /** The page in pieces: its head, the embedded review a person at a time, its tail (html-json.ts). */
 export function* reviewHtmlChunks(review: Review): Generator<string> {
   const title = `Access review: ${review.snapshot.organization}, ${review.snapshot.generatedAt}`;
-  yield `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="usersync ${escapeHtml(review.snapshot.usersyncVersion)}">
-<title>${escapeHtml(title)}</title>
-<style>${REVIEW_CSS}</style>
-</head>
-<body>
+  const head = pageHead({
+    policy: CONTENT_SECURITY_POLICY,
+    title,
+    style: REVIEW_CSS,
+    generator: `usersync ${review.snapshot.usersyncVersion}`,
+  });
+  yield `${head}<body>
 <header class="top">
 <h1>Access review: ${escapeHtml(review.snapshot.organization)}</h1>
 <p>Who can see which workspace, with which rights and which rows, why, and what changed. Listed ${escapeHtml(review.snapshot.generatedAt)}.</p>

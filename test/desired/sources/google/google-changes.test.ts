@@ -12,9 +12,8 @@ import { withTempDir } from "../../../e2e/run-cli.js";
 import { exitCodeFor } from "../../../../src/errors.js";
 import { createLogger } from "../../../../src/logging.js";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
-import { applyChanges } from "../../../../src/desired/sources/changes/apply.js";
-import type { ChangeFeed, Picture, Position } from "../../../../src/desired/sources/changes/feed.js";
-import type { SourceResult } from "../../../../src/desired/sources/contract.js";
+import type { ChangeFeed } from "../../../../src/desired/sources/changes/feed.js";
+import { changed, sourceShape as shape, usingFeed } from "../../../helpers/change-feed.js";
 import { readGoogleDesired } from "../../../../src/desired/sources/google/index.js";
 import { openGoogleFeed } from "../../../../src/desired/sources/google/feed.js";
 import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
@@ -35,12 +34,6 @@ const ctx = { env: {}, logger, defaultIdentity: "builtin" as const };
 const PLATFORM = { email: `analytics-platform@${DOMAIN}` };
 const STAFF = { email: `all-staff@${DOMAIN}` };
 
-const shape = (r: SourceResult) => ({
-  problems: r.problems.map((p) => p.message),
-  users: r.state.users.map((u) => [u.email, u.state, [...(u.groups ?? [])].sort()]).sort(),
-  groups: r.state.groups.map((g) => [g.id, g.name]).sort(),
-});
-
 async function withFeed(
   o: { groups: object[]; lagMs?: number },
   fn: (feed: ChangeFeed, config: Config, google: GoogleStandIn) => Promise<void>,
@@ -51,26 +44,13 @@ async function withFeed(
       const key = await writeKey(dir, google.url, ADMIN_ROLE_SA);
       const section = { ...googleSettings(google.url, key), subject: undefined, groups: o.groups };
       const config = configSchema.parse({ source: { type: "google", google: section } });
-      const feed = openGoogleFeed(config, ctx);
-      try {
-        await fn(feed, config, google);
-      } finally {
-        await feed.close();
-      }
+      await usingFeed(openGoogleFeed(config, ctx), (feed) => fn(feed, config, google));
     });
   } finally {
     await google.close();
   }
 }
 const whole = async (c: Config) => shape(await readGoogleDesired(c.source.google!, ctx));
-
-async function changed(feed: ChangeFeed, since: Position, picture: Picture) {
-  const batch = await feed.readChanges(since, picture);
-  if (batch.kind !== "changes") throw new Error(`fell back: ${batch.reason} ${batch.detail}`);
-  const applied = applyChanges(picture, batch.changes, new Date().toISOString());
-  if (!("picture" in applied)) throw new Error(`fell back: ${applied.detail}`);
-  return { batch, position: batch.position, picture: applied.picture };
-}
 
 describe("Google changes only (Reports API admin activity)", () => {
   it("a suspended leaver, a removal, a person joining: as a whole read; a late report is read; a quiet run is one request", async () => {

@@ -10,9 +10,8 @@ import { withTempDir } from "../../../e2e/run-cli.js";
 import { exitCodeFor } from "../../../../src/errors.js";
 import { createLogger } from "../../../../src/logging.js";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
-import { applyChanges } from "../../../../src/desired/sources/changes/apply.js";
-import type { ChangeFeed, Picture, Position } from "../../../../src/desired/sources/changes/feed.js";
-import type { SourceResult } from "../../../../src/desired/sources/contract.js";
+import type { ChangeFeed } from "../../../../src/desired/sources/changes/feed.js";
+import { changed, sourceShape as shape, usingFeed } from "../../../helpers/change-feed.js";
 import { readOktaDesired } from "../../../../src/desired/sources/okta/index.js";
 import { openOktaFeed } from "../../../../src/desired/sources/okta/feed.js";
 import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
@@ -45,33 +44,14 @@ beforeAll(async () => {
 });
 afterAll(() => f?.okta.close());
 
-const shape = (r: SourceResult) => ({
-  problems: r.problems.map((p) => p.message),
-  users: r.state.users.map((u) => [u.email, u.state, [...(u.groups ?? [])].sort()]).sort(),
-  groups: r.state.groups.map((g) => [g.id, g.name]).sort(),
-});
-
 async function withFeed(fn: (feed: ChangeFeed, config: Config) => Promise<void>): Promise<void> {
   await withTempDir(async (dir) => {
     const section = await serviceAppSource(f, dir, { groups: [{ groupId: "00g1team" }] });
     const config = configSchema.parse({ source: { type: "okta", okta: section } });
-    const feed = openOktaFeed(config, ctx);
-    try {
-      await fn(feed, config);
-    } finally {
-      await feed.close();
-    }
+    await usingFeed(openOktaFeed(config, ctx), (feed) => fn(feed, config));
   });
 }
 const whole = async (c: Config) => shape(await readOktaDesired(c.source.okta!, ctx));
-
-async function changed(feed: ChangeFeed, since: Position, picture: Picture) {
-  const batch = await feed.readChanges(since, picture);
-  if (batch.kind !== "changes") throw new Error(`fell back: ${batch.reason} ${batch.detail}`);
-  const applied = applyChanges(picture, batch.changes, new Date().toISOString());
-  if (!("picture" in applied)) throw new Error(`fell back: ${applied.detail}`);
-  return { batch, picture: applied.picture };
-}
 
 describe("Okta changes only (System Log)", () => {
   it("a suspended leaver, a removal and a person joining: applied, as a whole read; a quiet run is one request", async () => {
