@@ -107,7 +107,7 @@ export class ProfileClient implements ServiceClient {
 
   async signIn(): Promise<OrganizationSignIn | undefined> {
     const path = this.codec.paths.profile;
-    return path === undefined ? undefined : readSignIn(this.t, path);
+    return path === undefined ? undefined : readSignIn(this.t, path, this.o.knownProfile?.organizationId);
   }
 
   identityProviderDomains = (): Promise<string[]> =>

@@ -63,20 +63,23 @@ export function signInOf(doc: z.output<typeof ORGANIZATION>): OrganizationSignIn
   };
 }
 
-export async function readSignIn(t: Transport, profilePath: string): Promise<OrganizationSignIn> {
-  const profile = await t.request({
-    method: "GET",
-    path: profilePath,
-    mediaType: JSON_MEDIA,
-    answer: PROFILE,
-  });
+/** The organization's sign-in; `organizationId` when the profile was already read (not asked twice). */
+export async function readSignIn(
+  t: Transport,
+  profilePath: string,
+  organizationId?: string,
+): Promise<OrganizationSignIn> {
+  const id =
+    organizationId ??
+    (await t.request({ method: "GET", path: profilePath, mediaType: JSON_MEDIA, answer: PROFILE })).json
+      .organizationId;
   const org = await t.request({
     method: "GET",
-    path: `/api/v1/entities/admin/organizations/${encodeURIComponent(profile.json.organizationId)}?include=identityProvider`,
+    path: `/api/v1/entities/admin/organizations/${encodeURIComponent(id)}?include=identityProvider`,
     mediaType: ENTITY_MEDIA,
     answer: ORGANIZATION,
   });
-  return { ...signInOf(org.json), organizationId: profile.json.organizationId };
+  return { ...signInOf(org.json), organizationId: id };
 }
 
 const PROVIDERS = z.looseObject({

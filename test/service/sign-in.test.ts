@@ -28,6 +28,12 @@ describe("organization sign-in", () => {
     ]);
   });
 
+  it("asks for the profile once: the connection's answer names the organization", async () => {
+    const r = await signInWith(undefined);
+    // The connection (target.apiProfile auto) read the profile; the sign-in reads the organization only.
+    expect(r.log.filter((l) => l.startsWith("GET /api/v1/profile "))).toEqual(["GET /api/v1/profile 200"]);
+  });
+
   it("reads the organization's claim, and defaults it to sub", async () => {
     const issuer = "https://login.microsoftonline.com/t1/v2.0";
     expect((await signInWith({ oauthIssuerLocation: issuer, oauthSubjectIdClaim: "oid" })).signIn).toEqual({
