@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import type { GoogleStandIn } from "../../src/emulator/google/server.js";
 import { ADMIN_ROLE_SA, DOMAIN, googleSettings, startGoogle, writeKey } from "../helpers/google.js";
-import { changesScenario, startOrganization, writeChangesConfig } from "../helpers/changes-e2e.js";
+import {
+  changesScenario,
+  setPosition,
+  startOrganization,
+  writeChangesConfig,
+} from "../helpers/changes-e2e.js";
 import { runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "changes-google-e2e-token-48";
@@ -75,7 +80,8 @@ describe("Google changes only through the built CLI", () => {
           mendFeed: async () => void (google.faults.length = 0),
           broken: /admin activity \(Reports API\)/,
           expire: {
-            position: { streams: { since: new Date(Date.now() - 200 * 86_400_000).toISOString() } },
+            run: (dir) =>
+              setPosition(dir, { streams: { since: new Date(Date.now() - 200 * 86_400_000).toISOString() } }),
             reason: "position-expired",
           },
         },

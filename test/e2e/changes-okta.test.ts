@@ -9,7 +9,12 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { serviceAppSource, startOkta, type OktaFixture } from "../helpers/okta.js";
-import { changesScenario, startOrganization, writeChangesConfig } from "../helpers/changes-e2e.js";
+import {
+  changesScenario,
+  setPosition,
+  startOrganization,
+  writeChangesConfig,
+} from "../helpers/changes-e2e.js";
 import { runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "changes-okta-e2e-token-48";
@@ -87,7 +92,8 @@ describe("Okta changes only through the built CLI", () => {
           mendFeed: async () => f.okta.clearFaults(),
           broken: /Okta System Log/,
           expire: {
-            position: { takenAt: new Date(Date.now() - 100 * 86_400_000).toISOString() },
+            run: (dir) =>
+              setPosition(dir, { takenAt: new Date(Date.now() - 100 * 86_400_000).toISOString() }),
             reason: "position-expired",
           },
         },
