@@ -4,12 +4,13 @@
  * a leaver suspended in Google loses every workspace and filter on a run that reads only the admin
  * activity report (and the leaver as they are now) and lists only them on the service; a mapping
  * made by hand is caught by the full reconcile only; a report page failing after its retries is
- * exit 5 with nothing written; a position older than the reports keep (180 days) is a whole read.
+ * exit 5 with nothing written; a position older than the reports keep (180 days) and a report
+ * page whose token serves it again (a loop, the stand-in's `repeat-token`) are a whole read.
  */
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import type { GoogleStandIn } from "../../src/emulator/google/server.js";
-import { ADMIN_ROLE_SA, DOMAIN, googleSettings, startGoogle, writeKey } from "../helpers/google.js";
+import { ADMIN_ROLE_SA, DOMAIN, G, googleSettings, startGoogle, writeKey } from "../helpers/google.js";
 import {
   changesScenario,
   setPosition,
@@ -38,9 +39,9 @@ const userId = (email: string) =>
   [...google.directory.users.values()].find((u) => u.primaryEmail === email)!.id;
 
 describe("Google changes only through the built CLI", () => {
-  it("a suspended leaver loses every workspace and filter; the full reconcile catches a hand-made mapping; a broken report is exit 5, an expired position a whole read", async () => {
-    await withTempDir((dir) =>
-      changesScenario(
+  it("a suspended leaver loses every workspace and filter; the full reconcile catches a hand-made mapping; a broken report is exit 5, an expired position and a looping report a whole read", async () => {
+    await withTempDir(async (dir) => {
+      const { config, reach } = await changesScenario(
         dir,
         emulator,
         {
@@ -86,7 +87,18 @@ describe("Google changes only through the built CLI", () => {
           },
         },
         (args, env) => runCli(args, { env }),
-      ),
-    );
+      );
+      // A report whose next page token serves the page just read again (a loop): a whole read,
+      // which sees a joiner.
+      google.changes.member(G.analytics, userId("admin@example.com"), true);
+      google.faults.push({ match: /\/admin\/reports\//, kind: "repeat-token" });
+      const looped = await runCli(["apply", "--config", config, "--yes"], { env: { USERSYNC_TOKEN: TOKEN } });
+      google.faults.length = 0;
+      expect(looped.code, looped.stderr).toBe(0);
+      expect(looped.stdout).toMatch(
+        /Read whole \(broken-page: .*gave a page token it gave before \(a loop\)/,
+      );
+      expect(reach("admin@example.com").groups).toEqual(["analytics_team"]);
+    });
   }, 300_000);
 });

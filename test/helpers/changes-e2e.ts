@@ -197,7 +197,7 @@ export interface ScenarioDirectory {
  * disabled in the directory loses every workspace and filter on a changes-only run that lists
  * only them, while a mapping made by hand is left; the full reconcile (`mode: whole`) catches it;
  * a broken feed is exit 5 with nothing written; a position the directory no longer knows is a
- * whole read.
+ * whole read. Hands back the config and `reach` (by email) for a file's own cases after it.
  */
 export async function changesScenario(
   dir: string,
@@ -207,7 +207,7 @@ export async function changesScenario(
     args: string[],
     env: Record<string, string>,
   ) => Promise<{ code: number | null; stdout: string; stderr: string }>,
-): Promise<void> {
+): Promise<{ config: string; reach: (email: string) => Reach }> {
   const config = await d.config(dir);
   const token = d.env["USERSYNC_TOKEN"]!;
   const apply = (extra: Record<string, string> = {}) =>
@@ -271,4 +271,5 @@ export async function changesScenario(
   expect(expired.code, expired.stderr).toBe(0);
   expect(expired.stdout).toContain(`Read whole (${d.expire.reason}: `);
   expect(reach(d.other)).toEqual(NOTHING);
+  return { config, reach };
 }
