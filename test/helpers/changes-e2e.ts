@@ -58,7 +58,10 @@ export function startOrganization(token: string, signIn?: EmulatorSignIn): Promi
 export interface Reach {
   /** The groups the person is in, and every group above them (R3). */
   groups: string[];
-  /** The workspaces a grant reaches them in: their own, a group's (R3), a hierarchy grant above (R2). */
+  /**
+   * The workspaces a grant reaches them in: their own (R1), a group's (R3), a hierarchy grant above
+   * (R2). Any permission counts: the organization's are VIEW and ANALYZE, which give access (R6).
+   */
   workspaces: string[];
   /** The data filters that apply to them: their own and their groups' (R11, R13), anywhere. */
   filters: string[];
