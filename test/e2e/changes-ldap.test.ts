@@ -3,7 +3,8 @@
  * schedule (`source.changes.mode: changes`, `fullEvery: 0`; the scenario is
  * test/helpers/changes-e2e.ts's): a leaver disabled in the directory (`employeeType: disabled`,
  * which `userFilter` excludes) loses every workspace and filter on a run that searches only by
- * `modifyTimestamp` (and lists DNs) and lists only them on the service; a mapping made by hand is
+ * `modifyTimestamp` and lists DNs (slapd's stats log shows the four searches) and lists only them
+ * on the service; a mapping made by hand is
  * caught by the full reconcile only; the directory gone during a changes-only run is exit 5 with
  * nothing written; a position that is not a time is a whole read.
  */
@@ -29,6 +30,9 @@ import {
 import { runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "changes-ldap-e2e-token-48";
+const USERS = "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))";
+/** The default groupFilter as slapd logs it (`?`: an attribute type its schema lacks). */
+const GROUPS = "(|(objectClass=groupOfNames)(?objectClass=group))";
 const available = slapdAvailable();
 const person = (uid: string) => `uid=${uid},ou=people,${SUFFIX}`;
 const group = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
@@ -47,7 +51,7 @@ let slapd: Slapd;
 let emulator: EmulatorHandle;
 beforeAll(async () => {
   if (!available) return;
-  slapd = await startSlapd(LDIF);
+  slapd = await startSlapd(LDIF, { stats: true });
   emulator = await startOrganization(TOKEN);
 }, 60_000);
 afterAll(async () => {
@@ -84,7 +88,7 @@ describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", (
                   bindDn: READER_DN,
                   baseDn: `ou=people,${SUFFIX}`,
                   groupBaseDn: `ou=groups,${SUFFIX}`,
-                  userFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
+                  userFilter: USERS,
                   attributes: { email: "{mail}", id: "{uid}", authenticationId: "{uid}" },
                   groups: [{ cn: "Platform" }, { cn: "Analytics Team" }],
                 },
@@ -95,6 +99,24 @@ describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", (
           leaver: "ken@example.org",
           other: "ada@example.org",
           disable,
+          // Two searches by modifyTimestamp and two listings of DNs only (attribute 1.1), no other.
+          feed: {
+            mark: () => {
+              const at = slapd.operations().length;
+              return () =>
+                slapd
+                  .operations()
+                  .slice(at)
+                  .map((op) => op.replace(/modifyTimestamp>=\d{14}Z/, "modifyTimestamp>=T"))
+                  .sort();
+            },
+            expected: [
+              `ou=groups,${SUFFIX}|(&${GROUPS}(modifyTimestamp>=T))|cn member`,
+              `ou=groups,${SUFFIX}|${GROUPS}|1.1`,
+              `ou=people,${SUFFIX}|(&${USERS}(modifyTimestamp>=T))|mail uid`,
+              `ou=people,${SUFFIX}|${USERS}|1.1`,
+            ],
+          },
           breakFeed: () => slapd.stop(),
           mendFeed: () => slapd.start(),
           broken: /ldap:\/\/127\.0\.0\.1/,

@@ -182,7 +182,7 @@ export interface ScenarioDirectory {
   other: string;
   /** Disables (suspends, filters out) a person in the directory, by email. */
   disable(email: string): Promise<void>;
-  /** What the leaver's run is expected to ask the directory; undefined: not logged (slapd). */
+  /** What the leaver's run is expected to ask the directory: `mark()` gives what was asked after it. */
   feed?: { mark(): () => string[]; expected: string[] };
   /** Breaks the change feed (a fault at the stand-in) and mends it. */
   breakFeed(): Promise<void>;
