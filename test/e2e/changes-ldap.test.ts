@@ -3,10 +3,10 @@
  * schedule (`source.changes.mode: changes`, `fullEvery: 0`; the scenario is
  * test/helpers/changes-e2e.ts's): a leaver disabled in the directory (`employeeType: disabled`,
  * which `userFilter` excludes) loses every workspace and filter on a run that searches only by
- * `modifyTimestamp` and lists DNs (slapd's stats log shows the four searches) and lists only them
- * on the service; a mapping made by hand is
- * caught by the full reconcile only; the directory gone during a changes-only run is exit 5 with
- * nothing written; a position that is not a time is a whole read.
+ * `modifyTimestamp` and lists DNs (slapd's stats log shows those four searches and the rootDSE)
+ * and lists only them on the service; a mapping made by hand is caught by the full reconcile
+ * only; the directory gone during a changes-only run is exit 5 with nothing written; a position
+ * that is not a time is a whole read.
  */
 import { Attribute, Change, Client } from "ldapts";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -99,7 +99,7 @@ describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", (
           leaver: "ken@example.org",
           other: "ada@example.org",
           disable,
-          // Two searches by modifyTimestamp and two listings of DNs only (attribute 1.1), no other.
+          // Two searches by modifyTimestamp, two listings of DNs only (attribute 1.1), the rootDSE.
           feed: {
             mark: () => {
               const at = slapd.operations().length;
@@ -115,6 +115,8 @@ describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", (
               `ou=groups,${SUFFIX}|${GROUPS}|1.1`,
               `ou=people,${SUFFIX}|(&${USERS}(modifyTimestamp>=T))|mail uid`,
               `ou=people,${SUFFIX}|${USERS}|1.1`,
+              // changesBy auto: the rootDSE says whether the server is Active Directory.
+              "|(objectClass=*)|supportedCapabilities highestCommittedUSN dsServiceName",
             ],
           },
           breakFeed: () => slapd.stop(),
