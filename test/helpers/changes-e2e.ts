@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { stringify } from "yaml";
 import { startEmulator } from "../../src/emulator/index.js";
+import { expectedAccess } from "../e2e/review-expected.js";
 import type {
   EmulatorHandle,
   EmulatorSignIn,
@@ -58,16 +59,17 @@ export function startOrganization(token: string, signIn?: EmulatorSignIn): Promi
 export interface Reach {
   /** The groups the person is in, and every group above them (R3). */
   groups: string[];
-  /**
-   * The workspaces a grant reaches them in: their own (R1), a group's (R3), a hierarchy grant above
-   * (R2). Any permission counts: the organization's are VIEW and ANALYZE, which give access (R6).
-   */
+  /** The workspaces they can view: their own grants (R1), a group's (R3), hierarchy grants (R2)... */
   workspaces: string[];
   /** The data filters that apply to them: their own and their groups' (R11, R13), anywhere. */
   filters: string[];
 }
 
-/** What the mapping `userId` reaches on the emulator's store, by the plainest loops. */
+/**
+ * What the mapping `userId` reaches on the emulator's store: the workspaces as the access review's
+ * expected answer works them out (test/e2e/review-expected.ts, from the rules alone), its groups
+ * and every filter it or one of its groups holds, on any workspace.
+ */
 export function reachOf(s: EmulatorState, userId: string): Reach {
   const mapping = s.mappings.find((m) => m.id === userId);
   const parents = new Map(s.groups.map((g) => [g.id, g.parents ?? []]));
@@ -80,20 +82,9 @@ export function reachOf(s: EmulatorState, userId: string): Reach {
   for (const g of mapping?.groups ?? []) walk(g);
   const holds = (x: { user?: string; userGroup?: string }) =>
     mapping !== undefined && (x.user === userId || (x.userGroup !== undefined && groups.has(x.userGroup)));
-  const byId = new Map((s.workspaces ?? []).map((w) => [w.id, w]));
-  const workspaces: string[] = [];
-  for (const w of s.workspaces ?? []) {
-    let reached = false;
-    const seen = new Set<string>();
-    for (let at: SeedWorkspace | undefined = w; at && !seen.has(at.id); at = byId.get(at.parent ?? "")) {
-      seen.add(at.id);
-      const here = at.id === w.id;
-      for (const g of at.permissions ?? [])
-        if (holds(g) && ((here && (g.permissions ?? []).length > 0) || (g.hierarchy ?? []).length > 0))
-          reached = true;
-    }
-    if (reached) workspaces.push(w.id);
-  }
+  const workspaces = [...expectedAccess(s).rows]
+    .filter(([key, row]) => key.startsWith(`${userId}|`) && row.reaches)
+    .map(([key]) => key.slice(userId.length + 1));
   const filters = (s.dataFilters ?? []).filter(holds).map((f) => f.id);
   return { groups: [...groups].sort(), workspaces: workspaces.sort(), filters: filters.sort() };
 }
