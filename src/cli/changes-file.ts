@@ -18,7 +18,14 @@ export async function changesInput(
   /** With targets: the one target's state file (`--target NAME`). */
   targetState?: string,
 ): Promise<ChangesInput | undefined> {
-  if (config.source.changes.mode === "off" || config.source.type === "file") return undefined;
+  if (config.source.changes.mode === "off") return undefined;
+  if (config.source.type === "file") {
+    logger.warn(
+      { notice: "no-effect" },
+      "source.changes.mode has no effect with source.type file: a file has no change feed, every run reads it whole (docs/sources.md)",
+    );
+    return undefined;
+  }
   if (config.targets.length > 0 && targetState === undefined) {
     logger.warn(
       { notice: "no-effect" },

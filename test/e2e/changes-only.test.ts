@@ -1,119 +1,91 @@
 /**
- * Issue 48, "done when", through the built CLI: a whole first run keeps the directory's picture
- * and delta links beside the state file; a leaver disabled in Entra (the Graph stand-in) loses
- * their access on the next run, which reads only Graph's delta query and lists only that person on
- * the service (both stand-ins count the requests); a mapping made by hand is not seen by the
- * changes-only run and is caught by the full reconcile (`source.changes.mode: whole`).
+ * Issue 48, "done when", for Entra ID through the built CLI on the frequent schedule
+ * (`source.changes.mode: changes`, `fullEvery: 0`; the scenario is test/helpers/changes-e2e.ts's):
+ * a whole first run keeps the directory's picture and delta links beside the state file; a leaver
+ * disabled in Entra (the Graph stand-in, in a group nested in another) loses every workspace and
+ * filter on the next run, which reads only Graph's delta query and lists only that person on the
+ * service; a mapping made by hand is caught by the full reconcile only; a delta page failing after
+ * its retries is exit 5 with nothing written; delta links Graph no longer knows (410
+ * syncStateNotFound) are a whole read.
  */
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { startEmulator } from "../../src/emulator/index.js";
-import type { EmulatorHandle, EmulatorSignIn } from "../../src/emulator/types.js";
+import type { EmulatorHandle } from "../../src/emulator/types.js";
 import type { GraphStandIn } from "../../src/emulator/graph/server.js";
-import { entraSettings, SECRET, startStandIn, U } from "../helpers/entra.js";
+import { entraSettings, SECRET, startStandIn } from "../helpers/entra.js";
+import {
+  changesScenario,
+  readChangesFile,
+  startOrganization,
+  writeChangesConfig,
+} from "../helpers/changes-e2e.js";
 import { runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "changes-e2e-service-token-48";
-const OIDC: EmulatorSignIn = {
-  oauthIssuerLocation: "https://login.microsoftonline.com/t/v2.0",
-  oauthSubjectIdClaim: "oid",
-};
-const env = { USERSYNC_TOKEN: TOKEN, USERSYNC_ENTRA_CLIENT_SECRET: SECRET };
 
 let graph: GraphStandIn;
 let emulator: EmulatorHandle;
 beforeAll(async () => {
   graph = await startStandIn();
-  emulator = await startEmulator({ port: 0, tokens: { [TOKEN]: "admin" }, signIn: OIDC });
+  emulator = await startOrganization(TOKEN, {
+    oauthIssuerLocation: "https://login.microsoftonline.com/t/v2.0",
+    oauthSubjectIdClaim: "oid",
+  });
 });
 afterAll(async () => {
-  await emulator.close();
-  await graph.close();
+  await emulator?.close();
+  await graph?.close();
 });
 
-/** A mapping made by hand in the organization, in a group usersync manages. */
-async function handMadeMapping(id: string): Promise<void> {
-  const res = await fetch(`${emulator.url}/api/v1/entities/users`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${TOKEN}`,
-      "Content-Type": "application/vnd.gooddata.api+json",
-    },
-    body: JSON.stringify({
-      data: {
-        id,
-        type: "user",
-        attributes: { authenticationId: `${id}-oid`, email: `${id}@contoso.com` },
-        relationships: { userGroups: { data: [{ id: "analytics_team", type: "userGroup" }] } },
-      },
-    }),
-  });
-  expect(res.status).toBe(201);
-}
+const byMail = (email: string) =>
+  graph.directory.tenant.users.find((u) => String(u.mail).toLowerCase() === email)!.id;
 
-describe("changes-only runs through the built CLI", () => {
-  it("a leaver loses access on a run that reads only the changes; the full reconcile catches a hand-made mapping", async () => {
-    await withTempDir(async (dir) => {
-      const config = join(dir, "usersync.yaml");
-      await writeFile(
-        config,
-        stringify({
-          target: { baseUrl: emulator.url, allowInsecureHttp: true },
-          source: {
-            type: "entra",
-            entra: entraSettings(graph.url),
-            changes: { mode: "changes", fullEvery: 0 },
+describe("Entra changes only through the built CLI", () => {
+  it("a disabled leaver loses every workspace and filter; the full reconcile catches a hand-made mapping; a broken delta page is exit 5, expired delta links a whole read", async () => {
+    await withTempDir((dir) =>
+      changesScenario(
+        dir,
+        emulator,
+        {
+          // Platform holds Ken (and Linus, disabled); Analytics Team holds Ada, Grace and Platform.
+          config: () =>
+            writeChangesConfig(dir, {
+              emulator,
+              source: {
+                type: "entra",
+                entra: entraSettings(graph.url, {
+                  groups: [{ displayName: "Platform" }, { displayName: "Analytics Team" }],
+                }),
+              },
+            }),
+          env: { USERSYNC_TOKEN: TOKEN, USERSYNC_ENTRA_CLIENT_SECRET: SECRET },
+          leaver: "ken@contoso.com",
+          other: "ada@contoso.com",
+          disable: async (email) => graph.changes.updateUser(byMail(email), { accountEnabled: false }),
+          afterFirst: async (d) => {
+            const { kept } = await readChangesFile(d);
+            expect(kept.formatVersion).toBe(1);
+            expect(Object.keys(kept.position.streams).sort()).toEqual(["groups", "users"]);
           },
-          policy: { deletions: "remove", maxDeletes: "50%" },
-          state: { file: join(dir, "state.json") },
-          execution: { requestsPerSecond: 10_000 },
-          logging: { format: "json" },
-        }),
-      );
-      const first = await runCli(["apply", "--config", config, "--yes"], { env });
-      expect(first.code, first.stderr).toBe(0);
-      expect(first.stdout).toMatch(
-        /Read whole \(no-picture: no changes file yet\); listed the whole organization/,
-      );
-      const kept = JSON.parse(await readFile(join(dir, "state.changes.json"), "utf8")) as {
-        formatVersion: number;
-        managedUsers?: number;
-        position: { streams: Record<string, string> };
-      };
-      expect(kept.formatVersion).toBe(1);
-      expect(Object.keys(kept.position.streams).sort()).toEqual(["groups", "users"]);
-      expect(kept.managedUsers).toBe(3);
-      expect(emulator.state().mappings.map((m) => m.email)).toContain("ken@contoso.com");
-
-      // Ken leaves: disabled in Entra, in a group nested two deep.
-      graph.changes.updateUser(U.ken, { accountEnabled: false });
-      const graphBefore = graph.requests.length;
-      emulator.resetLog();
-      const leaver = await runCli(["apply", "--config", config, "--yes"], { env });
-      expect(leaver.code, leaver.stderr).toBe(0);
-      expect(leaver.stdout).toMatch(/Read changes only: 1 change since .*; listed 1 person on the service/);
-      expect(emulator.state().mappings.map((m) => m.email)).not.toContain("ken@contoso.com");
-      const graphReads = graph.requests.slice(graphBefore).filter((r) => r.path.startsWith("/v1.0/"));
-      const serviceRequests = emulator.requestLog().length;
-      // Printed for the record (docs/benchmarks.md has the figure at scale).
-      console.log(`leaver run: ${graphReads.length} Graph reads, ${serviceRequests} service requests`);
-      expect(graphReads.map((r) => r.path).sort()).toEqual(["/v1.0/groups/delta", "/v1.0/users/delta"]);
-      expect(serviceRequests).toBeLessThanOrEqual(12);
-
-      // A mapping made by hand: the changes-only run does not list it, so leaves it...
-      await handMadeMapping("intruder");
-      const quiet = await runCli(["plan", "--config", config, "--detailed-exitcode"], { env });
-      expect(quiet.code, quiet.stdout).toBe(0);
-      expect(quiet.stdout).toMatch(/Read changes only: 0 changes/);
-      // ...and the full reconcile (the nightly Job's mode) catches it.
-      const full = await runCli(["apply", "--config", config, "--yes"], {
-        env: { ...env, USERSYNC_SOURCE_CHANGES_MODE: "whole" },
-      });
-      expect(full.code, full.stderr).toBe(0);
-      expect(full.stdout).toMatch(/Read whole \(asked/);
-      expect(emulator.state().mappings.map((m) => m.id)).not.toContain("intruder");
-    });
-  }, 240_000);
+          feed: {
+            mark: () => {
+              const at = graph.requests.length;
+              return () =>
+                graph.requests
+                  .slice(at)
+                  .filter((r) => r.path.startsWith("/v1.0/"))
+                  .map((r) => r.path)
+                  .sort();
+            },
+            expected: ["/v1.0/groups/delta", "/v1.0/users/delta"],
+          },
+          breakFeed: async () =>
+            void graph.faults.push({ kind: "status", status: 500, path: "/delta", times: Infinity }),
+          mendFeed: async () => void (graph.faults.length = 0),
+          broken: /delta/,
+          expire: { run: async () => graph.changes.expire(), reason: "position-expired" },
+        },
+        (args, env) => runCli(args, { env }),
+      ),
+    );
+  }, 300_000);
 });

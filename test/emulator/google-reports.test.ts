@@ -1,8 +1,8 @@
 /**
  * The Google stand-in's Reports API admin activity over a real socket (HTTPS, a token from the
  * real google-auth-library): changes made on the stand-in are reported after its reporting lag,
- * newest first, paged by nextPageToken, filtered by eventName; the scope admin.reports.audit
- * .readonly is required; a start time in the future is refused. Expectations from the Reports
+ * newest first, paged by nextPageToken, filtered by eventName, a looping page token on demand;
+ * the scope admin.reports.audit.readonly is required; a start time in the future is refused. Expectations from the Reports
  * API's discovery document and the Admin Audit Activity Events reference.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +96,15 @@ describe("Reports API admin activity on the Google stand-in", () => {
       expect(second.items[0]!.events[0]!.name).toBe("SUSPEND_USER");
       expect(second.nextPageToken).toBeUndefined();
       expect((await list("&eventName=SUSPEND_USER")).items).toHaveLength(1);
+      // A looping report on demand: a later page's token is the one just used; a first page's
+      // token serves that first page again.
+      google.faults.push({ match: /\/admin\/reports\/.*pageToken=/, kind: "repeat-token", times: 1 });
+      const token = first.nextPageToken ?? "";
+      expect((await list(`&maxResults=1&pageToken=${token}`)).nextPageToken).toBe(token);
+      google.faults.push({ match: /\/admin\/reports\//, kind: "repeat-token", times: 1 });
+      const again = (await list("&maxResults=1")).nextPageToken ?? "";
+      const served = await list(`&maxResults=1&pageToken=${again}`);
+      expect(served.items[0]!.events[0]!.name).toBe("REMOVE_GROUP_MEMBER");
       await http.close();
     });
   }, 60_000);

@@ -2,7 +2,8 @@
  * A real OpenLDAP server for tests: `slapd` on 127.0.0.1 and a free port, with a temporary
  * slapd.conf (mdb, `sizelimit 500` so a read of more entries must page), the core, cosine,
  * inetorgperson and nis schemas, and an LDIF loaded with slapadd before the start (much faster
- * than ldapadd). `findSlapd()` is undefined where the Debian packages `slapd` and `ldap-utils`
+ * than ldapadd). With `stats`, slapd logs every operation and `operations()` lists the searches
+ * asked (base, filter, attributes). `findSlapd()` is undefined where the Debian packages `slapd` and `ldap-utils`
  * are not installed; .ci/run installs them.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -47,6 +48,8 @@ export interface Slapd {
   /** Starts it again (same data, same port) after `stop()`. */
   start(): Promise<void>;
   remove(): Promise<void>;
+  /** With `stats`: the searches asked so far, `base|filter|attributes` each (slapd's stats log). */
+  operations(): string[];
 }
 
 async function freePort(): Promise<number> {
@@ -118,6 +121,24 @@ export interface SlapdOptions {
   conf?: (dir: string) => string;
   /** false: `ldif` is the whole directory, base entries included (a documented recipe's LDIF). */
   baseEntries?: boolean;
+  /** Log every operation (`-d stats`), for `operations()`. */
+  stats?: boolean;
+}
+
+/** The searches of a stats log: `SRCH base=… filter="…"`, then `SRCH attr=…` of the same op. */
+function searches(log: string): string[] {
+  const out: string[] = [];
+  const open = new Map<string, number>();
+  for (const line of log.split("\n")) {
+    const m = /(conn=\d+ op=\d+) SRCH (.*)$/.exec(line);
+    if (!m) continue;
+    const base = /^base="([^"]*)" scope=\d+ deref=\d+ filter="(.*)"$/.exec(m[2]!);
+    if (base) {
+      open.set(m[1]!, out.length);
+      out.push(`${base[1]}|${base[2]}|`);
+    } else if (m[2]!.startsWith("attr=") && open.has(m[1]!)) out[open.get(m[1]!)!] += m[2]!.slice(5);
+  }
+  return out;
 }
 
 /** Loads `ldif` (after the base entries) and starts slapd. Always `remove()` at the end. */
@@ -138,7 +159,8 @@ export async function startSlapd(ldif: string, options: SlapdOptions = {}): Prom
   let stderr = "";
   const start = async (): Promise<void> => {
     // -d 0: stay in the foreground (no fork), so the child is the server and stops with it.
-    child = spawn(bins.slapd, ["-d", "0", "-f", conf, "-h", `ldap://127.0.0.1:${port}/`], {
+    const debug = options.stats ? "256" : "0"; // 256: stats, every operation
+    child = spawn(bins.slapd, ["-d", debug, "-f", conf, "-h", `ldap://127.0.0.1:${port}/`], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -167,5 +189,6 @@ export async function startSlapd(ldif: string, options: SlapdOptions = {}): Prom
       await stop();
       await rm(dir, { recursive: true, force: true });
     },
+    operations: () => searches(stderr),
   };
 }

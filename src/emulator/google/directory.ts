@@ -15,8 +15,11 @@ const DEFAULT_RESULTS = { groups: 200, members: 200, users: 100 } as const;
 type Listing = keyof typeof MAX_RESULTS;
 
 export interface ListReply extends TokenReply {
-  /** The page's items and token, before a fault may change them. */
-  list?: { key: string; items: unknown[]; next?: string; token?: string };
+  /**
+   * The page's items and token, before a fault may change them; `again`, where the listing keeps
+   * tokens of its own (the Reports API), makes a token for this same page (a repeat-token fault).
+   */
+  list?: { key: string; items: unknown[]; next?: string; token?: string; again?: () => string };
 }
 
 const notFound = (what: string) => apiError(404, `Resource Not Found: ${what}`, "notFound", "NOT_FOUND");

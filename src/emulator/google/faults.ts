@@ -43,11 +43,11 @@ function errorFault(kind: GoogleFaultKind): TokenReply | undefined {
 function pageFault(kind: "repeat-token" | "empty", reply: ListReply, directory: GoogleDirectory): TokenReply {
   const body = reply.body as Record<string, unknown>;
   if (kind === "empty") {
-    const { nextPageToken: _n, members: _m, users: _u, groups: _g, ...rest } = body;
+    const { nextPageToken: _n, members: _m, users: _u, groups: _g, items: _i, ...rest } = body;
     return { status: 200, body: rest };
   }
   const list = reply.list;
-  const again = list?.token ?? (list ? directory.token(list.key, 0) : undefined);
+  const again = list?.token ?? list?.again?.() ?? (list ? directory.token(list.key, 0) : undefined);
   return { status: 200, body: { ...body, ...(again ? { nextPageToken: again } : {}) } };
 }
 

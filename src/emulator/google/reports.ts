@@ -14,7 +14,9 @@
  * UNSUSPEND_USER, DELETE_USER with USER_EMAIL; Group Settings: ADD_GROUP_MEMBER,
  * REMOVE_GROUP_MEMBER with USER_EMAIL and GROUP_EMAIL, DELETE_GROUP with GROUP_EMAIL). Google
  * reports an event some time after it happened: `lagMs` holds each one back that long, as a real
- * report lags, so a reader must overlap its windows.
+ * report lags, so a reader must overlap its windows. The stand-in's faults (faults.ts) apply here
+ * as on the Directory API: `repeat-token` answers a page whose `nextPageToken` serves that same
+ * page again (a looping report), `empty` one with neither `items` nor `nextPageToken`.
  */
 import { randomBytes } from "node:crypto";
 import type { GoogleDirectory, ListReply } from "./directory.js";
@@ -104,12 +106,18 @@ export class AdminActivity {
     }
     const items = visible.slice(offset, offset + max).map((l) => this.activity(l));
     const body: Record<string, unknown> = { kind: "admin#reports#activities", etag: '"stand-in"', items };
-    if (offset + max < visible.length) {
-      const next = randomBytes(18).toString("base64url");
-      this.tokens.set(next, { key, offset: offset + max });
-      body.nextPageToken = next;
-    }
-    return { status: 200, body };
+    const next = offset + max < visible.length ? this.token(key, offset + max) : undefined;
+    if (next !== undefined) body.nextPageToken = next;
+    // For the faults (faults.ts): the page as listed, and a token that serves it again (a loop).
+    const again = () => this.token(key, offset);
+    const list = { key, items, again, ...(next ? { next } : {}), ...(token !== null ? { token } : {}) };
+    return { status: 200, body, list };
+  }
+
+  private token(key: string, offset: number): string {
+    const t = randomBytes(18).toString("base64url");
+    this.tokens.set(t, { key, offset });
+    return t;
   }
 }
 

@@ -64,7 +64,7 @@ export type GoogleFaultKind =
   | "reset"
   | "truncated"
   | "html"
-  | "repeat-token" // the next page token is the one just used
+  | "repeat-token" // the next page token is the one just used (on a first page: one that serves it again)
   | "expired" // 401: the token is no longer valid
   | "revoked" // every token issued so far stops working, and this request gets the 401
   | "empty" // a list page with no items and no nextPageToken

@@ -4,7 +4,8 @@
  * what a whole read gives afterwards (a suspended leaver, a membership removal, a person joining,
  * one joining a group nested two deep, one leaving a group below a picked one that nests groups);
  * an event reported after the lag is still read; a quiet run is one request; a group nested into
- * the tree, a position too old or unknown fall back to a whole read; a report page failing after its retries is exit 5. Each case has its own
+ * the tree, a position too old or unknown, a report page whose token serves it again (a loop) fall
+ * back to a whole read; a report page failing after its retries is exit 5. Each case has its own
  * stand-in (the windows reach back 15 minutes, so events of one case would reach the next).
  */
 import { describe, expect, it } from "vitest";
@@ -132,7 +133,7 @@ describe("Google changes only (Reports API admin activity)", () => {
     });
   }, 60_000);
 
-  it("a position too old or not Google's: a whole read; a report page failing after retries: exit 5", async () => {
+  it("a position too old or not Google's, a looping report page: a whole read; a report page failing after retries: exit 5", async () => {
     await withFeed({ groups: [PLATFORM] }, async (feed, _config, google) => {
       const first = await feed.readWhole();
       const old = new Date(Date.now() - 200 * 86_400_000).toISOString();
@@ -143,6 +144,19 @@ describe("Google changes only (Reports API admin activity)", () => {
         kind: "fallback",
         reason: "position-unknown",
       });
+      // A report whose next page token serves the page just read again: a loop, read whole.
+      google.changes.suspend(U.ken);
+      google.faults.push({ match: /\/admin\/reports\//, kind: "repeat-token" });
+      const before = google.requests.length;
+      const looped = await feed.readChanges(first.position, first.picture);
+      expect(looped).toMatchObject({ kind: "fallback", reason: "broken-page" });
+      expect(looped.kind === "fallback" && looped.detail).toMatch(/a page token it gave before \(a loop\)/);
+      const pages = google.requests.slice(before).filter((r) => r.url.startsWith("/admin/reports/"));
+      expect(pages.map((r) => new URL(r.url, google.url).searchParams.has("pageToken"))).toEqual([
+        false,
+        true,
+      ]);
+      google.faults.length = 0;
       google.faults.push({ match: /\/admin\/reports\//, kind: 500 });
       let code = 0;
       try {
