@@ -125,6 +125,7 @@ describe("dated removals", () => {
     expect(store.mappings.find((m) => m.id === "leo")?.groups ?? []).toEqual([]);
     const recorded = JSON.parse(await readFile(join(dir, "state.json"), "utf8")) as {
       removals: Record<string, { at: string; runId: string }>;
+      changes?: Array<{ runId?: string }>;
     };
     const record = recorded.removals["mapping:leo"]!;
     expect(record.at >= started && record.at <= ended).toBe(true);
@@ -143,6 +144,9 @@ describe("dated removals", () => {
     for (const l of journal) expect((JSON.parse(l) as { runId?: string }).runId).toBe(record.runId);
     const report = JSON.parse(await readFile(join(dir, "report.json"), "utf8")) as { runId?: string };
     expect(report.runId).toBe(record.runId);
+    // The revert guard's recent changes (policy.revertWindow, 72h by default) name the run too.
+    expect(recorded.changes?.length).toBeGreaterThan(0);
+    for (const c of recorded.changes ?? []) expect(c.runId).toBe(record.runId);
     expect(Object.keys(recorded.removals)).toEqual(["mapping:leo"]);
 
     const r = await run(["review", "--format", "json", "--out", "after.json", "--since", "before.json"]);

@@ -190,7 +190,7 @@ async function recordDone(
   o: { plan: Plan; result: ApplyResult; exitCode: number; runId: string; desired: DesiredState | undefined },
 ): Promise<void> {
   await recordRemovals(runtime, o.plan, o.result, { id: o.runId, at: Date.now() });
-  await recordChanges(runtime, o.plan, o.result);
+  await recordChanges(runtime, o.plan, o.result, o.runId);
   if (o.exitCode !== ExitCode.ok) return;
   await recordGroupSizes(runtime, o.desired?.evidence);
   await o.desired?.afterApply?.(afterApplyRun(o.plan, o.desired));
