@@ -7,7 +7,9 @@
  * with an answer built from each emulator's store by the service's rules (review-expected.ts, no
  * code of usersync's): effective and granted permissions, reach, the reasons (who holds the
  * grant, where), the filters' MAQL, each person's login, and the findings the rules decide
- * (revokedWithAccess, sharedAuthenticationId). In-process against three emulators on sockets.
+ * (revokedWithAccess, sharedAuthenticationId). Then a hand change in each organization and a
+ * second listing with --since: every format names the same access gained and lost as the two
+ * stores differ. In-process against three emulators on sockets.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -174,11 +176,11 @@ function expectedFindings(state: EmulatorState, absent: ReadonlySet<string>, oid
   return out.sort();
 }
 
-/** A Markdown table's rows under `heading`, cells unescaped. */
+/** A Markdown table's rows under the heading that starts with `heading`, cells unescaped. */
 function markdownTable(md: string, heading: string): string[][] {
   // After the heading: a blank line, the header row, the separator, then the rows.
   const lines = md
-    .slice(md.indexOf(`\n${heading}\n`))
+    .slice(md.indexOf(`\n${heading}`))
     .split("\n")
     .slice(3);
   const end = lines.findIndex((l) => !l.startsWith("|"));
@@ -289,6 +291,80 @@ describe("one snapshot, four formats, three organizations", () => {
         ([, kind, who, ws]) => `${kind}|${byLabel.get(who!)!.key}|${ws}`,
       );
       expect(mdFindings.sort()).toEqual(findingsOf(json));
+    }
+  }, 120_000);
+
+  it("a hand change between two listings is the same change in every format, as the two stores differ", async () => {
+    const before = Object.fromEntries(NAMES.map((n) => [n, emulators[n].state()])) as Record<
+      Name,
+      EmulatorState
+    >;
+    // By hand in each organization: a direct EXPORT grant to someone on a workspace they did not reach.
+    for (const name of NAMES) {
+      const state = before[name];
+      const reach = expectedAccess(state).rows;
+      const [who, ws] = state.mappings
+        .filter((m) => m.id !== "admin")
+        .flatMap((m) => (state.workspaces ?? []).map((w) => [m.id, w.id] as const))
+        .find(([m, w]) => !reach.has(`${m}|${w}`))!;
+      const res = await fetch(`${emulators[name].url}/api/v1/actions/workspaces/${ws}/managePermissions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${name}-token`, "content-type": "application/json" },
+        body: JSON.stringify([{ assigneeIdentifier: { id: who, type: "user" }, permissions: ["EXPORT"] }]),
+      });
+      expect(res.status).toBeLessThan(300);
+    }
+    await review(["--format", "json", "--out", join(dir, "later.json"), "--since", join(dir, "review.json")]);
+    for (const format of ["csv", "markdown", "html"])
+      await review([
+        "--from",
+        join(dir, "later.json"),
+        "--format",
+        format,
+        "--out",
+        join(dir, `later.${format}`),
+      ]);
+    for (const name of NAMES) {
+      const was = expectedAccess(before[name]).rows;
+      const now = expectedAccess(emulators[name].state()).rows;
+      const gained = [...now.keys()].filter((k) => !was.has(k)).map((k) => `accessGained|${k}`);
+      const lost = [...was.keys()].filter((k) => !now.has(k)).map((k) => `accessLost|${k}`);
+      const want = [...gained, ...lost].sort();
+      expect(gained.length, name).toBe(1);
+      const file = (ext: string): string => join(dir, `later.${name}.${ext}`);
+      const json = fromSnapshot(JSON.parse(await readFile(file("json"), "utf8")) as Snapshot);
+      const access = (kinds: string[]): string[] =>
+        kinds.filter((k) => /^access(Gained|Lost)\|/.test(k)).sort();
+      const of = (r: Review): string[] =>
+        access(
+          r.changes!.changes.map(
+            (c) =>
+              `${c.kind}|${r.people.find((p) => p.key === c.person)?.id ?? c.person}|${c.workspace ?? ""}`,
+          ),
+        );
+      expect(of(json), `${name} JSON`).toEqual(want);
+      const html = await readFile(file("html"), "utf8");
+      const page = JSON.parse(
+        /<script type="application\/json" id="review-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
+      ) as Review;
+      expect(of(page), `${name} HTML`).toEqual(want);
+      const csv = parseCsv(await readFile(file("csv"), "utf8"), { columns: true }) as Record<
+        string,
+        string
+      >[];
+      expect(
+        access(
+          csv
+            .filter((r) => r["change"] !== "")
+            .map((r) => `${r["change"]!.split(" ")[0]}|${r["person"]}|${r["workspace"]}`),
+        ),
+        `${name} CSV`,
+      ).toEqual(want);
+      const byLabel = new Map(json.people.map((p) => [p.email ?? p.id ?? p.key, p]));
+      const md = markdownTable(await readFile(file("markdown"), "utf8"), "## Changes since").map(
+        ([kind, who, ws]) => `${kind}|${byLabel.get(who!)?.id ?? who}|${ws}`,
+      );
+      expect(access(md), `${name} Markdown`).toEqual(want);
     }
   }, 120_000);
 });
