@@ -7,7 +7,8 @@
  * with an answer built from each emulator's store by the service's rules (review-expected.ts, no
  * code of usersync's): effective and granted permissions, reach, the reasons (who holds the
  * grant, where), the filters' MAQL, each person's login, and the findings the rules decide
- * (revokedWithAccess, sharedAuthenticationId). Then a hand change in each organization and a
+ * (revokedWithAccess, sharedAuthenticationId). Each snapshot verifies, and one edited by hand
+ * does not, nor is it accepted by --since. Then a hand change in each organization and a
  * second listing with --since: every format names the same access gained and lost as the two
  * stores differ. In-process against three emulators on sockets.
  */
@@ -62,7 +63,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function review(argv: string[]): Promise<void> {
+/** `usersync review ARGV` in this process: its exit code and stderr. */
+async function cli(argv: string[]): Promise<{ code: number; stderr: string }> {
   let stderr = "";
   const io: Io = {
     stdout: { write: () => true },
@@ -71,7 +73,12 @@ async function review(argv: string[]): Promise<void> {
     env: Object.fromEntries(NAMES.map((n) => [`USERSYNC_TOKEN_${n.toUpperCase()}`, `${n}-token`])),
     cwd: dir,
   };
-  const code = await main(["review", "--config", join(dir, "usersync.yaml"), "--all-targets", ...argv], io);
+  return { code: await main(["review", ...argv], io), stderr };
+}
+
+/** The review of every organization (--all-targets), which must succeed. */
+async function review(argv: string[]): Promise<void> {
+  const { code, stderr } = await cli(["--config", join(dir, "usersync.yaml"), "--all-targets", ...argv]);
   expect(code, stderr).toBe(0);
 }
 
@@ -231,6 +238,12 @@ describe("one snapshot, four formats, three organizations", () => {
       ).toEqual(ruled);
       expect(ruled.length, name).toBeGreaterThan(0);
 
+      // The snapshot verifies; edited by hand (the organization MANAGE holder's rows gone), it does not.
+      expect((await cli(["verify", file("json")])).code, name).toBe(0);
+      const edited = { ...snapshot, rows: snapshot.rows.filter((r) => r.person !== "admin") };
+      await writeFile(join(dir, `edited.${name}.json`), JSON.stringify(edited));
+      expect((await cli(["verify", join(dir, `edited.${name}.json`)])).code, name).toBe(4);
+
       // HTML: the page's embedded review is the same, and names the snapshot's digest.
       const html = await readFile(file("html"), "utf8");
       const data = /<script type="application\/json" id="review-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
@@ -293,6 +306,24 @@ describe("one snapshot, four formats, three organizations", () => {
       expect(mdFindings.sort()).toEqual(findingsOf(json));
     }
   }, 120_000);
+
+  it("a tampered predecessor is refused (exit 4) before anything is listed", async () => {
+    const listed = emulators.alpha.requestLog().length;
+    const r = await cli([
+      "--config",
+      join(dir, "usersync.yaml"),
+      "--all-targets",
+      "--format",
+      "json",
+      "--out",
+      join(dir, "refused.json"),
+      "--since",
+      join(dir, "edited.json"),
+    ]);
+    expect(r.code).toBe(4);
+    expect(r.stderr, r.stderr).toMatch(/does not match its digest/);
+    expect(emulators.alpha.requestLog().length).toBe(listed);
+  });
 
   it("a hand change between two listings is the same change in every format, as the two stores differ", async () => {
     const before = Object.fromEntries(NAMES.map((n) => [n, emulators[n].state()])) as Record<
