@@ -124,7 +124,8 @@ async function reportRun(
   const { logger, io } = runtime;
   const { result } = options;
   const reportFile = options.outputs.report?.path;
-  if (reportFile !== undefined) await writeApplyReport(reportFile, { result, plan: options.plan, logger, runId: options.runId });
+  if (reportFile !== undefined)
+    await writeApplyReport(reportFile, { result, plan: options.plan, logger, runId: options.runId });
   const notStarted = notStartedCount(result);
   const causes = failuresByCause(result);
   // For log collectors; on a terminal the summary below says the same on the same screen.
@@ -158,7 +159,8 @@ export async function executePlan(
     report: (result) => reportRun(runtime, { ...options, result }),
   });
   try {
-    journal = journalFile !== undefined ? await openRunJournal(runtime, journalFile, options.runId) : undefined;
+    journal =
+      journalFile !== undefined ? await openRunJournal(runtime, journalFile, options.runId) : undefined;
     const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
     const progress = createProgressReporter({
       stream: io.stderr,
