@@ -14,6 +14,8 @@ export interface ApplyReport {
   profile: Plan["profile"];
   mode: Plan["mode"];
   inputFingerprint: string;
+  /** The apply run's id (its log lines, journal lines and the state file's removals carry it). */
+  runId?: string;
   exitCode: number;
   stoppedBy?: ApplyResult["stoppedBy"];
   stopReason?: string;
@@ -39,7 +41,7 @@ export interface ApplyReport {
   steps: Array<StepOutcome & { dependsOn: string[] }>;
 }
 
-export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
+export function buildApplyReport(result: ApplyResult, plan: Plan, runId?: string): ApplyReport {
   const deps = new Map(plan.steps.map((s) => [s.id, s.dependsOn]));
   const done = doneSummary(result, plan);
   const report: ApplyReport = {
@@ -47,6 +49,7 @@ export function buildApplyReport(result: ApplyResult, plan: Plan): ApplyReport {
     profile: plan.profile,
     mode: plan.mode,
     inputFingerprint: plan.inputFingerprint,
+    ...(runId !== undefined ? { runId } : {}),
     exitCode: exitCodeForApply(result),
     summary: {
       total: result.outcomes.length,

@@ -27,6 +27,8 @@ export interface ExecuteOptions {
   stale?: ReadonlySet<string>;
   /** The run's output files (outputs.ts); only `credentials`, `report` and `journal` are read here. */
   outputs: Outputs;
+  /** The apply run's id: on every journal line and in the report (docs/audits.md). */
+  runId?: string;
 }
 
 /** The password source the plan really needs: none when it creates no built-in user with one. */
@@ -105,13 +107,13 @@ function credentialsNote(passwords: PasswordProvider, result: ApplyResult, plan:
 }
 
 /** The journal of this run; a write that fails is logged once and the run goes on without it. */
-function openRunJournal(runtime: Runtime, journalFile: string) {
+function openRunJournal(runtime: Runtime, journalFile: string, runId: string | undefined) {
   const journalFailed = (err: unknown): void =>
     runtime.logger.error(
       { file: journalFile, err: (err as Error).message },
       "the journal cannot be written; the run goes on, its outcome will be in the summary and the report",
     );
-  return openJournal(journalFile, { onFailure: journalFailed });
+  return openJournal(journalFile, { onFailure: journalFailed, ...optional("runId", runId) });
 }
 
 /** After the run: the report file, one warning line when it failed or stopped, the summary. */
@@ -122,7 +124,8 @@ async function reportRun(
   const { logger, io } = runtime;
   const { result } = options;
   const reportFile = options.outputs.report?.path;
-  if (reportFile !== undefined) await writeApplyReport(reportFile, { result, plan: options.plan, logger });
+  if (reportFile !== undefined)
+    await writeApplyReport(reportFile, { result, plan: options.plan, logger, runId: options.runId });
   const notStarted = notStartedCount(result);
   const causes = failuresByCause(result);
   // For log collectors; on a terminal the summary below says the same on the same screen.
@@ -156,7 +159,8 @@ export async function executePlan(
     report: (result) => reportRun(runtime, { ...options, result }),
   });
   try {
-    journal = journalFile !== undefined ? await openRunJournal(runtime, journalFile) : undefined;
+    journal =
+      journalFile !== undefined ? await openRunJournal(runtime, journalFile, options.runId) : undefined;
     const runnable = options.plan.steps.filter((s) => s.status === "planned").length;
     const progress = createProgressReporter({
       stream: io.stderr,

@@ -23,7 +23,12 @@ export async function loadRecentChanges(runtime: Runtime, policy: Policy): Promi
 }
 
 /** After apply: what its succeeded steps changed, remembered for `policy.revertWindow`. */
-export async function recordChanges(runtime: Runtime, plan: Plan, result: ApplyResult): Promise<void> {
+export async function recordChanges(
+  runtime: Runtime,
+  plan: Plan,
+  result: ApplyResult,
+  runId?: string,
+): Promise<void> {
   const { config, logger } = runtime;
   const file = config.state.file;
   const window = config.policy.revertWindow;
@@ -32,7 +37,7 @@ export async function recordChanges(runtime: Runtime, plan: Plan, result: ApplyR
   if (windowMs <= 0) return;
   const succeeded = new Set(result.outcomes.filter((o) => o.outcome === "succeeded").map((o) => o.stepId));
   const now = Date.now();
-  const added = changesOfRun(plan, succeeded, now);
+  const added = changesOfRun(plan, succeeded, now, runId);
   await withStateLock(file, async () => {
     const read = await readState(file);
     if (read.corrupt !== undefined) return; // recordRunState set it aside, or it was never ours

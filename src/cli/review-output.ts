@@ -14,9 +14,12 @@ import {
   organizationCsvPath,
   renderFindingsCsv,
   renderOrganizationCsv,
+  renderReviewCsv,
   reviewChunks,
   type ReviewFormat,
 } from "../report/review/index.js";
+import { ConfigError } from "../errors.js";
+import { stringOption, type ParsedCommand } from "./args.js";
 import type { Io } from "./io.js";
 
 /** The paths a run writes with this format and `--out`, by the name messages give them. */
@@ -51,4 +54,41 @@ export async function writeReview(
     o.logger?.info({ file: o.out, digest: snapshot.header.digest }, "review saved");
   }
   return review;
+}
+
+/** `--combined-csv FILE`, which joins the reviews of --all-targets (refused without it, exit 4). */
+export function combinedCsvOption(command: ParsedCommand): string | undefined {
+  const combined = stringOption(command.values, "combined-csv");
+  if (combined !== undefined && command.values["all-targets"] !== true)
+    throw new ConfigError({
+      message: "--combined-csv joins the reviews of --all-targets: add --all-targets, or drop it.",
+    });
+  return combined;
+}
+
+/** The files `--combined-csv FILE` writes, by the name messages give them. */
+export function combinedCsvPaths(combined: string): Record<string, string> {
+  return {
+    "--combined-csv": combined,
+    "--combined-csv (organization)": organizationCsvPath(combined),
+    "--combined-csv (findings)": findingsCsvPath(combined),
+  };
+}
+
+/**
+ * The combined CSV of many organizations' reviews (`--combined-csv` with --all-targets): each
+ * organization's rows, in the order of their names, an organization column first; the header once.
+ */
+export async function writeCombinedCsv(combined: string, reviews: readonly Review[]): Promise<void> {
+  const sorted = [...reviews].sort((a, b) => (a.snapshot.organization < b.snapshot.organization ? -1 : 1));
+  const access = sorted.map((r, i) => renderReviewCsv(r, { organization: true, header: i === 0 })).join("");
+  const org = sorted
+    .map((r, i) => renderOrganizationCsv(r, { organization: true, header: i === 0 }))
+    .join("");
+  const findings = sorted
+    .map((r, i) => renderFindingsCsv(r, { organization: true, header: i === 0 }))
+    .join("");
+  await writeFileAtomic(combined, access);
+  await writeFileAtomic(organizationCsvPath(combined), org);
+  await writeFileAtomic(findingsCsvPath(combined), findings);
 }

@@ -37,7 +37,7 @@ export function reviewSpec<G>(o: {
       from: {
         type: "string",
         value: "FILE",
-        help: "render a saved snapshot (--format json) instead of listing: the same\nbytes the run that listed it wrote; no config or token needed",
+        help: "render a saved snapshot (--format json) instead of listing: the same\nbytes the run that listed it wrote; no token needed (no config either,\nbut with --all-targets or --target: each one's FILE with its name)",
       },
       "sign-key": {
         type: "string",
@@ -64,7 +64,7 @@ export function reviewSpec<G>(o: {
       "combined-csv": {
         type: "string",
         value: "FILE",
-        help: "with --all-targets: also write one CSV of every organization's\naccess (and FILE-organization.csv, FILE-findings.csv), an organization\ncolumn first",
+        help: "with --all-targets: also write one CSV of every organization's\naccess (and FILE-organization.csv, FILE-findings.csv), an organization\ncolumn first; with --from and no --out, only these",
       },
       target: o.planOptions.target,
       "all-targets": o.planOptions["all-targets"],

@@ -150,10 +150,11 @@ export async function recordRemovals(
   } catch (err) {
     // The changes are made: the run's outcome stands, only the review cannot date these removals.
     runtime.logger.warn(
-      { file, runId: run.id, err: (err as Error).message },
+      { file, err: (err as Error).message },
       "the removals could not be recorded in the state file: a review will not date them (docs/audits.md)",
     );
     return;
   }
-  runtime.logger.info({ file, runId: run.id, people: records.size }, "removals recorded in the state file");
+  // The run's logger carries its runId (apply.ts).
+  runtime.logger.info({ file, people: records.size }, "removals recorded in the state file");
 }

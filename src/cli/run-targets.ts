@@ -139,7 +139,7 @@ function tokenHint(base: Runtime, name: string): { token: string } | undefined {
 }
 
 /** The fatal error of one target, saying which: a JSON line gets `organization`, text a prefix. */
-function withOrganization(text: string, name: string): string {
+export function withOrganization(text: string, name: string): string {
   if (text.startsWith("{")) {
     const line = JSON.parse(text) as Record<string, unknown>;
     return `${JSON.stringify({ ...line, organization: name })}\n`;

@@ -13,6 +13,8 @@ import type { Journal, StepOutcome } from "../apply/index.js";
 
 export interface JournalLine {
   time: string;
+  /** The apply run that wrote it (the id its log lines and the state file's removals carry). */
+  runId?: string;
   stepId: string;
   kind: string;
   target: string;
@@ -30,9 +32,10 @@ export interface JournalStats {
 }
 
 /** The line for one finished step: outcome fields only, optional ones only when set. */
-function journalLine(o: StepOutcome, time: Date): JournalLine {
+function journalLine(o: StepOutcome, time: Date, runId: string | undefined): JournalLine {
   const line: JournalLine = {
     time: time.toISOString(),
+    ...(runId !== undefined ? { runId } : {}),
     stepId: o.stepId,
     kind: o.kind,
     target: o.target,
@@ -52,6 +55,7 @@ export async function openJournal(
     now?: () => Date;
     /** Told once, at the first failed write (a full disk): later lines are not written. */
     onFailure?: (err: unknown) => void;
+    runId?: string; // on every line (docs/audits.md "Following a removal to its run")
   } = {},
 ): Promise<Journal & { stats(): JournalStats }> {
   const now = options.now ?? (() => new Date());
@@ -91,7 +95,7 @@ export async function openJournal(
     record(o) {
       // After a failed write (reported once, through onFailure) nothing more is written.
       if (failure !== undefined) return;
-      pending.push(`${JSON.stringify(journalLine(o, now()))}\n`);
+      pending.push(`${JSON.stringify(journalLine(o, now(), options.runId))}\n`);
       inFlight ??= drain();
     },
     flush,

@@ -14,8 +14,9 @@ export async function writePlanFile(file: string, plan: Plan): Promise<void> {
 
 export async function writeApplyReport(
   file: string,
-  report: { result: ApplyResult; plan: Plan; logger: Logger },
+  report: { result: ApplyResult; plan: Plan; logger: Logger; runId?: string | undefined },
 ): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(buildApplyReport(report.result, report.plan), null, 2)}\n`);
+  const built = buildApplyReport(report.result, report.plan, report.runId);
+  await writeFileAtomic(file, `${JSON.stringify(built, null, 2)}\n`);
   report.logger.info({ file }, "apply report written");
 }

@@ -31,6 +31,8 @@ export interface FieldChange {
 export interface RecentChange extends FieldChange {
   at: number;
   run: string;
+  /** The apply run's id (its log and journal lines carry it); absent in older state files. */
+  runId?: string;
 }
 
 /** The planner's `recent` input: the run's time and what recent applies changed. */

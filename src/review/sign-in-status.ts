@@ -1,9 +1,13 @@
 /**
  * How the service signs a mapping in (access-rules R15, R16; docs/audits.md "Statuses"): with a
  * built-in login (`active`); through an identity provider (`external`: the organization's own
- * provider, a provider whose `identifiers` claim the e-mail's domain, the desired state saying so,
- * or the API token's own user); not at all (`revoked`); or never, because an alphabetically earlier
- * userId shares its authenticationId (`shadowed`). And whether the source still has the person.
+ * provider, a provider whose `identifiers` claim the e-mail's domain, or the API token's own
+ * user); not at all (`revoked`); or never, because an alphabetically earlier userId shares its
+ * authenticationId (`shadowed`). The service's rules decide, not the desired state: a person the
+ * source calls `identity: external` in an organization that signs in with its built-in provider
+ * cannot sign in, and one it calls built-in in an organization that signs in through OIDC signs
+ * in there. Only when the service did not say how it signs people in is the desired state's word
+ * taken. And whether the source still has the person.
  */
 import { compareIds as cmp } from "../permissions.js";
 import type { DesiredUser } from "../desired/types.js";
@@ -27,9 +31,11 @@ export function loginOf(
   if (m.authenticationId === undefined) return "revoked";
   const domain = domainOf(m.email);
   if (domain !== undefined && (input.externalDomains ?? []).includes(domain)) return "external";
-  if (d?.state === "present") return d.identity === "external" ? "external" : "revoked";
   if (input.actual.builtinIdp === false || input.signIn === "oidc") return "external";
-  return "revoked";
+  // Built-in sign-in: an authenticationId no built-in login holds signs nobody in (R16).
+  if (input.signIn === "builtin") return "revoked";
+  // The service did not say how it signs people in (legacy, or not read): the source's word.
+  return d?.state === "present" && d.identity === "external" ? "external" : "revoked";
 }
 
 /**

@@ -97,7 +97,8 @@ function parseChanges(value: unknown): RecentChange[] | string | undefined {
     const at = timeOf(c["at"]);
     if (Number.isNaN(at)) return why;
     const [object, field, before, after, run] = CHANGE_FIELDS.map((f) => c[f] as string);
-    out.push({ object: object!, field: field!, before: before!, after: after!, at, run: run! });
+    const runId = typeof c["runId"] === "string" ? { runId: c["runId"] } : {};
+    out.push({ object: object!, field: field!, before: before!, after: after!, at, run: run!, ...runId });
   }
   return out;
 }
@@ -127,6 +128,7 @@ export function serializeState(data: StateData): string {
             after: c.after,
             at: isoTime(c.at),
             run: c.run,
+            ...(c.runId !== undefined ? { runId: c.runId } : {}),
           })),
         }
       : {}),

@@ -115,9 +115,14 @@ export function withChanges(
 }
 
 /** What the plan's succeeded steps changed, field by field, at `at`, named by the plan's stateDigest. */
-export function changesOfRun(plan: Plan, succeeded: ReadonlySet<string>, at: number): RecentChange[] {
+export function changesOfRun(
+  plan: Plan,
+  succeeded: ReadonlySet<string>,
+  at: number,
+  runId?: string,
+): RecentChange[] {
   const run = plan.stateDigest ?? "unknown";
   return plan.steps
     .filter((s) => succeeded.has(s.id))
-    .flatMap((s) => changesOf(s).map((c) => ({ ...c, at, run })));
+    .flatMap((s) => changesOf(s).map((c) => ({ ...c, at, run, ...(runId !== undefined ? { runId } : {}) })));
 }

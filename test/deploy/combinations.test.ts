@@ -37,6 +37,57 @@ const cronJobsOf = (schedule: string): string[] => [CRONJOB[schedule] ?? []].fla
 /** A schedule's other CronJobs: the access review's quarterly campaign. */
 const ALSO: Record<string, string[]> = { "access-review": ["usersync-campaign"] };
 const SNAPSHOT = "/var/lib/usersync/campaigns/{date}/review.json";
+const REVIEWS = "/var/lib/usersync/reviews";
+
+/**
+ * The monthly review lists once: a first container writes the snapshot (a copy of the review's
+ * own, the source's wiring too), then the CSV (one organization's, or the combined CSV of all
+ * with --all-targets) and the page render from it (`--from`), never listing again.
+ */
+function expectListedOnce(cronJob: K8sObject, targets: string[]): void {
+  const pod = podSpecOf(cronJob);
+  const container = pod["containers"][0] as K8sObject;
+  const args = container["args"] as string[];
+  const config = args.slice(0, 3);
+  const [snapshot, csv] = pod["initContainers"] as K8sObject[];
+  expect(snapshot!["name"]).toBe("usersync-snapshot");
+  expect(snapshot!["args"]).toEqual([
+    ...config,
+    "--format",
+    "json",
+    "--out",
+    `${REVIEWS}/access-review.json`,
+    ...targets,
+  ]);
+  const from = ["--from", `${REVIEWS}/access-review.json`];
+  const csvOut = targets.length > 0 ? "--combined-csv" : "--out";
+  expect(csv!["name"]).toBe("usersync-csv");
+  expect(csv!["args"]).toEqual([
+    ...config,
+    ...from,
+    "--format",
+    "csv",
+    csvOut,
+    `${REVIEWS}/access-review.csv`,
+    ...targets,
+  ]);
+  expect(args).toEqual([
+    ...config,
+    ...from,
+    "--format",
+    "html",
+    "--out",
+    `${REVIEWS}/access-review.html`,
+    ...targets,
+  ]);
+  for (const init of [snapshot, csv]) expect({ ...init, name: "usersync", args }).toEqual(container);
+  expect(jobSpecOf(cronJob)["podFailurePolicy"]["rules"].slice(0, 2)).toEqual(
+    ["usersync-snapshot", "usersync-csv"].map((containerName) => ({
+      action: "FailJob",
+      onExitCodes: { containerName, operator: "In", values: [2, 3, 4] },
+    })),
+  );
+}
 
 const matrixText = await readFile(join(DEPLOY, "components", "combinations.yaml"), "utf8");
 const matrix = parse(matrixText) as Matrix;
@@ -185,12 +236,7 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
             } else if (allTargets) {
               expect(file).toBe("multi-org.yaml");
               expect(job["completionMode"]).toBeUndefined();
-              expect(args.slice(-3)).toEqual([
-                "--all-targets",
-                "--combined-csv",
-                "/var/lib/usersync/reviews/access-review.csv",
-              ]);
-              expect(pod["initContainers"]).toBeUndefined();
+              expectListedOnce(cronJob, ["--all-targets"]);
               const token = (pod["volumes"] as K8sObject[]).find((v) => v["name"] === "token")!;
               expect(
                 (token["projected"]["sources"] as K8sObject[]).map((s) => [
@@ -202,27 +248,7 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the component combinations", o
               expect(job["completionMode"], `${c.name} ${schedule}`).toBeUndefined();
               expect(args).not.toContain("--target-index");
               expect(names, `${c.name} ${schedule}: a one-organization config`).toEqual([]);
-              if (schedule === "access-review") {
-                // The CSV first, by a copy of the review's own container (the source's mounts too).
-                const [init] = pod["initContainers"] as K8sObject[];
-                expect(init!["args"]).toEqual([
-                  ...args.slice(0, 4),
-                  "csv",
-                  "--out",
-                  "/var/lib/usersync/reviews/access-review.csv",
-                ]);
-                expect(args.slice(3)).toEqual([
-                  "--format",
-                  "html",
-                  "--out",
-                  "/var/lib/usersync/reviews/access-review.html",
-                ]);
-                expect({ ...init, name: "usersync", args }).toEqual(container);
-                expect(job["podFailurePolicy"]["rules"][0]).toEqual({
-                  action: "FailJob",
-                  onExitCodes: { containerName: "usersync-csv", operator: "In", values: [2, 3, 4] },
-                });
-              }
+              if (schedule === "access-review") expectListedOnce(cronJob, []);
             }
             if (shared) expect(config.source?.type ?? "file", `${c.name} ${schedule}`).toBe(c.source);
             // The source's wiring reaches the pods that read it.

@@ -108,7 +108,16 @@ describe("dated removals", () => {
 
   it("apply revokes the leaver and records when; review --since dates the lost rows with it", async () => {
     const started = new Date().toISOString();
-    const a = await run(["apply", "--yes"]);
+    const a = await run([
+      "apply",
+      "--yes",
+      "--journal",
+      "journal.jsonl",
+      "--report",
+      "report.json",
+      "--log-level",
+      "debug",
+    ]);
     const ended = new Date().toISOString();
     expect(a.code, a.stderr).toBe(0);
     // The service no longer gives leo anything (access-rules: no grant, no group, no access).
@@ -116,11 +125,28 @@ describe("dated removals", () => {
     expect(store.mappings.find((m) => m.id === "leo")?.groups ?? []).toEqual([]);
     const recorded = JSON.parse(await readFile(join(dir, "state.json"), "utf8")) as {
       removals: Record<string, { at: string; runId: string }>;
+      changes?: Array<{ runId?: string }>;
     };
     const record = recorded.removals["mapping:leo"]!;
     expect(record.at >= started && record.at <= ended).toBe(true);
-    // The run id is the one the apply logged.
-    expect(a.stderr).toContain(`"runId":"${record.runId}"`);
+    // The run id leads to the run: on each of its log lines about a step, each journal line, its
+    // report, and the line that recorded the removals (docs/audits.md "Following a removal to its run").
+    const lines = a.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { msg: string; runId?: string; stepId?: string });
+    const stepLines = lines.filter((l) => l.stepId !== undefined);
+    expect(stepLines.length).toBeGreaterThan(0);
+    for (const l of stepLines) expect(l.runId, l.msg).toBe(record.runId);
+    expect(lines.find((l) => l.msg === "removals recorded in the state file")?.runId).toBe(record.runId);
+    const journal = (await readFile(join(dir, "journal.jsonl"), "utf8")).trim().split("\n");
+    expect(journal.length).toBeGreaterThan(0);
+    for (const l of journal) expect((JSON.parse(l) as { runId?: string }).runId).toBe(record.runId);
+    const report = JSON.parse(await readFile(join(dir, "report.json"), "utf8")) as { runId?: string };
+    expect(report.runId).toBe(record.runId);
+    // The revert guard's recent changes (policy.revertWindow, 72h by default) name the run too.
+    expect(recorded.changes?.length).toBeGreaterThan(0);
+    for (const c of recorded.changes ?? []) expect(c.runId).toBe(record.runId);
     expect(Object.keys(recorded.removals)).toEqual(["mapping:leo"]);
 
     const r = await run(["review", "--format", "json", "--out", "after.json", "--since", "before.json"]);
@@ -167,6 +193,8 @@ describe("dated removals", () => {
       ["leo|sales", record.at],
     ]);
     expect(leoRows[0]!["change"]).toContain(`run ${record.runId}`);
+    // leo is still a leaver (the mapping stays): the state file says since when.
+    expect(leoRows.map((x) => x["gone_since"])).toEqual([GONE_SINCE, GONE_SINCE]);
     const md = await run(["review", "--from", "after.json"]);
     expect(md.stdout).toContain(
       `| accessLost | leo@example.com | books | VIEW | removed by usersync ${record.at}, run ${record.runId} |`,

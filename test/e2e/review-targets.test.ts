@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
+import { PassThrough } from "node:stream";
+import { main } from "../../src/cli/main.js";
+import type { Io } from "../../src/cli/io.js";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { fromSnapshot } from "../../src/review/from-snapshot.js";
@@ -122,4 +125,69 @@ it("one review per organization and one combined CSV, each agreeing with its own
   expect(org.split("\r\n")[0]).toBe(
     "organization,assignee_type,assignee,email,permissions,privileged,people,managed,snapshot_organization,snapshot_listed_at,snapshot_usersync_version,snapshot_digest",
   );
+});
+
+/** `usersync review` in this process (no listing: --from reads files only), its stdout and stderr. */
+async function inProcess(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = {
+    stdout: { write: (s: string) => ((stdout += s), true) },
+    stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
+    stdin: new PassThrough(),
+    env: {},
+    cwd: dir,
+  };
+  // Paths of files are the process's own (relative ones would be vitest's folder): made absolute.
+  const absolute = argv.map((a) => (/\.(json|csv|html)$/.test(a) ? join(dir, a) : a));
+  const code = await main(["review", "--config", join(dir, "usersync.yaml"), ...absolute], io);
+  return { code, stdout, stderr };
+}
+
+it("--from --all-targets renders each organization's snapshot and the same combined CSV (the CronJob's containers)", async () => {
+  // The listing of the test above wrote review.<name>.json and all.csv; no token is given here.
+  const csv = await inProcess([
+    "--from",
+    "review.json",
+    "--all-targets",
+    "--format",
+    "csv",
+    "--combined-csv",
+    "from.csv",
+  ]);
+  expect(csv.code, csv.stderr).toBe(0);
+  expect(csv.stdout).toBe("");
+  for (const suffix of ["", "-organization", "-findings"])
+    expect(await readFile(join(dir, `from${suffix}.csv`), "utf8"), suffix).toBe(
+      await readFile(join(dir, `all${suffix}.csv`), "utf8"),
+    );
+  const html = await inProcess([
+    "--from",
+    "review.json",
+    "--all-targets",
+    "--format",
+    "html",
+    "--out",
+    "page.html",
+  ]);
+  expect(html.code, html.stderr).toBe(0);
+  for (const name of NAMES) {
+    const one = await inProcess(["--from", `review.${name}.json`, "--format", "html"]);
+    expect(await readFile(join(dir, `page.${name}.html`), "utf8"), name).toBe(one.stdout);
+  }
+  // One organization's snapshot missing: that one fails (exit 4, its error line names it), the others are written.
+  await rm(join(dir, "review.beta.json"));
+  const partial = await inProcess([
+    "--from",
+    "review.json",
+    "--all-targets",
+    "--format",
+    "html",
+    "--out",
+    "again.html",
+  ]);
+  expect(partial.code).toBe(4);
+  expect(partial.stderr).toContain(`"organization":"beta"`);
+  await readFile(join(dir, "again.alpha.html"), "utf8");
+  await readFile(join(dir, "again.gamma.html"), "utf8");
 });

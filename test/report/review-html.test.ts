@@ -179,6 +179,48 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
     await page.close();
   });
 
+  test("a removal usersync made shows when, by which run, and when the leaver left the source", async () => {
+    const review = aReview({ withChanges: true });
+    const REMOVED = "2026-11-20T10:17:02.114Z";
+    const RUN = "5b0c8d1e-0000-4000-8000-000000000001";
+    const GONE = "2026-11-18T09:00:00.000Z";
+    review.changes!.changes.push({
+      kind: "accessLost",
+      person: "leaver",
+      email: "leaver@example.com",
+      workspace: "finance",
+      before: ["VIEW"],
+      after: [],
+      removedAt: REMOVED,
+      runId: RUN,
+      goneSince: GONE,
+    });
+    review.people.find((p) => p.key === "leaver")!.goneSince = GONE;
+    const { page, errors } = await openFile(browser, write("removals.html", renderReviewHtml(review)));
+    expect(errors).toEqual([]);
+    await waitRows(page, "changes", 3);
+    const headers = await page.$$eval("#changes-table thead th", (h) => h.map((x) => x.textContent?.trim()));
+    expect(headers).toContain("Removed by usersync");
+    expect(headers).toContain("Left the source");
+    await page.fill("#changes-q", RUN);
+    await waitRows(page, "changes", 1);
+    const cells = await page.$$eval("#changes-table tbody tr:first-child > *", (c) =>
+      c.map((x) => x.textContent),
+    );
+    expect(cells[headers.indexOf("Removed by usersync")]).toBe(`${REMOVED}run ${RUN}`);
+    expect(cells[headers.indexOf("Left the source")]).toBe(GONE);
+    // The leaver's own row says when they left the source.
+    await page.fill("#people-q", "leaver@example.com");
+    await waitRows(page, "people", 1);
+    await page.click("#people-table tbody tr:first-child button.expand");
+    const controls = await page.getAttribute(
+      "#people-table tbody tr:first-child button.expand",
+      "aria-controls",
+    );
+    expect(await page.textContent(`#${controls}`)).toContain(`Left the source: ${GONE}`);
+    await page.close();
+  });
+
   test("a screenshot shows a page: many pixels differ from the background, where a blank page has none", async () => {
     const blank = await openFile(
       browser,

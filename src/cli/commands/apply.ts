@@ -161,8 +161,11 @@ async function applyCommand(
       await passwords.close();
       throw err;
     }
-    const runId = randomUUID(); // names the run in the state file's removals (docs/audits.md)
-    const { result, exitCode } = await executePlan(runtime, {
+    // Names the run (log and journal lines, report, removals): docs/audits.md.
+    const runId = randomUUID();
+    const run: Runtime = { ...runtime, logger: runtime.logger.child({ runId }) };
+    const { result, exitCode } = await executePlan(run, {
+      runId,
       plan,
       client: connection.client,
       passwords,
@@ -171,7 +174,7 @@ async function applyCommand(
       outputs,
     });
     metrics.result = result;
-    await recordDone(runtime, { plan, result, exitCode, runId, desired: prepared.desired });
+    await recordDone(run, { plan, result, exitCode, runId, desired: prepared.desired });
     return conflictExit(runtime.logger, plan, revertExit(runtime.logger, plan, exitCode, false));
   } finally {
     await connection.close();
@@ -187,7 +190,7 @@ async function recordDone(
   o: { plan: Plan; result: ApplyResult; exitCode: number; runId: string; desired: DesiredState | undefined },
 ): Promise<void> {
   await recordRemovals(runtime, o.plan, o.result, { id: o.runId, at: Date.now() });
-  await recordChanges(runtime, o.plan, o.result);
+  await recordChanges(runtime, o.plan, o.result, o.runId);
   if (o.exitCode !== ExitCode.ok) return;
   await recordGroupSizes(runtime, o.desired?.evidence);
   await o.desired?.afterApply?.(afterApplyRun(o.plan, o.desired));

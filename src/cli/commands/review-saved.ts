@@ -4,13 +4,25 @@
  * --from FILE --format F` (render it: the bytes the run that listed it wrote). A snapshot that does
  * not verify is refused (exit 4) unless `--allow-unverified`; so is a `--since` predecessor.
  */
-import { ConfigError, ExitCode } from "../../errors.js";
+import { ConfigError, ExitCode, exitCodeFor } from "../../errors.js";
 import { prepareOutputPaths } from "../../files.js";
+import { fromSnapshot } from "../../review/from-snapshot.js";
 import type { Snapshot } from "../../review/snapshot.js";
+import type { Review } from "../../review/types.js";
 import { REVIEW_FORMATS } from "../../report/review/index.js";
 import { choiceOption, stringOption, type ParsedCommand } from "../args.js";
 import type { Io } from "../io.js";
-import { reviewOutputPaths, writeReview } from "../review-output.js";
+import { datedPath, ownPath } from "../output-paths.js";
+import { loadRuntime } from "../pipeline.js";
+import {
+  combinedCsvOption,
+  combinedCsvPaths,
+  reviewOutputPaths,
+  writeCombinedCsv,
+  writeReview,
+} from "../review-output.js";
+import { withOrganization, type FatalWriter } from "../run-targets.js";
+import { combinedExitCode, selectTargets } from "../target-selection.js";
 import {
   readPublicKey,
   readSnapshotFile,
@@ -55,17 +67,72 @@ export async function runReviewVerify(command: ParsedCommand, io: Io): Promise<n
   return ExitCode.ok;
 }
 
-export async function runReviewFrom(command: ParsedCommand, io: Io, from: string): Promise<number> {
+/**
+ * `--from FILE`: render a saved snapshot. With a config's targets (`--all-targets`, `--target`,
+ * `--target-index`), each organization's own snapshot (FILE with its name, as the listing run
+ * saved it) to its own `--out`, and with `--combined-csv` one CSV of them all: the files a
+ * listing run with these options writes, from the snapshots instead of a second listing.
+ */
+export async function runReviewFrom(
+  command: ParsedCommand,
+  io: Io,
+  from: string,
+  fatal: FatalWriter,
+): Promise<number> {
   const { values } = command;
-  for (const flag of ["since", "combined-csv", "all-targets", "target", "no-compare"])
+  for (const flag of ["since", "no-compare"])
     if (values[flag] !== undefined)
       throw new ConfigError({
         message: `--from renders a saved snapshot as it is; --${flag} needs a listing. Drop one of them.`,
       });
+  const combined = combinedCsvOption(command);
+  const targeted = ["target", "all-targets", "target-index"].some((f) => values[f] !== undefined);
+  if (!targeted)
+    return (await renderOne(values, io, datedPath(from)!, datedPath(stringOption(values, "out")))).code;
+  // The config says which organizations there are; nothing is listed and no token is read.
+  const runtime = await loadRuntime(values, io);
+  const selection = selectTargets(values, runtime.config);
+  if (selection === undefined)
+    throw new ConfigError({
+      message: `--from with --${["target", "all-targets", "target-index"].find((f) => values[f] !== undefined)}: the config has no targets: section (docs/multi-org.md). Drop the option to render ${from} alone.`,
+    });
+  if (combined !== undefined) await prepareOutputPaths(combinedCsvPaths(combined));
+  const reviews: Review[] = [];
+  const codes: number[] = [];
+  // Without --out the combined CSV is the only file; each page goes to stdout only when asked for.
+  const toStdout = stringOption(values, "out") === undefined && combined === undefined;
+  for (const name of selection.names) {
+    const own = (p: string | undefined): string | undefined => ownPath(datedPath(p), { targetName: name });
+    try {
+      if (toStdout && selection.all)
+        io.stdout.write(`${codes.length > 0 ? "\n" : ""}=== target ${name} ===\n`);
+      const out = toStdout ? undefined : own(stringOption(values, "out"));
+      const r = await renderOne(values, io, own(from)!, out, combined !== undefined && out === undefined);
+      codes.push(r.code);
+      reviews.push(r.review);
+    } catch (err) {
+      const code = exitCodeFor(err);
+      io.stderr.write(withOrganization(fatal(err, code), name));
+      codes.push(code);
+    }
+  }
+  if (combined !== undefined) await writeCombinedCsv(combined, reviews);
+  return combinedExitCode(codes);
+}
+
+/** One snapshot rendered to `out` (or stdout; or nowhere, `skip`: only the combined CSV wanted). */
+async function renderOne(
+  values: ParsedCommand["values"],
+  io: Io,
+  from: string,
+  out: string | undefined,
+  skip = false,
+): Promise<{ code: number; review: Review }> {
   const format = choiceOption(values, "format", REVIEW_FORMATS) ?? "markdown";
-  const out = stringOption(values, "out");
   const { snapshot } = await readVerified(values, from, "--from");
   await prepareOutputPaths(reviewOutputPaths(out, format));
-  const review = await writeReview(snapshot, { format, out, io });
-  return values["detailed-exitcode"] === true && review.findings.length > 0 ? ExitCode.changes : ExitCode.ok;
+  const review = skip ? fromSnapshot(snapshot) : await writeReview(snapshot, { format, out, io });
+  const code =
+    values["detailed-exitcode"] === true && review.findings.length > 0 ? ExitCode.changes : ExitCode.ok;
+  return { code, review };
 }

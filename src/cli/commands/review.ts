@@ -5,7 +5,7 @@
  * answers who reaches what and why. stdout carries only the review.
  */
 import { ConfigError, ExitCode } from "../../errors.js";
-import { writeFileAtomic, prepareOutputPaths } from "../../files.js";
+import { prepareOutputPaths } from "../../files.js";
 import { toPolicy } from "../../config/index.js";
 import { listActualState, type ActualState } from "../../service/index.js";
 import type { Plan } from "../../plan/index.js";
@@ -19,15 +19,14 @@ import { withLeaverTokens } from "../review-tokens.js";
 import { changeInterval, dateChanges } from "../../review/last-change.js";
 import type { Snapshot } from "../../review/snapshot.js";
 import type { Review } from "../../review/types.js";
+import { REVIEW_FORMATS } from "../../report/review/index.js";
 import {
-  findingsCsvPath,
-  organizationCsvPath,
-  renderFindingsCsv,
-  renderOrganizationCsv,
-  renderReviewCsv,
-  REVIEW_FORMATS,
-} from "../../report/review/index.js";
-import { reviewOutputPaths, writeReview } from "../review-output.js";
+  combinedCsvOption,
+  combinedCsvPaths,
+  reviewOutputPaths,
+  writeCombinedCsv,
+  writeReview,
+} from "../review-output.js";
 import { reviewRemovalInput } from "../review-state.js";
 import { readPrivateKey, signSnapshot } from "../review-snapshot-file.js";
 import { readVerified, runReviewFrom, runReviewVerify } from "./review-saved.js";
@@ -55,18 +54,9 @@ export async function runReviewTargets(command: ParsedCommand, io: Io, fatal: Fa
       message: `usersync review takes no argument but verify FILE, got "${command.positionals[0]}". See usersync review --help.`,
     });
   const from = stringOption(command.values, "from");
-  if (from !== undefined) return runReviewFrom(command, io, from);
-  const combined = stringOption(command.values, "combined-csv");
-  if (combined !== undefined && command.values["all-targets"] !== true)
-    throw new ConfigError({
-      message: "--combined-csv joins the reviews of --all-targets: add --all-targets, or drop it.",
-    });
-  if (combined !== undefined)
-    await prepareOutputPaths({
-      "--combined-csv": combined,
-      "--combined-csv (organization)": organizationCsvPath(combined),
-      "--combined-csv (findings)": findingsCsvPath(combined),
-    });
+  if (from !== undefined) return runReviewFrom(command, io, from, fatal);
+  const combined = combinedCsvOption(command);
+  if (combined !== undefined) await prepareOutputPaths(combinedCsvPaths(combined));
   const reviews: Review[] = [];
   const code = await runForTargets(
     command,
@@ -74,19 +64,7 @@ export async function runReviewTargets(command: ParsedCommand, io: Io, fatal: Fa
     (runtime) => runReview(command, runtime, (r) => reviews.push(r)),
     fatal,
   );
-  if (combined !== undefined) {
-    const sorted = [...reviews].sort((a, b) => (a.snapshot.organization < b.snapshot.organization ? -1 : 1));
-    const access = sorted.map((r, i) => renderReviewCsv(r, { organization: true, header: i === 0 })).join("");
-    const org = sorted
-      .map((r, i) => renderOrganizationCsv(r, { organization: true, header: i === 0 }))
-      .join("");
-    const findings = sorted
-      .map((r, i) => renderFindingsCsv(r, { organization: true, header: i === 0 }))
-      .join("");
-    await writeFileAtomic(combined, access);
-    await writeFileAtomic(organizationCsvPath(combined), org);
-    await writeFileAtomic(findingsCsvPath(combined), findings);
-  }
+  if (combined !== undefined) await writeCombinedCsv(combined, reviews);
   return code;
 }
 

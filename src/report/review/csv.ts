@@ -30,6 +30,7 @@ export const ACCESS_COLUMNS = [
   "granted_permissions",
   "reaches",
   "source_status",
+  "gone_since",
   "row_id",
 ] as const;
 
@@ -75,7 +76,8 @@ const changeText = (c: ReviewChange): string => {
       ? ` ${c.before.join("+") || "-"} -> ${c.after.join("+") || "-"}`
       : "";
   const by = c.removedAt !== undefined ? ` (removed by usersync ${c.removedAt}, run ${c.runId})` : "";
-  return `${c.kind}${arrow}${by}`;
+  const gone = c.goneSince !== undefined ? ` (left the source ${c.goneSince})` : "";
+  return `${c.kind}${arrow}${by}${gone}`;
 };
 
 function personCells(p: ReviewPerson): string[] {
@@ -125,11 +127,12 @@ export function* reviewCsvChunks(review: Review, options: CsvOptions = {}): Gene
       csvLine([...(options.organization ? ["organization"] : []), ...ACCESS_COLUMNS, ...SNAPSHOT_COLUMNS]),
     );
   const snap = snapshotCells(review);
-  /** granted_permissions, reaches, source_status, row_id and the snapshot's cells. */
+  /** granted_permissions, reaches, source_status, gone_since, row_id and the snapshot's cells. */
   const tail = (p: ReviewPerson | undefined, a: WorkspaceAccess | undefined, rowId: string): string[] => [
     a?.granted.join(" ") ?? "",
     a === undefined ? "" : a.reaches ? "yes" : "no (add-on without VIEW)",
     p?.sourceStatus ?? "",
+    p?.goneSince ?? "",
     rowId,
     ...snap,
   ];

@@ -30,13 +30,17 @@ makeTable(host("findings-host"), {
 if (data.changes) makeTable(host("changes-host"), {
   id: "changes", caption: "Changes since the review of " + data.changes.since.generatedAt, rows: data.changes.changes,
   empty: "Nothing changed.",
-  search: function (c) { return [label(CHANGE, c.kind), c.email, who(personOf(c.person)), c.workspace, (c.before || []).join(" "), (c.after || []).join(" ")].join(" "); },
+  search: function (c) { return [label(CHANGE, c.kind), c.email, who(personOf(c.person)), c.workspace, (c.before || []).join(" "), (c.after || []).join(" "), c.removedAt, c.runId, c.goneSince].join(" "); },
   selects: [{ key: "kind", label: "Change", options: options(CHANGE, distinct(data.changes.changes.map(function (c) { return c.kind; }))), test: function (c, v) { return c.kind === v; } }],
   columns: [col("kind", "Change", function (c) { return label(CHANGE, c.kind); }),
     col("person", "Person", function (c) { return c.email || c.person; }, function (c) { return personCell(personOf(c.person)); }),
     col("workspace", "Workspace", function (c) { return c.workspace || ""; }),
     col("before", "Before", function (c) { return (c.before || []).join(", "); }),
-    col("after", "After", function (c) { return (c.after || []).join(", "); })]
+    col("after", "After", function (c) { return (c.after || []).join(", "); }),
+    // Lost access usersync removed: when (state.file's removals) and by which run (its log lines' runId).
+    col("removedAt", "Removed by usersync", function (c) { return c.removedAt || ""; }, function (c) {
+      return c.removedAt ? el("span", null, [el("span", { className: "removed-at", text: c.removedAt }), el("span", { className: "sub", text: "run " + c.runId })]) : ""; }),
+    col("goneSince", "Left the source", function (c) { return c.goneSince || personOf(c.person).goneSince || ""; })]
 });
 
 var accessRows = [];

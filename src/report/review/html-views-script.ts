@@ -113,6 +113,7 @@ function personDetail(p) {
   if (p.protected) facts.push("Protected: " + p.protected);
   if (p.authenticationId) facts.push("authenticationId: " + p.authenticationId);
   if (p.desiredState) facts.push("Desired state: " + p.desiredState);
+  if (p.goneSince) facts.push("Left the source: " + p.goneSince + " (first seen gone by usersync)");
   if (p.lastChange) facts.push("Last change: " + lastChangeText(p.lastChange));
   if (facts.length) parts.push(section("Facts", facts.map(function (f) { return el("p", { text: f }); })));
   return el("div", { className: "details" }, parts);

@@ -107,7 +107,7 @@ export function renderReviewMarkdown(review: Review): string {
               c.workspace ?? "",
               (c.before ?? []).join(" "),
               c.removedAt !== undefined
-                ? `removed by usersync ${c.removedAt}, run ${c.runId}`
+                ? `removed by usersync ${c.removedAt}, run ${c.runId}${c.goneSince !== undefined ? `; left the source ${c.goneSince}` : ""}`
                 : (c.after ?? []).join(" "),
             ]),
         ),
