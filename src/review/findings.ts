@@ -83,7 +83,7 @@ export function reviewFindings(
     if (holds && (p.login === "revoked" || p.desiredState === "absent")) {
       const why =
         p.login === "revoked"
-          ? "can no longer sign in (login revoked)"
+          ? "cannot sign in (no built-in login: revoked, or never linked)"
           : "is marked absent in the desired state";
       const what = [
         ...(p.organizationPermissions.length > 0
@@ -102,7 +102,7 @@ export function reviewFindings(
     if (tokens.length > 0 && (p.login === "revoked" || p.desiredState === "absent"))
       add(
         "leaverApiTokens",
-        `${who} ${p.login === "revoked" ? "can no longer sign in" : "is marked absent"} but still has ${tokens.length} API token(s) (${list(tokens)}), which act with whatever access they hold; delete them (usersync apply with deletions: revoke does)`,
+        `${who} ${p.login === "revoked" ? "cannot sign in" : "is marked absent"} but still has ${tokens.length} API token(s) (${list(tokens)}), which act with whatever access they hold; delete them (usersync apply with deletions: revoke does)`,
       );
     for (const a of reached) {
       // Organization MANAGE's rows are its finding's (below), not one per workspace.
