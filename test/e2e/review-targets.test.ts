@@ -156,7 +156,9 @@ it("--from --all-targets renders each organization's snapshot and the same combi
     "from.csv",
   ]);
   expect(csv.code, csv.stderr).toBe(0);
-  expect(csv.stdout).toBe("");
+  // Files only; stdout says each organization's code, as a listing over the targets does.
+  expect(csv.stdout).toMatch(/^\nTargets: 3, exit 0 /);
+  for (const name of NAMES) expect(csv.stdout).toMatch(new RegExp(`^  ${name} +exit 0 `, "m"));
   for (const suffix of ["", "-organization", "-findings"])
     expect(await readFile(join(dir, `from${suffix}.csv`), "utf8"), suffix).toBe(
       await readFile(join(dir, `all${suffix}.csv`), "utf8"),
@@ -188,6 +190,9 @@ it("--from --all-targets renders each organization's snapshot and the same combi
   ]);
   expect(partial.code).toBe(4);
   expect(partial.stderr).toContain(`"organization":"beta"`);
+  expect(partial.stdout).toContain("Targets: 3, exit 4 ");
+  expect(partial.stdout).toMatch(/^  beta +exit 4 /m);
+  expect(partial.stdout).toMatch(/^  alpha +exit 0 /m);
   await readFile(join(dir, "again.alpha.html"), "utf8");
   await readFile(join(dir, "again.gamma.html"), "utf8");
 });

@@ -21,7 +21,7 @@ import {
   writeCombinedCsv,
   writeReview,
 } from "../review-output.js";
-import { withOrganization, type FatalWriter } from "../run-targets.js";
+import { summarize, withOrganization, type FatalWriter } from "../run-targets.js";
 import { combinedExitCode, selectTargets } from "../target-selection.js";
 import {
   readPublicKey,
@@ -98,26 +98,28 @@ export async function runReviewFrom(
     });
   if (combined !== undefined) await prepareOutputPaths(combinedCsvPaths(combined));
   const reviews: Review[] = [];
-  const codes: number[] = [];
+  const codes = new Map<string, number>();
   // Without --out the combined CSV is the only file; each page goes to stdout only when asked for.
   const toStdout = stringOption(values, "out") === undefined && combined === undefined;
   for (const name of selection.names) {
     const own = (p: string | undefined): string | undefined => ownPath(datedPath(p), { targetName: name });
     try {
-      if (toStdout && selection.all)
-        io.stdout.write(`${codes.length > 0 ? "\n" : ""}=== target ${name} ===\n`);
+      if (toStdout && selection.all) io.stdout.write(`${codes.size > 0 ? "\n" : ""}=== target ${name} ===\n`);
       const out = toStdout ? undefined : own(stringOption(values, "out"));
       const r = await renderOne(values, io, own(from)!, out, combined !== undefined && out === undefined);
-      codes.push(r.code);
+      codes.set(name, r.code);
       reviews.push(r.review);
     } catch (err) {
       const code = exitCodeFor(err);
       io.stderr.write(withOrganization(fatal(err, code), name));
-      codes.push(code);
+      codes.set(name, code);
     }
   }
   if (combined !== undefined) await writeCombinedCsv(combined, reviews);
-  return combinedExitCode(codes);
+  // Every organization's code, as a listing run over the targets says them.
+  return selection.all
+    ? summarize(runtime, selection.names, codes, new Map())
+    : combinedExitCode([...codes.values()]);
 }
 
 /** One snapshot rendered to `out` (or stdout; or nowhere, `skip`: only the combined CSV wanted). */
