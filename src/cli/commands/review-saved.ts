@@ -66,6 +66,7 @@ export async function runReviewFrom(command: ParsedCommand, io: Io, from: string
   const out = stringOption(values, "out");
   const { snapshot } = await readVerified(values, from, "--from");
   await prepareOutputPaths(reviewOutputPaths(out, format));
-  const review = await writeReview(snapshot, { format, out, io });
-  return values["detailed-exitcode"] === true && review.findings.length > 0 ? ExitCode.changes : ExitCode.ok;
+  const findings = snapshot.findings.length;
+  await writeReview(snapshot, { format, out, io });
+  return values["detailed-exitcode"] === true && findings > 0 ? ExitCode.changes : ExitCode.ok;
 }
