@@ -89,8 +89,10 @@ export function toSnapshot(review: Review, o: { release?: boolean } = {}): Snaps
         manage: p.organizationPermissions.includes("MANAGE"),
         reasons: orgReasons.index(p.organizationReasons),
       });
-    for (const a of p.access)
-      rows.push({
+    for (const a of p.access) {
+      // The optional members added after, not spread in: an object of exactly its members
+      // (a spread leaves room for more), 24 bytes less on each of a million rows.
+      const row: SnapshotRow = {
         rowId: rowIdOf(p.key, a.workspace),
         person: p.key,
         scope: "workspace",
@@ -102,10 +104,12 @@ export function toSnapshot(review: Review, o: { release?: boolean } = {}): Snaps
         reasons: reasons.index(a.reasons),
         filters: filters.index(a.filters),
         unfiltered: a.unfiltered,
-        ...(a.viaOrganization === true ? { viaOrganization: true } : {}),
-        ...(a.lastChange !== undefined ? { lastChange: a.lastChange } : {}),
-        ...(a.desired !== undefined ? { desired: a.desired } : {}),
-      });
+      };
+      if (a.viaOrganization === true) row.viaOrganization = true;
+      if (a.lastChange !== undefined) row.lastChange = a.lastChange;
+      if (a.desired !== undefined) row.desired = a.desired;
+      rows.push(row);
+    }
     if (o.release === true) p.access = [];
   }
   const findings: SnapshotFinding[] = review.findings.map((f) => {
