@@ -37,7 +37,8 @@ async function readLaidOut(path: string): Promise<unknown> {
     return undefined;
   }
   try {
-    return await readJsonLines(file);
+    // A pipe (--from /dev/stdin) is read once: whole, as before.
+    return (await file.stat()).isFile() ? await readJsonLines(file) : undefined;
   } finally {
     await file.close();
   }
