@@ -7,13 +7,16 @@
 // in pages): its requests and wall time, once. The computation (`buildReview`, then the CSV)
 // runs in a child process per run over the listed state read from JSON, after a GC and a reset
 // of the peak RSS, so the peak is that of the inputs plus the review. Median of 3.
-// Then the whole `usersync review` command per format, its peak RSS (/usr/bin/time), and with
-// BENCH_REVIEW_BASE=<another build's dist> that build's too, and both builds' --from bytes compared.
+// Then the whole `usersync review` command per format: its peak RSS and CPU (/usr/bin/time), its
+// heap (peak and live, from --trace-gc), the load average; with BENCH_REVIEW_BASE=<another
+// build's dist> that build's too, and both builds' --from bytes compared.
 // Knobs: BENCH_REVIEW_RUNS (the child's runs, default 3; 0 leaves the child out),
 // BENCH_REVIEW_FORMATS (the command's formats, default csv,json,html; --from runs need json),
 // BENCH_REVIEW_FROM_FORMATS (the formats rendered --from the snapshot, default the same),
-// BENCH_REVIEW_NODE_OPTIONS
-// (NODE_OPTIONS of the measured commands, e.g. --max-old-space-size=768 as the CronJob sets it).
+// BENCH_REVIEW_NODE_OPTIONS (NODE_OPTIONS of the measured commands, e.g.
+// --max-old-space-size=640 as the CronJobs set it). 100,000 people as figure 16 measured them:
+// BENCH_REVIEW_RUNS=0 BENCH_REVIEW_FORMATS=json BENCH_REVIEW_FROM_FORMATS=csv,html \
+//   BENCH_REVIEW_NODE_OPTIONS=--max-old-space-size=640 node bench/review.mjs 100000
 // Usage: [BENCH_REVIEW_BASE=/tmp/base-dist] node bench/review.mjs [people]
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
