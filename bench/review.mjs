@@ -7,15 +7,23 @@
 // in pages): its requests and wall time, once. The computation (`buildReview`, then the CSV)
 // runs in a child process per run over the listed state read from JSON, after a GC and a reset
 // of the peak RSS, so the peak is that of the inputs plus the review. Median of 3.
-// Then the whole `usersync review` command per format, its peak RSS (/usr/bin/time), and with
-// BENCH_REVIEW_BASE=<another build's dist> that build's too, and both builds' --from bytes compared.
+// Then the whole `usersync review` command per format: its peak RSS and CPU (/usr/bin/time), its
+// heap (peak and live, from --trace-gc), the load average; with BENCH_REVIEW_BASE=<another
+// build's dist> that build's too, and both builds' --from bytes compared.
+// Knobs: BENCH_REVIEW_RUNS (the child's runs, default 3; 0 leaves the child out),
+// BENCH_REVIEW_FORMATS (the command's formats, default csv,json,html; --from runs need json),
+// BENCH_REVIEW_FROM_FORMATS (the formats rendered --from the snapshot, default the same),
+// BENCH_REVIEW_NODE_OPTIONS (NODE_OPTIONS of the measured commands, e.g.
+// --max-old-space-size=640 as the CronJobs set it). 100,000 people as figure 16 measured them:
+// BENCH_REVIEW_RUNS=0 BENCH_REVIEW_FORMATS=json BENCH_REVIEW_FROM_FORMATS=csv,html \
+//   BENCH_REVIEW_NODE_OPTIONS=--max-old-space-size=640 node bench/review.mjs 100000
 // Usage: [BENCH_REVIEW_BASE=/tmp/base-dist] node bench/review.mjs [people]
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -88,7 +96,9 @@ if (CHILD) {
 
 const PEOPLE = Number(process.argv[2] ?? 10_000);
 const LATENCY_MS = 5;
-const RUNS = 3;
+const RUNS = Number(process.env.BENCH_REVIEW_RUNS ?? 3);
+const FORMATS = (process.env.BENCH_REVIEW_FORMATS ?? "csv,json,html").split(",").filter(Boolean);
+const FROM_FORMATS = (process.env.BENCH_REVIEW_FROM_FORMATS ?? FORMATS.join(",")).split(",").filter(Boolean);
 const { createClient, listActualState } = await fromDist("service/index.js");
 const { reviewPermissionListing, reviewFilterListing } = await fromDist("cli/review-listing.js");
 const { createLogger } = await fromDist("logging.js");
@@ -188,11 +198,6 @@ try {
   const file = join(dir, "actual.json");
   await writeFile(file, JSON.stringify(actual));
   if (process.env.BENCH_REVIEW_KEEP) await writeFile(process.env.BENCH_REVIEW_KEEP, JSON.stringify(actual));
-  const runs = await measureRuns(fileURLToPath(import.meta.url), ["--child", file], {
-    runs: RUNS,
-    nodeArgs: ["--expose-gc"],
-  });
-  const pick = (k) => median(runs.map((r) => r[k]));
   const result = {
     people: PEOPLE,
     groups: actual.groups.length,
@@ -200,6 +205,48 @@ try {
     grants: actual.permissions.assignments.length,
     filters: actual.dataFilters.filters.length,
     listing: { requests, seconds: round(listSeconds), via: actual.permissions.via },
+  };
+  if (RUNS > 0) await measureChild(result, file);
+  result.command = await measureCommand(emulator.url);
+  printTable(
+    "The whole `usersync review` command (one run each; peak RSS of the process, /usr/bin/time)",
+    [
+      "build",
+      "format",
+      "wall",
+      "CPU",
+      "peak RSS",
+      "heap: peak / live",
+      "load",
+      "file",
+      "same bytes (--from)",
+    ],
+    result.command.map((c) => [
+      c.build,
+      c.format,
+      `${c.seconds} s`,
+      `${c.cpuSeconds} s`,
+      `${c.maxRssMiB} MiB`,
+      `${c.heapUsedMiB} / ${c.heapLiveMiB} MiB`,
+      c.load,
+      `${c.fileMiB} MiB`,
+      c.same ?? "",
+    ]),
+  );
+  await writeResult("review", result);
+} finally {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** The computation alone, in a child per run over the listed state read from `file`. */
+async function measureChild(result, file) {
+  const runs = await measureRuns(fileURLToPath(import.meta.url), ["--child", file], {
+    runs: RUNS,
+    nodeArgs: ["--expose-gc"],
+  });
+  const pick = (k) => median(runs.map((r) => r[k]));
+  Object.assign(result, {
     review: {
       cpuMs: pick("reviewCpuMs"),
       wallMs: pick("reviewWallMs"),
@@ -213,14 +260,14 @@ try {
       findings: runs[0].findings,
     },
     runs,
-  };
+  });
   printTable(
     `Access review: ${PEOPLE} people, ${result.groups} groups, ${result.workspaces} workspaces, ${result.filters} filters (median of ${RUNS})`,
     ["part", "requests", "wall", "CPU", "peak RSS", "result"],
     [
       [
         "listing (5 ms latency)",
-        requests,
+        result.listing.requests,
         `${result.listing.seconds} s`,
         "",
         "",
@@ -237,23 +284,6 @@ try {
       ["CSV", "", `${result.review.csvMs} ms`, "", "", `${result.review.csvMiB} MiB`],
     ],
   );
-  result.command = await measureCommand(emulator.url);
-  printTable(
-    "The whole `usersync review` command (one run each; peak RSS of the process, /usr/bin/time)",
-    ["build", "format", "wall", "peak RSS", "file", "same bytes (--from)"],
-    result.command.map((c) => [
-      c.build,
-      c.format,
-      `${c.seconds} s`,
-      `${c.maxRssMiB} MiB`,
-      `${c.fileMiB} MiB`,
-      c.same ?? "",
-    ]),
-  );
-  await writeResult("review", result);
-} finally {
-  await emulator.close();
-  await rm(dir, { recursive: true, force: true });
 }
 
 /**
@@ -266,30 +296,39 @@ async function measureCommand(url) {
   const builds = [["this", dist]];
   if (process.env.BENCH_REVIEW_BASE) builds.unshift(["base", resolve(process.env.BENCH_REVIEW_BASE)]);
   await writeFile(join(dir, "usersync.yaml"), `target:\n  baseUrl: ${url}\n`);
-  const env = { ...process.env, USERSYNC_TOKEN: TOKEN, USERSYNC_LOGGING_LEVEL: "warn" };
+  // USERSYNC_DIST is the bench's (lib.mjs), not a config variable the command would accept.
+  const { USERSYNC_DIST: _dist, ...inherited } = process.env;
+  const env = {
+    ...inherited,
+    USERSYNC_TOKEN: TOKEN,
+    USERSYNC_LOGGING_LEVEL: "warn",
+    NODE_OPTIONS: process.env.BENCH_REVIEW_NODE_OPTIONS ?? "",
+  };
   const cli = (d, args) => {
     const t0 = performance.now();
+    // --trace-gc: each collection's heap before it, on stdout (the review goes to --out).
     const r = spawnSync(
       "/usr/bin/time",
-      ["-f", "%M", process.execPath, join(d, "cli.js"), "review", ...args],
-      {
-        cwd: dir,
-        env,
-        encoding: "utf8",
-        maxBuffer: 1 << 26,
-      },
+      ["-f", "%M %U %S", process.execPath, "--trace-gc", join(d, "cli.js"), "review", ...args],
+      { cwd: dir, env, encoding: "utf8", maxBuffer: 1 << 28 },
     );
     if (r.status !== 0)
       throw new Error(`review ${args.join(" ")}: exit ${r.status}: ${r.stderr.slice(-2000)}`);
-    const kib = Number(r.stderr.trim().split("\n").at(-1));
-    return { seconds: round((performance.now() - t0) / 1000), maxRssMiB: round(kib / 1024, 0) };
+    const [kib, user, sys] = r.stderr.trim().split("\n").at(-1).split(" ").map(Number);
+    return {
+      seconds: round((performance.now() - t0) / 1000),
+      cpuSeconds: round(user + sys),
+      maxRssMiB: round(kib / 1024, 0),
+      ...peakHeap(r.stdout),
+      load: round(loadavg()[0], 1),
+    };
   };
   const sha = async (f) =>
     createHash("sha256")
       .update(await readFile(join(dir, f)))
       .digest("hex");
   const rows = [];
-  for (const format of ["csv", "json", "html"])
+  for (const format of FORMATS)
     for (const [build, d] of builds) {
       const out = `${build}.${format}`;
       const m = cli(d, ["--format", format, "--out", out]);
@@ -297,7 +336,8 @@ async function measureCommand(url) {
     }
   // Rendering only: every build from the one snapshot the first build wrote.
   const from = `${builds[0][0]}.json`;
-  for (const format of ["csv", "json", "html"]) {
+  if (!FORMATS.includes("json")) return rows;
+  for (const format of FROM_FORMATS) {
     const hashes = [];
     for (const [build, d] of builds) {
       const out = `from-${build}.${format}`;
@@ -313,4 +353,20 @@ async function measureCommand(url) {
     rows.at(-1).same = hashes.every((h) => h === hashes[0]) ? "yes" : "NO";
   }
   return rows;
+}
+
+/**
+ * From --trace-gc lines (`Mark-Compact 180.2 (200.1) -> 150.3 (190.0) MB`): the largest heap
+ * before a collection (its peak) and the largest left after a full one (the live set).
+ */
+function peakHeap(stdout) {
+  let heapUsedMiB = 0;
+  let heapLiveMiB = 0;
+  for (const m of stdout.matchAll(
+    /(Scavenge|Mark-Compact|Mark-sweep)[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+)/g,
+  )) {
+    heapUsedMiB = Math.max(heapUsedMiB, Number(m[2]));
+    if (m[1] !== "Scavenge") heapLiveMiB = Math.max(heapLiveMiB, Number(m[4]));
+  }
+  return { heapUsedMiB: Math.round(heapUsedMiB), heapLiveMiB: Math.round(heapLiveMiB) };
 }

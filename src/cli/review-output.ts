@@ -36,18 +36,23 @@ export function reviewOutputPaths(out: string | undefined, format: ReviewFormat)
   };
 }
 
-/** Renders the snapshot in `format` and writes it; returns the review model it was rendered from. */
+/**
+ * Renders the snapshot in `format` and writes it; returns the review model it was rendered from,
+ * or undefined for JSON (the snapshot itself is written). The snapshot is spent: for any format
+ * but JSON its rows move into that model as it is made (`fromSnapshot`'s release), so a large
+ * review is never held twice (docs/benchmarks.md figure 16).
+ */
 export async function writeReview(
   snapshot: Snapshot,
   o: { format: ReviewFormat; out: string | undefined; io: Io; logger?: Logger | undefined },
-): Promise<Review> {
-  const review = fromSnapshot(snapshot);
+): Promise<Review | undefined> {
+  const review = o.format === "json" ? undefined : fromSnapshot(snapshot, { release: true });
   // In pieces of about 64 KiB as they are rendered: a large review is never one string.
   const chunks = reviewChunks(snapshot, review, o.format);
   if (o.out === undefined) for (const batch of batched(chunks)) o.io.stdout.write(batch);
   else {
     await writeChunksAtomic(o.out, chunks);
-    if (o.format === "csv") {
+    if (o.format === "csv" && review !== undefined) {
       await writeFileAtomic(organizationCsvPath(o.out), renderOrganizationCsv(review));
       await writeFileAtomic(findingsCsvPath(o.out), renderFindingsCsv(review));
     }

@@ -7,36 +7,59 @@
  * `jose` is imported only when a key is given (docs/architecture.md "Start-up").
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { open, readFile, type FileHandle } from "node:fs/promises";
 import { ConfigError } from "../errors.js";
 import { snapshotDigest } from "../review/canonical.js";
 import { asSnapshot } from "../review/from-snapshot.js";
+import { shareRowParts } from "../review/snapshot-intern.js";
+import { readJsonLines } from "./snapshot-lines.js";
 import type { Snapshot } from "../review/snapshot.js";
 
 const reason = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /** A snapshot file, parsed and checked for shape; a ConfigError (exit 4) naming `flag` otherwise. */
 export async function readSnapshotFile(path: string, flag: string): Promise<Snapshot> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw new ConfigError({
-      message: `${flag} ${path}: cannot read it (${reason(err)}). Give a snapshot saved with usersync review --format json --out FILE.`,
-    });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError({ message: `${flag} ${path}: not JSON (${(err as Error).message}).` });
-  }
+  // A line at a time when laid out as --format json writes it (snapshot-lines.ts), else whole.
+  const value = (await readLaidOut(path)) ?? parseWhole(await readText(path, flag), path, flag);
   const snapshot = asSnapshot(value);
   if (typeof snapshot === "string")
     throw new ConfigError({
       message: `${flag} ${path}: ${snapshot}. Give a snapshot saved with usersync review --format json --out FILE.`,
     });
-  return snapshot;
+  return shareRowParts(snapshot);
+}
+
+async function readLaidOut(path: string): Promise<unknown> {
+  let file: FileHandle;
+  try {
+    file = await open(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    // A pipe (--from /dev/stdin) is read once: whole, as before.
+    return (await file.stat()).isFile() ? await readJsonLines(file) : undefined;
+  } finally {
+    await file.close();
+  }
+}
+
+async function readText(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    throw new ConfigError({
+      message: `${flag} ${path}: cannot read it (${reason(err)}). Give a snapshot saved with usersync review --format json --out FILE.`,
+    });
+  }
+}
+
+function parseWhole(text: string, path: string, flag: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError({ message: `${flag} ${path}: not JSON (${(err as Error).message}).` });
+  }
 }
 
 export interface Verification {

@@ -3,7 +3,7 @@
  * their login status, scope, protection, agreement with the desired state, workspace access
  * (effective-access.ts) and organization permissions, each with its reasons.
  */
-import { compareIds as cmp, effectiveWorkspace, permissionSet, reachesWorkspace } from "../permissions.js";
+import { compareIds as cmp, permissionSet } from "../permissions.js";
 import type { IdpUser, Mapping } from "../service/types.js";
 import type { ReviewInput } from "./input.js";
 import type { PersonContext } from "./person-context.js";
@@ -32,12 +32,13 @@ export function mappingPerson(
   const desiredAccess = d?.state === "present" && index ? index.accessOf(d, groups) : undefined;
   const compared = index !== undefined && inScope && protectedWhy === undefined && d !== undefined;
   const granted: WorkspaceAccess[] = ctx.model.accessOf(m.id, groups).map((raw) => {
+    const lists = ctx.permissions(raw.permissions);
     const row: WorkspaceAccess = {
       workspace: raw.workspace,
       ...(ctx.names.get(raw.workspace) !== undefined ? { workspaceName: ctx.names.get(raw.workspace)! } : {}),
-      permissions: effectiveWorkspace(raw.permissions),
-      granted: raw.permissions,
-      reaches: reachesWorkspace(raw.permissions),
+      permissions: lists.effective,
+      granted: lists.granted,
+      reaches: lists.reaches,
       manage: raw.permissions.includes("MANAGE"),
       reasons: ctx.flagReasons(raw.reasons),
       filters: ctx.flagFilters(raw.filters),

@@ -2,7 +2,13 @@
  * The context every person of the review is built in (people.ts): the listing and the models,
  * and the caches people of one group set share, so rows of one set share their lists.
  */
-import { compareIds as cmp, type OrganizationPermission } from "../permissions.js";
+import {
+  compareIds as cmp,
+  effectiveWorkspace,
+  reachesWorkspace,
+  type OrganizationPermission,
+  type WorkspacePermission,
+} from "../permissions.js";
 import type { AccessModel } from "../plan/access/effective-access.js";
 import type { DesiredIndex } from "./desired.js";
 import type { ReviewInput } from "./input.js";
@@ -24,11 +30,25 @@ export interface PersonContext {
   workspaceIds: readonly string[];
   /** The `organization` reasons of a person's organization MANAGE holders, once per distinct list. */
   organizationReasons(holders: readonly OrganizationReason[]): AccessReason[];
+  /**
+   * Granted permissions as one shared list per distinct set, with what they cover: a million rows
+   * share a handful of sets, and a list per row was a third of a large review's memory.
+   */
+  permissions(granted: WorkspacePermission[]): PermissionLists;
+}
+
+export interface PermissionLists {
+  granted: WorkspacePermission[];
+  effective: WorkspacePermission[];
+  reaches: boolean;
 }
 
 /** The context every person is built in: the models, and the caches people of one group set share. */
 export function makePersonContext(
-  o: Omit<PersonContext, "groupSet" | "flagReasons" | "flagFilters" | "workspaceIds" | "organizationReasons">,
+  o: Omit<
+    PersonContext,
+    "groupSet" | "flagReasons" | "flagFilters" | "workspaceIds" | "organizationReasons" | "permissions"
+  >,
 ): PersonContext {
   // Rows of one group set share their lists: flagged once per list, not once per person.
   const flagged = new WeakMap<object, unknown>();
@@ -45,6 +65,7 @@ export function makePersonContext(
   const { model, index } = o;
   return {
     ...o,
+    permissions: internPermissions(),
     workspaceIds: [...(o.input.actual.permissions?.workspaces ?? [])].map((w) => w.id).sort(cmp),
     organizationReasons: (holders) => {
       const key = JSON.stringify(holders);
@@ -77,5 +98,19 @@ export function makePersonContext(
             l.map((f) => ({ ...f, desired: index.givesFilter(f.holder, f.workspace, f.maql) })),
           )
         : list,
+  };
+}
+
+/** One `PermissionLists` per distinct granted list (its names, sorted, joined). */
+function internPermissions(): (granted: WorkspacePermission[]) => PermissionLists {
+  const known = new Map<string, PermissionLists>();
+  return (granted) => {
+    const key = granted.join(" ");
+    let lists = known.get(key);
+    if (!lists) {
+      lists = { granted, effective: effectiveWorkspace(granted), reaches: reachesWorkspace(granted) };
+      known.set(key, lists);
+    }
+    return lists;
   };
 }

@@ -44,9 +44,13 @@ export function personKeyOf(p: { id?: string | undefined; email?: string | undef
   return p.id !== undefined ? p.id : `login:${(p.email ?? "").toLowerCase()}`;
 }
 
-/** `<personKey>|<workspaceId>`, or `<personKey>|organization` for the organization-level row. */
+/**
+ * `<personKey>|<workspaceId>`, or `<personKey>|organization` for the organization-level row. By
+ * `join`, which makes one flat string: `+` makes a rope that V8 flattens into a second string
+ * the first time it is written, and a review has a million of them (docs/benchmarks.md figure 16).
+ */
 export function rowIdOf(personKey: string, workspace: string | undefined): string {
-  return `${personKey}|${workspace ?? ORGANIZATION_ROW}`;
+  return [personKey, workspace ?? ORGANIZATION_ROW].join("|");
 }
 
 /** The person and workspace a row id names (the workspace is undefined for the organization row). */

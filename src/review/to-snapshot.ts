@@ -66,9 +66,13 @@ export function findingRow(f: Pick<Finding, "kind" | "person" | "workspace">): s
   return f.kind === "privilegedOutsideDesired" ? rowIdOf(f.person, undefined) : undefined;
 }
 
-/** The snapshot of a review, with its digest (the review's own `snapshot.digest` is not read). */
+/**
+ * The snapshot of a review, with its digest (the review's own `snapshot.digest` is not read).
+ * With `release`, each person's access is moved into the rows (their `access` left empty), so a
+ * large review never holds its rows twice: for a caller done with the review (cli/commands/review.ts).
+ */
 // eslint-disable-next-line max-lines-per-function -- one pass: each person's rows, then the tables as they are
-export function toSnapshot(review: Review): Snapshot {
+export function toSnapshot(review: Review, o: { release?: boolean } = {}): Snapshot {
   const reasons = interner<Review["people"][number]["access"][number]["reasons"][number]>();
   const orgReasons = interner<Review["people"][number]["organizationReasons"][number]>();
   const filters = interner<Review["people"][number]["access"][number]["filters"][number]>();
@@ -85,8 +89,10 @@ export function toSnapshot(review: Review): Snapshot {
         manage: p.organizationPermissions.includes("MANAGE"),
         reasons: orgReasons.index(p.organizationReasons),
       });
-    for (const a of p.access)
-      rows.push({
+    for (const a of p.access) {
+      // The optional members added after, not spread in: an object of exactly its members
+      // (a spread leaves room for more), 24 bytes less on each of a million rows.
+      const row: SnapshotRow = {
         rowId: rowIdOf(p.key, a.workspace),
         person: p.key,
         scope: "workspace",
@@ -98,10 +104,13 @@ export function toSnapshot(review: Review): Snapshot {
         reasons: reasons.index(a.reasons),
         filters: filters.index(a.filters),
         unfiltered: a.unfiltered,
-        ...(a.viaOrganization === true ? { viaOrganization: true } : {}),
-        ...(a.lastChange !== undefined ? { lastChange: a.lastChange } : {}),
-        ...(a.desired !== undefined ? { desired: a.desired } : {}),
-      });
+      };
+      if (a.viaOrganization === true) row.viaOrganization = true;
+      if (a.lastChange !== undefined) row.lastChange = a.lastChange;
+      if (a.desired !== undefined) row.desired = a.desired;
+      rows.push(row);
+    }
+    if (o.release === true) p.access = [];
   }
   const findings: SnapshotFinding[] = review.findings.map((f) => {
     const rowId = f.rowId ?? findingRow(f);

@@ -90,6 +90,9 @@ describe.skipIf(skipWithout(["kubectl"], { what: "the manifests", onCi: "run" })
         capabilities: { drop: ["ALL"] },
       });
       expect(container["resources"]["limits"], name).toEqual({ cpu: "1", memory: "1Gi" });
+      // Node's heap ceiling below that 1 GiB, with room for Node itself (benchmarks figure 16).
+      const nodeOptions = String(containerEnv(rendered.get(overlay)!, cronJob)["NODE_OPTIONS"]);
+      expect(Number(/--max-old-space-size=(\d+)/.exec(nodeOptions)?.[1]), name).toBeLessThanOrEqual(768);
       const volumes = pod["volumes"] as K8sObject[];
       expect(volumes.find((v) => v["name"] === "token")?.["secret"], name).toEqual({
         secretName: "usersync-token",

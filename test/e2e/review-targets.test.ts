@@ -191,8 +191,8 @@ it("--from --all-targets renders each organization's snapshot and the same combi
   expect(partial.code).toBe(4);
   expect(partial.stderr).toContain(`"organization":"beta"`);
   expect(partial.stdout).toContain("Targets: 3, exit 4 ");
-  expect(partial.stdout).toMatch(/^  beta +exit 4 /m);
-  expect(partial.stdout).toMatch(/^  alpha +exit 0 /m);
+  expect(partial.stdout).toMatch(/^ {2}beta +exit 4 /m);
+  expect(partial.stdout).toMatch(/^ {2}alpha +exit 0 /m);
   await readFile(join(dir, "again.alpha.html"), "utf8");
   await readFile(join(dir, "again.gamma.html"), "utf8");
 });

@@ -106,9 +106,12 @@ export async function runReviewFrom(
     try {
       if (toStdout && selection.all) io.stdout.write(`${codes.size > 0 ? "\n" : ""}=== target ${name} ===\n`);
       const out = toStdout ? undefined : own(stringOption(values, "out"));
-      const r = await renderOne(values, io, own(from)!, out, combined !== undefined && out === undefined);
+      const r = await renderOne(values, io, own(from)!, out, {
+        skip: combined !== undefined && out === undefined,
+        wanted: combined !== undefined,
+      });
       codes.set(name, r.code);
-      reviews.push(r.review);
+      if (r.review !== undefined) reviews.push(r.review);
     } catch (err) {
       const code = exitCodeFor(err);
       io.stderr.write(withOrganization(fatal(err, code), name));
@@ -122,19 +125,25 @@ export async function runReviewFrom(
     : combinedExitCode([...codes.values()]);
 }
 
-/** One snapshot rendered to `out` (or stdout; or nowhere, `skip`: only the combined CSV wanted). */
+/**
+ * One snapshot rendered to `out` (or stdout; or nowhere, `skip`: only the combined CSV wanted);
+ * its review model handed back when `wanted` (for the combined CSV).
+ */
 async function renderOne(
   values: ParsedCommand["values"],
   io: Io,
   from: string,
   out: string | undefined,
-  skip = false,
-): Promise<{ code: number; review: Review }> {
+  o: { skip?: boolean; wanted?: boolean } = {},
+): Promise<{ code: number; review: Review | undefined }> {
+  const { skip = false, wanted = false } = o;
   const format = choiceOption(values, "format", REVIEW_FORMATS) ?? "markdown";
   const { snapshot } = await readVerified(values, from, "--from");
   await prepareOutputPaths(reviewOutputPaths(out, format));
-  const review = skip ? fromSnapshot(snapshot) : await writeReview(snapshot, { format, out, io });
-  const code =
-    values["detailed-exitcode"] === true && review.findings.length > 0 ? ExitCode.changes : ExitCode.ok;
+  const findings = snapshot.findings.length;
+  const written = skip ? undefined : await writeReview(snapshot, { format, out, io });
+  // The combined CSV needs the model; JSON writes the snapshot as it is, which leaves it whole.
+  const review = wanted ? (written ?? fromSnapshot(snapshot)) : undefined;
+  const code = values["detailed-exitcode"] === true && findings > 0 ? ExitCode.changes : ExitCode.ok;
   return { code, review };
 }

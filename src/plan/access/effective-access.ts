@@ -150,14 +150,20 @@ export function makeAccessModel(input: AccessModelInput): AccessModel {
     groupFiltersAt.set(key, at);
     return at;
   };
+  // A filter on a parent narrows every workspace below it: one `fromParent` copy each, not one a row.
+  const fromParent = new WeakMap<EffectiveFilter, EffectiveFilter>();
+  const parentCopy = (f: EffectiveFilter): EffectiveFilter => {
+    let copy = fromParent.get(f);
+    if (!copy) fromParent.set(f, (copy = { ...f, fromParent: true }));
+    return copy;
+  };
   const alongPath = (
     ws: string,
     byWs: ReadonlyMap<string, readonly EffectiveFilter[]>,
     into: EffectiveFilter[],
   ): void => {
     if (byWs.size === 0) return;
-    for (const w of pathOf(ws))
-      for (const f of byWs.get(w) ?? []) into.push(w === ws ? f : { ...f, fromParent: true });
+    for (const w of pathOf(ws)) for (const f of byWs.get(w) ?? []) into.push(w === ws ? f : parentCopy(f));
   };
   const sharedRows = (groups: readonly string[]): Map<string, RawAccess> => {
     const key = groups.join("\u0000");

@@ -25,13 +25,20 @@ export function renderReview(snapshot: Snapshot, review: Review, format: ReviewF
   return [...reviewChunks(snapshot, review, format)].join("");
 }
 
-/** The same text in pieces, for writing a large review without one string (cli/review-output.ts). */
-export function reviewChunks(snapshot: Snapshot, review: Review, format: ReviewFormat): Iterable<string> {
+/**
+ * The same text in pieces, for writing a large review without one string (cli/review-output.ts).
+ * JSON is the snapshot's: the review model may be left out for it (undefined).
+ */
+export function reviewChunks(
+  snapshot: Snapshot,
+  review: Review | undefined,
+  format: ReviewFormat,
+): Iterable<string> {
+  if (format === "json") return snapshotJsonChunks(snapshot);
+  if (review === undefined) throw new Error(`the ${format} format renders the review model: give it`);
   switch (format) {
     case "csv":
       return reviewCsvChunks(review);
-    case "json":
-      return snapshotJsonChunks(snapshot);
     case "markdown":
       return [renderReviewMarkdown(review)];
     case "html":

@@ -1,0 +1,75 @@
+/**
+ * A saved snapshot read a line at a time (docs/audits.md "The snapshot"): `--format json` writes
+ * each element of a list on a line of its own (report/review/json.ts), so a file of 100,000 people
+ * (about 300 MiB) is parsed element by element and never held as one string beside what it
+ * parses into (docs/benchmarks.md figure 16). The value is the one `JSON.parse` of the whole text
+ * gives; a file laid out any other way (re-indented, CRLF, one line) gives undefined here and is
+ * read whole by the caller, so every JSON file still reads.
+ */
+import type { FileHandle } from "node:fs/promises";
+
+const MEMBER = /^ {2}("(?:[^"\\]|\\.)*"): (.*)$/;
+
+/** A line's JSON without the comma that separates it from the next. */
+const parseLine = (text: string): unknown => JSON.parse(text.endsWith(",") ? text.slice(0, -1) : text);
+
+type State =
+  | { at: "start" | "members" | "end" }
+  | { at: "list"; key: string; list: unknown[] }
+  | { at: "value"; key: string; lines: string[] };
+
+/** One line further; false when the layout is not the writer's (the caller falls back). */
+function step(state: State, line: string, into: Record<string, unknown>): State | false {
+  switch (state.at) {
+    case "start":
+      return line === "{" ? { at: "members" } : false;
+    case "end":
+      return line === "" ? state : false;
+    case "list":
+      if (line === "  ]" || line === "  ],") {
+        into[state.key] = state.list;
+        return { at: "members" };
+      }
+      if (!line.startsWith("    ")) return false;
+      state.list.push(parseLine(line.slice(4)));
+      return state;
+    case "value":
+      state.lines.push(line);
+      if (line !== "  }" && line !== "  },") return state;
+      into[state.key] = parseLine(state.lines.join("\n"));
+      return { at: "members" };
+    case "members": {
+      if (line === "}") return { at: "end" };
+      const m = MEMBER.exec(line);
+      if (!m) return false;
+      const key = JSON.parse(m[1]!) as string;
+      const rest = m[2]!;
+      if (key === "__proto__" || Object.hasOwn(into, key)) return false;
+      if (rest === "[") return { at: "list", key, list: [] };
+      if (rest === "{") return { at: "value", key, lines: [rest] };
+      into[key] = parseLine(rest);
+      return state;
+    }
+  }
+}
+
+/**
+ * The file's value, parsed a line at a time; undefined when it is not laid out as `--format json`
+ * writes it, or a line is not JSON (the caller reads it whole and reports what is wrong).
+ */
+export async function readJsonLines(file: FileHandle): Promise<Record<string, unknown> | undefined> {
+  const value: Record<string, unknown> = {};
+  let state: State | false = { at: "start" };
+  const lines = file.readLines({ encoding: "utf8", autoClose: false });
+  try {
+    for await (const line of lines) {
+      state = step(state, line, value);
+      if (state === false) break;
+    }
+  } catch {
+    state = false;
+  } finally {
+    lines.close();
+  }
+  return state !== false && state.at === "end" ? value : undefined;
+}
