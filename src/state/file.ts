@@ -146,6 +146,15 @@ const removalsRecord = (removals: ReadonlyMap<string, RemovalRecord>): Record<st
 const sortedRecord = (r: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
+/**
+ * The last text read or written and what it holds: a run reads the state file up to five times
+ * (the group sizes, the revert guard's changes, then under the lock for each record after the
+ * apply), and after a large first run it holds one recent change per person. The same text is not
+ * parsed again; any other text (another run wrote it) is. Callers never mutate what they read
+ * (merge.ts makes new values).
+ */
+let last: { file: string; text: string; data: StateData } | undefined;
+
 export async function readState(file: string): Promise<StateRead> {
   let text: string;
   try {
@@ -157,8 +166,11 @@ export async function readState(file: string): Promise<StateRead> {
       message: `state.file ${file} cannot be read (${code}): fix its permissions or the volume it is on. Nothing was sent; usersync does not guess who is pending.`,
     });
   }
+  if (last !== undefined && last.file === file && last.text === text) return { data: last.data };
   const parsed = parseState(text);
-  return typeof parsed === "string" ? { data: emptyState(), corrupt: parsed } : { data: parsed };
+  if (typeof parsed === "string") return { data: emptyState(), corrupt: parsed };
+  last = { file, text, data: parsed };
+  return { data: parsed };
 }
 
 /** A lock older than this was left by a run that died inside its few milliseconds of writing. */
@@ -202,5 +214,8 @@ export async function keepCorrupt(file: string): Promise<string> {
 
 export async function writeState(file: string, data: StateData): Promise<void> {
   // People's ids and emails: readable by the run's user only, like the credentials file.
-  await writeFileAtomic(file, serializeState(data), 0o600);
+  const text = serializeState(data);
+  last = undefined;
+  await writeFileAtomic(file, text, 0o600);
+  last = { file, text, data };
 }

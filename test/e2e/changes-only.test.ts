@@ -81,8 +81,13 @@ describe("changes-only runs through the built CLI", () => {
         formatVersion: number;
         managedUsers?: number;
         position: { streams: Record<string, string> };
+        digests: { groups: string; users: Record<string, string> };
       };
-      expect(kept.formatVersion).toBe(1);
+      expect(kept.formatVersion).toBe(2);
+      // A digest per desired person, by id (docs/configuration.md, "The changes file").
+      expect(Object.keys(kept.digests.users)).toContain("ken_contoso.com");
+      expect(Object.values(kept.digests.users).every((d) => /^[\w-]{16}$/.test(d))).toBe(true);
+      expect(kept.digests.groups).toMatch(/^[\w-]{16}$/);
       expect(Object.keys(kept.position.streams).sort()).toEqual(["groups", "users"]);
       expect(kept.managedUsers).toBe(3);
       expect(emulator.state().mappings.map((m) => m.email)).toContain("ken@contoso.com");
