@@ -84,20 +84,28 @@ function parseRemovals(value: unknown): Map<string, RemovalRecord> | string | un
   return removals;
 }
 
-const CHANGE_FIELDS = ["object", "field", "before", "after", "run"] as const;
-
 /** `changes`: what recent applies changed (the revert guard), each with its time and run. */
 function parseChanges(value: unknown): RecentChange[] | string | undefined {
   if (value === undefined) return undefined;
   const why = "changes must list objects with object, field, before, after, at (ISO 8601) and run";
   if (!Array.isArray(value)) return why;
   const out: RecentChange[] = [];
+  // A large run's changes share one time: parse it once (one list of 100,000 after a first run).
+  let lastAt: { text: unknown; ms: number } = { text: undefined, ms: NaN };
   for (const c of value) {
-    if (!isRecord(c) || !CHANGE_FIELDS.every((f) => typeof c[f] === "string")) return why;
-    const at = timeOf(c["at"]);
-    if (Number.isNaN(at)) return why;
-    const [object, field, before, after, run] = CHANGE_FIELDS.map((f) => c[f] as string);
-    out.push({ object: object!, field: field!, before: before!, after: after!, at, run: run! });
+    if (!isRecord(c)) return why;
+    const { object, field, before, after, run } = c;
+    if (
+      typeof object !== "string" ||
+      typeof field !== "string" ||
+      typeof before !== "string" ||
+      typeof after !== "string" ||
+      typeof run !== "string"
+    )
+      return why;
+    if (c["at"] !== lastAt.text) lastAt = { text: c["at"], ms: timeOf(c["at"]) };
+    if (Number.isNaN(lastAt.ms)) return why;
+    out.push({ object, field, before, after, at: lastAt.ms, run });
   }
   return out;
 }
