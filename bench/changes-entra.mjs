@@ -196,13 +196,16 @@ async function hold(config, env, graph, members) {
   writeFileSync(HOLD, JSON.stringify({ config, env }) + "\n");
   console.log(`holding: ${HOLD} names the config; type "leaver" or "quit"`);
   let next = 0;
-  for await (const line of createInterface({ input: process.stdin })) {
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
     if (line.trim() === "quit") break;
     if (line.trim() !== "leaver") continue;
     const leaver = members[next++];
     graph.changes.updateUser(leaver.id, { accountEnabled: false });
     console.log(`disabled ${leaver.id} (${leaver.mail})`);
   }
+  lines.close();
+  process.stdin.destroy(); // the stand-ins close in main's finally; nothing keeps the process
 }
 
 await main();
