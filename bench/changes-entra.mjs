@@ -137,7 +137,7 @@ async function main() {
       graphReads,
       tokens,
       service,
-      graphReads + service,
+      graphReads + tokens + service,
       `${round(run.wallMs / 1000, 2)} s`,
       cpu,
       rss,
