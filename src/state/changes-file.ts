@@ -75,12 +75,29 @@ function positionProblem(p: unknown, kind: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * `digests`: `groups` one digest, `users` pairs in one flat list (a user's id, then their
+ * digest): 100,000 of them parse several times faster than as an object's keys.
+ */
 function digestsProblem(d: unknown): DesiredDigests | string {
-  const why = "digests needs groups (text) and users (a digest by user id)";
-  if (!isRecord(d) || typeof d["groups"] !== "string" || !isRecord(d["users"])) return why;
-  const users = Object.entries(d["users"]);
-  if (!users.every(([, v]) => typeof v === "string")) return why;
-  return { users: new Map(users as [string, string][]), groups: d["groups"] };
+  const why = "digests needs groups (text) and users (a list of user ids each followed by a digest)";
+  if (!isRecord(d) || typeof d["groups"] !== "string" || !Array.isArray(d["users"])) return why;
+  const list: unknown[] = d["users"];
+  if (list.length % 2 !== 0) return why;
+  const users = new Map<string, string>();
+  for (let i = 0; i < list.length; i += 2) {
+    const [id, digest] = [list[i], list[i + 1]];
+    if (typeof id !== "string" || typeof digest !== "string") return why;
+    users.set(id, digest);
+  }
+  return { users, groups: d["groups"] };
+}
+
+/** The digests as the file keeps them. */
+function digestsRecord(d: DesiredDigests): { groups: string; users: string[] } {
+  const users: string[] = [];
+  for (const [id, digest] of d.users) users.push(id, digest);
+  return { groups: d.groups, users };
 }
 
 /** The content, or why it cannot be used. All or nothing. */
@@ -122,7 +139,7 @@ export function serializeChanges(kept: KeptChanges): string {
     ...(kept.fullAt !== undefined ? { fullAt: kept.fullAt } : {}),
     ...(kept.managedUsers !== undefined ? { managedUsers: kept.managedUsers } : {}),
     position: kept.position,
-    digests: { groups: kept.digests.groups, users: Object.fromEntries(kept.digests.users) },
+    digests: digestsRecord(kept.digests),
     picture: kept.picture,
   };
   return `${JSON.stringify(body)}\n`;

@@ -96,7 +96,12 @@ describe("the changes file", () => {
     ],
     [
       "digests that are not text",
-      serializeChanges(kept()).replace('"p":"AAAAAAAAAAAAAAAA"', '"p":7'),
+      serializeChanges(kept()).replace('["p","AAAAAAAAAAAAAAAA"]', '["p",7]'),
+      /digests needs/,
+    ],
+    [
+      "a user id without its digest",
+      serializeChanges(kept()).replace('["p","AAAAAAAAAAAAAAAA"]', '["p"]'),
       /digests needs/,
     ],
     [
