@@ -41,7 +41,10 @@ export async function recordChanges(
   await withStateLock(file, async () => {
     const read = await readState(file);
     if (read.corrupt !== undefined) return; // recordRunState set it aside, or it was never ours
-    await writeState(file, withChanges(read.data, added, now, windowMs));
+    const next = withChanges(read.data, added, now, windowMs);
+    // Nothing added and nothing aged out: the file already says it (a run of no steps).
+    if (added.length === 0 && (next.changes?.length ?? 0) === (read.data.changes?.length ?? 0)) return;
+    await writeState(file, next);
   });
   logger.info({ file, changes: added.length }, "recent changes recorded for the revert guard");
 }

@@ -106,9 +106,18 @@ export async function recordGroupSizes(runtime: Runtime, evidence: Evidence | un
   }
   await withStateLock(file, async () => {
     const read = await readState(file);
+    if (sameSizes(read.data.groupSizes, evidence.groupSizes)) return; // the file already says it
     await writeState(file, { ...read.data, groupSizes: { ...evidence.groupSizes } });
   });
   runtime.logger.info({ file, groups: Object.keys(evidence.groupSizes).length }, "group sizes recorded");
+}
+
+function sameSizes(
+  a: Readonly<Record<string, number>> | undefined,
+  b: Readonly<Record<string, number>>,
+): boolean {
+  if (a === undefined || Object.keys(a).length !== Object.keys(b).length) return false;
+  return Object.entries(b).every(([k, n]) => a[k] === n);
 }
 
 /** The picked groups' sizes at the last successful apply, from the state file; undefined without one. */

@@ -61,10 +61,16 @@ export interface GraceState {
   due: DuePerson[];
 }
 
+let lastIso: { ms: number; text: string } | undefined;
+
 /** An instant as ISO 8601 (UTC): formatting a given time, not reading the clock. */
 export function isoTime(ms: number): string {
+  // A state file after a large run holds one time for thousands of records: format it once.
+  if (lastIso?.ms === ms) return lastIso.text;
   // eslint-disable-next-line no-restricted-globals -- formats the instant it is given; no clock
-  return new Date(ms).toISOString();
+  const text = new Date(ms).toISOString();
+  lastIso = { ms, text };
+  return text;
 }
 
 export function makeGraceState(policy: Policy, input: GraceInput | undefined): GraceState | undefined {

@@ -128,11 +128,19 @@ export function changesOf(s: Step): FieldChange[] {
 
 const changeKey = (c: { object: string; field: string }): string => `${c.object}\u0000${c.field}`;
 
-/** The newest change per object and field within the window ending at `now`. */
-function newestWithin(recent: RecentInput, windowMs: number): Map<string, RecentChange> {
+/**
+ * The newest change per object and field within the window ending at `now`, of the objects the
+ * steps change only (a first run of 100,000 people leaves 100,000 changes; a run of a few steps
+ * looks up a few).
+ */
+function newestWithin(
+  recent: RecentInput,
+  windowMs: number,
+  objects: ReadonlySet<string>,
+): Map<string, RecentChange> {
   const newest = new Map<string, RecentChange>();
   for (const c of recent.changes) {
-    if (c.at > recent.now || recent.now - c.at > windowMs) continue;
+    if (!objects.has(c.object) || c.at > recent.now || recent.now - c.at > windowMs) continue;
     const key = changeKey(c);
     const seen = newest.get(key);
     if (seen === undefined || c.at > seen.at) newest.set(key, c);
@@ -152,11 +160,15 @@ export function applyRevertGuard(
   due: ReadonlySet<string> = new Set(),
 ): PlanReverts | undefined {
   if (recent === undefined || window === undefined || window.seconds <= 0) return undefined;
-  const newest = newestWithin(recent, window.seconds * 1000);
+  const list = [...steps];
+  const objects = new Set(
+    list.flatMap((s) => (s.status === "planned" ? changesOf(s).map((c) => c.object) : [])),
+  );
+  const newest = newestWithin(recent, window.seconds * 1000, objects);
   if (newest.size === 0) return undefined;
   const changes: PlanRevert[] = [];
   const reverting: Step[] = [];
-  for (const s of steps) {
+  for (const s of list) {
     // A leaver whose policy.revokeAfter has passed is deleted on purpose, whoever created them.
     if (s.status !== "planned" || s.touches.some((k) => due.has(k))) continue;
     let reverts = false;

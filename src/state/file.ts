@@ -84,21 +84,29 @@ function parseRemovals(value: unknown): Map<string, RemovalRecord> | string | un
   return removals;
 }
 
-const CHANGE_FIELDS = ["object", "field", "before", "after", "run"] as const;
-
 /** `changes`: what recent applies changed (the revert guard), each with its time and run. */
 function parseChanges(value: unknown): RecentChange[] | string | undefined {
   if (value === undefined) return undefined;
   const why = "changes must list objects with object, field, before, after, at (ISO 8601) and run";
   if (!Array.isArray(value)) return why;
   const out: RecentChange[] = [];
+  // A large run's changes share one time: parse it once (one list of 100,000 after a first run).
+  let lastAt: { text: unknown; ms: number } = { text: undefined, ms: NaN };
   for (const c of value) {
-    if (!isRecord(c) || !CHANGE_FIELDS.every((f) => typeof c[f] === "string")) return why;
-    const at = timeOf(c["at"]);
-    if (Number.isNaN(at)) return why;
-    const [object, field, before, after, run] = CHANGE_FIELDS.map((f) => c[f] as string);
+    if (!isRecord(c)) return why;
+    const { object, field, before, after, run } = c;
+    if (
+      typeof object !== "string" ||
+      typeof field !== "string" ||
+      typeof before !== "string" ||
+      typeof after !== "string" ||
+      typeof run !== "string"
+    )
+      return why;
+    if (c["at"] !== lastAt.text) lastAt = { text: c["at"], ms: timeOf(c["at"]) };
+    if (Number.isNaN(lastAt.ms)) return why;
     const runId = typeof c["runId"] === "string" ? { runId: c["runId"] } : {};
-    out.push({ object: object!, field: field!, before: before!, after: after!, at, run: run!, ...runId });
+    out.push({ object, field, before, after, at: lastAt.ms, run, ...runId });
   }
   return out;
 }
@@ -148,6 +156,15 @@ const removalsRecord = (removals: ReadonlyMap<string, RemovalRecord>): Record<st
 const sortedRecord = (r: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
+/**
+ * The last text read or written and what it holds: a run reads the state file up to five times
+ * (the group sizes, the revert guard's changes, then under the lock for each record after the
+ * apply), and after a large first run it holds one recent change per person. The same text is not
+ * parsed again; any other text (another run wrote it) is. Callers never mutate what they read
+ * (merge.ts makes new values).
+ */
+let last: { file: string; text: string; data: StateData } | undefined;
+
 export async function readState(file: string): Promise<StateRead> {
   let text: string;
   try {
@@ -159,8 +176,11 @@ export async function readState(file: string): Promise<StateRead> {
       message: `state.file ${file} cannot be read (${code}): fix its permissions or the volume it is on. Nothing was sent; usersync does not guess who is pending.`,
     });
   }
+  if (last !== undefined && last.file === file && last.text === text) return { data: last.data };
   const parsed = parseState(text);
-  return typeof parsed === "string" ? { data: emptyState(), corrupt: parsed } : { data: parsed };
+  if (typeof parsed === "string") return { data: emptyState(), corrupt: parsed };
+  last = { file, text, data: parsed };
+  return { data: parsed };
 }
 
 /** A lock older than this was left by a run that died inside its few milliseconds of writing. */
@@ -204,5 +224,8 @@ export async function keepCorrupt(file: string): Promise<string> {
 
 export async function writeState(file: string, data: StateData): Promise<void> {
   // People's ids and emails: readable by the run's user only, like the credentials file.
-  await writeFileAtomic(file, serializeState(data), 0o600);
+  const text = serializeState(data);
+  last = undefined;
+  await writeFileAtomic(file, text, 0o600);
+  last = { file, text, data };
 }

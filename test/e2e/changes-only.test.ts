@@ -63,7 +63,13 @@ describe("Entra changes only through the built CLI", () => {
           disable: async (email) => graph.changes.updateUser(byMail(email), { accountEnabled: false }),
           afterFirst: async (d) => {
             const { kept } = await readChangesFile(d);
-            expect(kept.formatVersion).toBe(1);
+            expect(kept.formatVersion).toBe(2);
+            // Each desired person's id, then their digest (docs/configuration.md, "The changes file").
+            const ids = kept.digests.users.filter((_, i) => i % 2 === 0);
+            expect(ids).toContain("ken_contoso.com");
+            const digests = kept.digests.users.filter((_, i) => i % 2 === 1);
+            expect(digests.every((x) => /^[\w-]{16}$/.test(x))).toBe(true);
+            expect(kept.digests.groups).toMatch(/^[\w-]{16}$/);
             expect(Object.keys(kept.position.streams).sort()).toEqual(["groups", "users"]);
           },
           feed: {

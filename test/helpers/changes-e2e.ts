@@ -137,7 +137,11 @@ export async function writeChangesConfig(
 /** The changes file beside `dir/state.json`, as text (to compare) and parsed. */
 export async function readChangesFile(dir: string): Promise<{
   text: string;
-  kept: { formatVersion: number; position: { streams: Record<string, string>; takenAt: string } };
+  kept: {
+    formatVersion: number;
+    position: { streams: Record<string, string>; takenAt: string };
+    digests: { groups: string; users: string[] };
+  };
 }> {
   const text = await readFile(join(dir, "state.changes.json"), "utf8");
   return { text, kept: JSON.parse(text) as never };

@@ -141,13 +141,18 @@ export function applyChanges(picture: Picture, changes: readonly DirectoryChange
   }
   prune(w);
   return {
-    picture: {
-      ...picture,
-      changedAt: at,
-      groups: [...w.groups.values()].sort(byId),
-      people: [...w.people.values()].sort(byId),
-    },
+    picture: { ...picture, changedAt: at, groups: sortedById(w.groups), people: sortedById(w.people) },
   };
+}
+
+/**
+ * The values by id. The maps were made from sorted lists and keep their order where an entry is
+ * replaced or deleted, so only new entries (at the end) can be out of order: sorted only then.
+ */
+function sortedById<T extends { id: string }>(m: ReadonlyMap<string, T>): T[] {
+  const list = [...m.values()];
+  for (let i = 1; i < list.length; i++) if (list[i - 1]!.id >= list[i]!.id) return list.sort(byId);
+  return list;
 }
 
 /** Each picked group's people at any depth (sorted), by group id: what a whole read's members are. */

@@ -22,7 +22,9 @@
  * - v1 (formatVersion 1): first version. Since then, comments only: person-upserted merges
  *   attributes; feeds register in changes/source.ts (FEEDS). Beside it: changes/apply.ts
  *   (applyChanges, membersOf, nestedBelow: the closure over nested groups any build can use),
- *   changes/run.ts (chooseRead, readWithChanges), state/changes-file.ts (KeptChanges, the file),
+ *   changes/run.ts (chooseRead, readWithChanges), changes/touched.ts (the desired state's digests:
+ *   the touched people without building the kept picture again), state/changes-file.ts
+ *   (KeptChanges, the file; formatVersion 2 keeps the digests),
  *   entra/feed.ts (the first feed, a model for the others).
  */
 import type { Config } from "../../../config/schema.js";

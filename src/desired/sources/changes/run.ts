@@ -3,15 +3,17 @@
  * read it makes (`chooseRead`, pure), then the read itself (`readWithChanges`): the changes since
  * the kept position applied to the kept picture, or, whenever that cannot be proved whole, a whole
  * read. Either way the desired state is built from a picture by the feed's one `build`, and the
- * picture and position to keep are handed back; the caller writes them only after a successful
- * apply (cli/changes-file.ts).
+ * picture and position to keep are handed back, with the digests of the desired state built from
+ * it (touched.ts: the next run's touched people, without building the kept picture again); the
+ * caller writes them only after a successful apply (cli/changes-file.ts).
  */
-import type { DesiredGroup, DesiredUser, ReadHow } from "../../types.js";
+import type { ReadHow } from "../../types.js";
 import type { KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { applyChanges } from "./apply.js";
 import type { ChangeFeed, WholeReason } from "./feed.js";
 import type { ChangesConfig } from "./schema.js";
+import { desiredDigests, touchedSince } from "./touched.js";
 import { durationSeconds } from "../../../config/values.js";
 
 export type Choice =
@@ -101,14 +103,9 @@ export async function readWithChanges(o: {
     if (batch.kind === "changes") {
       const applied = applyChanges(picture, batch.changes, iso(o.now));
       if ("picture" in applied) {
+        // One build: the kept picture's desired state is known by its digests (touched.ts).
         const result = feed.build({ picture: applied.picture, ctx, reads: batch.reads });
-        // No change: the same picture, the same desired state (built by the same function).
-        const before = batch.changes.length === 0 ? result : feed.build({ picture, ctx, reads: [] });
-        const touched = touchedUsers(before.state.users, result.state.users);
-        const groupsText = (g: readonly DesiredGroup[]) =>
-          JSON.stringify(g.map((x) => ({ ...x, source: undefined })));
-        const groupsChanged =
-          before !== result && groupsText(before.state.groups) !== groupsText(result.state.groups);
+        const digests = desiredDigests(result.state);
         const how: ReadHow = {
           source: "changes",
           changes: batch.changes.length,
@@ -117,12 +114,13 @@ export async function readWithChanges(o: {
         };
         return {
           result,
-          touched,
-          groupsChanged,
+          touched: touchedSince(choice.kept.digests, digests),
+          groupsChanged: digests.groups !== choice.kept.digests.groups,
           how,
           next: {
             picture: applied.picture,
             position: batch.position,
+            digests,
             ...(fullAt ? { fullAt } : {}),
             ...(choice.kept.managedUsers !== undefined ? { managedUsers: choice.kept.managedUsers } : {}),
           },
@@ -140,17 +138,11 @@ export async function readWithChanges(o: {
   return {
     result,
     how: { source: "whole", reason, detail, listing: "whole" },
-    next: { picture: whole.picture, position: whole.position, ...(fullAt !== undefined ? { fullAt } : {}) },
+    next: {
+      picture: whole.picture,
+      position: whole.position,
+      digests: desiredDigests(result.state),
+      ...(fullAt !== undefined ? { fullAt } : {}),
+    },
   };
-}
-
-/** The desired users that differ between two reads (by id): the people a plan must look at. */
-export function touchedUsers(before: readonly DesiredUser[], after: readonly DesiredUser[]): string[] {
-  const text = (u: DesiredUser) => JSON.stringify({ ...u, source: undefined });
-  const was = new Map(before.map((u) => [u.id, text(u)]));
-  const touched = new Set<string>();
-  for (const u of after) if (was.get(u.id) !== text(u)) touched.add(u.id);
-  const now = new Set(after.map((u) => u.id));
-  for (const id of was.keys()) if (!now.has(id)) touched.add(id);
-  return [...touched].sort();
 }

@@ -135,7 +135,8 @@ export function build(
   const users: DesiredUser[] = [];
   const graphOf = new Map<string, GraphUserItem>();
   let line = 0;
-  for (const { item, groups: ids } of [...people.values()].sort((a, b) => (a.item.id < b.item.id ? -1 : 1))) {
+  for (const id of [...people.keys()].sort() /* by id: as `<` compares, no call per comparison */) {
+    const { item, groups: ids } = people.get(id)!;
     const user = toDesiredUser(item, [...ids].sort(), ++line, { config, ctx: rc, skipped, source });
     if (user) {
       users.push(user);

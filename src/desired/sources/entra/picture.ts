@@ -90,16 +90,25 @@ export function membersFromPicture(config: EntraConfig, picture: Picture): Group
   const picked = picture.groups
     .filter((g) => g.rule !== undefined && config.groups[g.rule] !== undefined)
     .sort((a, b) => a.rule! - b.rule! || (a.id < b.id ? -1 : 1));
+  // One Graph user per person, shared by the groups that hold them (build reads them, never writes).
+  const items = new Map<string, GraphUserItem>();
+  const usersOf = (ids: readonly string[]): GraphUserItem[] => {
+    const users: GraphUserItem[] = [];
+    for (const id of ids) {
+      let item = items.get(id);
+      const p = item === undefined ? people.get(id) : undefined;
+      if (p !== undefined) items.set(id, (item = userItem(p)));
+      if (item !== undefined) users.push(item);
+    }
+    return users;
+  };
   return picked.map((g) => ({
     picked: {
       group: { ...g.attributes, id: g.id } as GraphGroupItem,
       rule: config.groups[g.rule!]!,
       ruleKey: `source.entra.groups[${g.rule!}]`,
     },
-    users: (reach.get(g.id) ?? []).flatMap((id) => {
-      const p = people.get(id);
-      return p ? [userItem(p)] : [];
-    }),
+    users: usersOf(reach.get(g.id) ?? []),
     nested: below.get(g.id) ?? new Set(),
     others: g.others ?? 0,
     nestedRead: true,

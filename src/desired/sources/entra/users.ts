@@ -38,6 +38,16 @@ function text(user: GraphUserItem, property: string | undefined): string | undef
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
 }
 
+/** The fields that have a value (a loop: this runs once per person, 100,000 times a read). */
+function defined(fields: Partial<Record<UserField, string | undefined>>): Partial<Record<UserField, string>> {
+  const out: Partial<Record<UserField, string>> = {};
+  for (const k in fields) {
+    const v = fields[k as UserField];
+    if (v !== undefined) out[k as UserField] = v;
+  }
+  return out;
+}
+
 export interface UserMapping {
   config: EntraConfig;
   ctx: RecordContext;
@@ -88,9 +98,7 @@ export function toDesiredUser(
   };
   const raw: RawRecord<UserField> = {
     line,
-    text: Object.fromEntries(Object.entries(fields).filter((e) => e[1] !== undefined)) as Partial<
-      Record<UserField, string>
-    >,
+    text: defined(fields),
     // A leaver keeps the groups it has: it is revoked per policy.deletions, not moved.
     lists: enabled ? { groups } : {},
     where: (field) => ({ file: `${m.source} user ${user.id}`, field: where[field] ?? field }),

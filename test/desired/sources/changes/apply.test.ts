@@ -145,6 +145,33 @@ describe("applyChanges: people and groups kept", () => {
     expect(r.picture.people.map((p) => p.id)).toEqual(["ann", "dee"]);
   });
 
+  it("the picture stays sorted by id: a newcomer whose id sorts first, and one that sorts last", () => {
+    const r = applyChanges(
+      base,
+      [
+        {
+          type: "member-added",
+          group: "support",
+          member: "zed",
+          memberKind: "person",
+          person: person("zed"),
+        },
+        {
+          type: "member-added",
+          group: "support",
+          member: "aaron",
+          memberKind: "person",
+          person: person("aaron"),
+        },
+        { type: "person-status", id: "bob", status: "disabled" },
+      ],
+      AT,
+    );
+    if (!("picture" in r)) throw new Error("fell back");
+    expect(r.picture.people.map((p) => p.id)).toEqual(["aaron", "ann", "bob", "cy", "dee", "zed"]);
+    expect(r.picture.groups.map((g) => g.id)).toEqual(["east", "inner", "sales", "support"]);
+  });
+
   it("a rename keeps the group's members and rule", () => {
     const r = applyChanges(
       base,

@@ -27,6 +27,7 @@ const kept = (o: { readAt?: string; fullAt?: string; digest?: string } = {}): Ke
     streams: { users: "https://graph/users/delta?$deltatoken=x" },
     takenAt: "2026-11-28T11:00:00.000Z",
   },
+  digests: { users: new Map([["p", "AAAAAAAAAAAAAAAA"]]), groups: "BBBBBBBBBBBBBBBB" },
   ...(o.fullAt !== undefined ? { fullAt: o.fullAt } : { fullAt: "2026-11-28T11:00:00.000Z" }),
   managedUsers: 40,
 });
@@ -87,7 +88,22 @@ describe("the changes file", () => {
   });
   it.each([
     ["not JSON", "{", /not valid JSON/],
-    ["another format", JSON.stringify({ formatVersion: 2 }), /formatVersion 1/],
+    ["another format", JSON.stringify({ formatVersion: 3 }), /formatVersion 2/],
+    [
+      "formatVersion 1 (no digests): read whole once, said plainly",
+      serializeChanges(kept()).replace('"formatVersion":2', '"formatVersion":1'),
+      /formatVersion 1 .*keeps no digests.*reads whole once/,
+    ],
+    [
+      "digests that are not text",
+      serializeChanges(kept()).replace('["p","AAAAAAAAAAAAAAAA"]', '["p",7]'),
+      /digests needs/,
+    ],
+    [
+      "a user id without its digest",
+      serializeChanges(kept()).replace('["p","AAAAAAAAAAAAAAAA"]', '["p"]'),
+      /digests needs/,
+    ],
     [
       "a person without status",
       serializeChanges(kept()).replace('"status":"enabled"', '"status":"gone"'),

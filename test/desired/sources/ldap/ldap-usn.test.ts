@@ -242,7 +242,14 @@ describe("LDAP changes only by AD's uSNChanged, against the AD stand-in", () => 
     const run = configSchema.parse({
       source: { ...c.source, changes: { mode: "changes", fullEvery: "7d" } },
     });
-    const keptFile = { picture: kept.picture, position: kept.position, fullAt: new Date().toISOString() };
+    // Digests of nobody: this run reads whole (another controller), which does not ask them.
+    const digests = { users: new Map<string, string>(), groups: "" };
+    const keptFile = {
+      picture: kept.picture,
+      position: kept.position,
+      digests,
+      fullAt: new Date().toISOString(),
+    };
     const second = await readChangesOnly(run, ctx, { kept: keptFile, now: Date.now() });
     expect(second?.evidence.read).toMatchObject({ source: "whole", reason: "position-unknown" });
     expect(second!.keep.position.streams).toEqual(controllerNow());
