@@ -4,9 +4,12 @@
  * (about 300 MiB) is parsed element by element and never held as one string beside what it
  * parses into (docs/benchmarks.md figure 16). The value is the one `JSON.parse` of the whole text
  * gives; a file laid out any other way (re-indented, CRLF, one line) gives undefined here and is
- * read whole by the caller, so every JSON file still reads.
+ * read whole by the caller, so every JSON file still reads. An element of a list may also span
+ * lines, as `JSON.stringify(value, null, 2)` writes it (a campaign file's rows): its lines are
+ * gathered from `    {` to `    }` and parsed together.
  */
 import type { FileHandle } from "node:fs/promises";
+import { createInterface } from "node:readline";
 
 const MEMBER = /^ {2}("(?:[^"\\]|\\.)*"): (.*)$/;
 
@@ -15,7 +18,7 @@ const parseLine = (text: string): unknown => JSON.parse(text.endsWith(",") ? tex
 
 type State =
   | { at: "start" | "members" | "end" }
-  | { at: "list"; key: string; list: unknown[] }
+  | { at: "list"; key: string; list: unknown[]; lines?: string[] }
   | { at: "value"; key: string; lines: string[] };
 
 /** One line further; false when the layout is not the writer's (the caller falls back). */
@@ -26,6 +29,8 @@ function step(state: State, line: string, into: Record<string, unknown>): State 
     case "end":
       return line === "" ? state : false;
     case "list":
+      if (state.lines !== undefined) return element(state, line);
+      if (line === "    {" || line === "    [") return { ...state, lines: [line] };
       if (line === "  ]" || line === "  ],") {
         into[state.key] = state.list;
         return { at: "members" };
@@ -53,14 +58,29 @@ function step(state: State, line: string, into: Record<string, unknown>): State 
   }
 }
 
+/** A line of a list element that spans lines: at its last line, the element is parsed. */
+function element(state: State & { at: "list" }, line: string): State | false {
+  const lines = state.lines!;
+  lines.push(line);
+  if (!/^ {4}[}\]],?$/.test(line)) return line.startsWith("      ") ? state : false;
+  state.list.push(parseLine(lines.join("\n")));
+  return { at: "list", key: state.key, list: state.list };
+}
+
 /**
  * The file's value, parsed a line at a time; undefined when it is not laid out as `--format json`
  * writes it, or a line is not JSON (the caller reads it whole and reports what is wrong).
+ * `onBytes` is given every byte read, in order (the caller hashes exactly what was parsed).
  */
-export async function readJsonLines(file: FileHandle): Promise<Record<string, unknown> | undefined> {
+export async function readJsonLines(
+  file: FileHandle,
+  onBytes?: (bytes: Buffer) => void,
+): Promise<Record<string, unknown> | undefined> {
   const value: Record<string, unknown> = {};
   let state: State | false = { at: "start" };
-  const lines = file.readLines({ encoding: "utf8", autoClose: false });
+  const stream = file.createReadStream({ autoClose: false });
+  if (onBytes !== undefined) stream.on("data", (bytes) => onBytes(bytes as Buffer));
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
       state = step(state, line, value);
@@ -70,6 +90,7 @@ export async function readJsonLines(file: FileHandle): Promise<Record<string, un
     state = false;
   } finally {
     lines.close();
+    stream.destroy();
   }
   return state !== false && state.at === "end" ? value : undefined;
 }

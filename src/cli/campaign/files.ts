@@ -1,16 +1,20 @@
 /**
  * The campaign's files read (docs/audits.md, "The campaign"): the review snapshot, the campaign,
  * decisions (JSON from the page, or the CSV from a spreadsheet). Each is read once, as bytes, so
- * its sha256 (the close-out's sign-off names every input by it) is of exactly what was used. A file
+ * its sha256 (the close-out's sign-off names every input by it) is of exactly what was used: a
+ * snapshot or campaign a line at a time, its hash fed from the same read (docs/benchmarks.md
+ * figure 16). A file
  * that cannot be read or is not what it should be is an InputError naming it (exit 4).
  */
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { open, readFile, type FileHandle } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { InputError, type Problem } from "../../errors.js";
 import { unneutraliseCell } from "../../desired/csv-cell.js";
 import { snapshotDigest } from "../../review/canonical.js";
 import { asSnapshot } from "../../review/from-snapshot.js";
+import { shareRowParts } from "../../review/snapshot-intern.js";
+import { readJsonLines } from "../snapshot-lines.js";
 import type { Snapshot } from "../../review/snapshot.js";
 import type { DecisionsInput } from "../../review/campaign/decisions.js";
 import type { Campaign, DecisionKind, DecisionsFile } from "../../review/campaign/types.js";
@@ -36,7 +40,31 @@ export async function readBytes(file: string, what: string): Promise<{ text: str
   };
 }
 
+/**
+ * A file laid out as usersync writes JSON, read a line at a time (cli/snapshot-lines.ts: a
+ * snapshot or campaign of 100,000 people is never one string), hashed from the same read;
+ * undefined when it is laid out otherwise, or is not a regular file (the caller reads it whole).
+ */
+async function readJsonLaidOut(file: string): Promise<{ value: unknown; sha256: string } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const hash = createHash("sha256");
+    const value = await readJsonLines(handle, (bytes) => hash.update(bytes));
+    return value === undefined ? undefined : { value, sha256: `sha256:${hash.digest("hex")}` };
+  } finally {
+    await handle.close();
+  }
+}
+
 async function readJson(file: string, what: string): Promise<Read<unknown>> {
+  const laidOut = await readJsonLaidOut(file);
+  if (laidOut !== undefined) return { file, ...laidOut };
   const { text, sha256 } = await readBytes(file, what);
   try {
     return { file, sha256, value: JSON.parse(text) as unknown };
@@ -53,6 +81,7 @@ export async function readSnapshot(file: string, what = "--review"): Promise<Rea
     throw new InputError({
       message: `${what} ${file}: ${snapshot}. Give a snapshot saved with usersync review --format json --out FILE.`,
     });
+  shareRowParts(snapshot);
   const recomputed = snapshotDigest(snapshot);
   if (recomputed !== snapshot.header.digest)
     throw new InputError({
