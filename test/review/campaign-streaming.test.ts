@@ -81,7 +81,7 @@ describe("a campaign of many people", () => {
       const file = await open(path);
       const hash = createHash("sha256");
       try {
-        expect(await readJsonLines(file, (b) => hash.update(b))).toStrictEqual(JSON.parse(text));
+        expect(await readJsonLines(file, { onBytes: (b) => hash.update(b) })).toStrictEqual(JSON.parse(text));
       } finally {
         await file.close();
       }

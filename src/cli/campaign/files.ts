@@ -14,7 +14,8 @@ import { unneutraliseCell } from "../../desired/csv-cell.js";
 import { snapshotDigest } from "../../review/canonical.js";
 import { asSnapshot } from "../../review/from-snapshot.js";
 import { shareRowParts } from "../../review/snapshot-intern.js";
-import { readJsonLines } from "../snapshot-lines.js";
+import { campaignRowSharer } from "../../review/campaign/share.js";
+import { readJsonLines, type Element } from "../snapshot-lines.js";
 import type { Snapshot } from "../../review/snapshot.js";
 import type { DecisionsInput } from "../../review/campaign/decisions.js";
 import type { Campaign, DecisionKind, DecisionsFile } from "../../review/campaign/types.js";
@@ -45,7 +46,10 @@ export async function readBytes(file: string, what: string): Promise<{ text: str
  * snapshot or campaign of 100,000 people is never one string), hashed from the same read;
  * undefined when it is laid out otherwise, or is not a regular file (the caller reads it whole).
  */
-async function readJsonLaidOut(file: string): Promise<{ value: unknown; sha256: string } | undefined> {
+async function readJsonLaidOut(
+  file: string,
+  element?: Element,
+): Promise<{ value: unknown; sha256: string } | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(file);
@@ -55,15 +59,15 @@ async function readJsonLaidOut(file: string): Promise<{ value: unknown; sha256: 
   try {
     if (!(await handle.stat()).isFile()) return undefined;
     const hash = createHash("sha256");
-    const value = await readJsonLines(handle, (bytes) => hash.update(bytes));
+    const value = await readJsonLines(handle, { onBytes: (bytes) => hash.update(bytes), element });
     return value === undefined ? undefined : { value, sha256: `sha256:${hash.digest("hex")}` };
   } finally {
     await handle.close();
   }
 }
 
-async function readJson(file: string, what: string): Promise<Read<unknown>> {
-  const laidOut = await readJsonLaidOut(file);
+async function readJson(file: string, what: string, element?: Element): Promise<Read<unknown>> {
+  const laidOut = await readJsonLaidOut(file, element);
   if (laidOut !== undefined) return { file, ...laidOut };
   const { text, sha256 } = await readBytes(file, what);
   try {
@@ -91,7 +95,9 @@ export async function readSnapshot(file: string, what = "--review"): Promise<Rea
 }
 
 export async function readCampaignFile(file: string): Promise<Read<Campaign>> {
-  const read = await readJson(file, "--campaign");
+  // Each row's equal parts shared as it is read (review/campaign/share.ts).
+  const share = campaignRowSharer();
+  const read = await readJson(file, "--campaign", (key, value) => (key === "rows" ? share(value) : value));
   const c = read.value as Partial<Campaign> | null;
   if (c === null || typeof c !== "object" || c.kind !== "usersync-access-campaign" || !Array.isArray(c.rows))
     throw new InputError({
