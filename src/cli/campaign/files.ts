@@ -13,7 +13,7 @@ import { InputError, type Problem } from "../../errors.js";
 import { unneutraliseCell } from "../../desired/csv-cell.js";
 import { snapshotDigest } from "../../review/canonical.js";
 import { asSnapshot } from "../../review/from-snapshot.js";
-import { shareRowParts } from "../../review/snapshot-intern.js";
+import { rowSharer, shareRowParts } from "../../review/snapshot-intern.js";
 import { campaignRowSharer } from "../../review/campaign/share.js";
 import { readJsonLines, type Element } from "../snapshot-lines.js";
 import type { Snapshot } from "../../review/snapshot.js";
@@ -79,7 +79,9 @@ async function readJson(file: string, what: string, element?: Element): Promise<
 
 /** A review snapshot, its digest recomputed: a snapshot changed after it was written is refused (exit 4). */
 export async function readSnapshot(file: string, what = "--review"): Promise<Read<Snapshot>> {
-  const read = await readJson(file, what);
+  // Each row's equal values shared as it is read (review/snapshot-intern.ts); whole: once read.
+  const share = rowSharer();
+  const read = await readJson(file, what, (key, value) => (key === "rows" ? share(value) : value));
   const snapshot = asSnapshot(read.value);
   if (typeof snapshot === "string")
     throw new InputError({
