@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignJsonChunks } from "../../src/cli/campaign/open.js";
-import { readCampaignFile, readSnapshot } from "../../src/cli/campaign/files.js";
+import { decisionsFromCsvFile, readCampaignFile, readSnapshot } from "../../src/cli/campaign/files.js";
 import { readJsonLines } from "../../src/cli/snapshot-lines.js";
 import { openCampaign } from "../../src/review/campaign/open.js";
 import { prettyJsonChunks } from "../../src/report/pretty-json.js";
@@ -103,5 +103,39 @@ describe("a campaign of many people", () => {
     const read = await readCampaignFile(path);
     expect(read.value).toStrictEqual(JSON.parse(text));
     expect(read.sha256).toBe(sha256(text));
+  });
+
+  it("decisions in a reviewers' CSV are read a record at a time: each filled row, each bad one named by line", async () => {
+    // docs/audits.md "Deciding": decision is keep, revoke, or change followed by the permissions kept.
+    const path = join(dir, "decisions.csv");
+    await writeFile(
+      path,
+      "\ufeffrow_id,reviewers,decision,comment\r\n" +
+        "a|ws,x,keep,\r\n" +
+        "b|ws,x,,\r\n" +
+        'c|ws,x,"change view, export",fewer\r\n' +
+        "d|ws,x,maybe,\r\n",
+    );
+    const who = { reviewer: "r@x.example", decidedAt: "2027-01-02T00:00:00.000Z" };
+    const { input, problems } = await decisionsFromCsvFile(path, who);
+    expect(input.decisions).toStrictEqual([
+      { rowId: "a|ws", decision: "keep", ...who, from: "decisions.csv", line: 2, field: "decision" },
+      {
+        rowId: "c|ws",
+        decision: "change",
+        permissions: ["VIEW", "EXPORT"],
+        comment: "fewer",
+        ...who,
+        from: "decisions.csv",
+        line: 4,
+        field: "decision",
+      },
+    ]);
+    expect(problems).toMatchObject([{ file: path, line: 5, field: "decision", rule: "bad-decision" }]);
+    const noColumns = join(dir, "no-columns.csv");
+    await writeFile(noColumns, "id,what\na,keep\n");
+    expect((await decisionsFromCsvFile(noColumns, who)).problems).toMatchObject([
+      { line: 1, rule: "columns" },
+    ]);
   });
 });

@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { open, readFile, type FileHandle } from "node:fs/promises";
-import { parse } from "csv-parse/sync";
+import { createReadStream } from "node:fs";
+import { parse as parseStream } from "csv-parse";
 import { InputError, type Problem } from "../../errors.js";
 import { unneutraliseCell } from "../../desired/csv-cell.js";
 import { snapshotDigest } from "../../review/canonical.js";
@@ -142,31 +143,58 @@ export function decisionsFromJson(file: string, value: unknown, campaign: Campai
 
 const DECISION = /^\s*(keep|revoke|change)\b[\s:]*(.*)$/i;
 
-/** The reviewers' CSV with its `decision` and `comment` columns filled; rows left empty are undecided. */
-export function decisionsFromCsv(
-  file: string,
-  text: string,
-  who: { reviewer: string; decidedAt: string },
-): { input: DecisionsInput; problems: Problem[] } {
-  const problems: Problem[] = [];
-  const records = parse(text, {
-    columns: true,
-    bom: true,
-    skip_empty_lines: true,
-    relax_column_count: true,
-  }) as Array<Record<string, string>>;
-  if (records.length > 0 && !("row_id" in records[0]! && "decision" in records[0]!))
-    problems.push({
-      file,
-      line: 1,
-      rule: "columns",
-      message: "needs the columns row_id and decision (the CSV campaign open --csv writes)",
+/** The first bytes of a file, as text (enough to tell a JSON file from a CSV); InputError if unreadable. */
+export async function firstText(file: string, what: string): Promise<string> {
+  try {
+    const handle = await open(file);
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+      return buffer.subarray(0, bytesRead).toString("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw new InputError({
+      message: `${what} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
     });
+  }
+}
+
+/**
+ * The reviewers' CSV file, parsed a record at a time as it is read (the whole campaign's CSV, a
+ * million rows for 100,000 people, is never held as records: docs/benchmarks.md figure 16).
+ */
+export function decisionsFromCsvFile(
+  file: string,
+  who: { reviewer: string; decidedAt: string },
+): Promise<{ input: DecisionsInput; problems: Problem[] }> {
+  const records = createReadStream(file).pipe(parseStream(CSV_OPTIONS));
+  return decisionsFromCsv(file, records as AsyncIterable<Record<string, string>>, who);
+}
+
+const CSV_OPTIONS = { columns: true, bom: true, skip_empty_lines: true, relax_column_count: true } as const;
+
+/** The reviewers' CSV with its `decision` and `comment` columns filled; rows left empty are undecided. */
+export async function decisionsFromCsv(
+  file: string,
+  records: AsyncIterable<Record<string, string>> | Iterable<Record<string, string>>,
+  who: { reviewer: string; decidedAt: string },
+): Promise<{ input: DecisionsInput; problems: Problem[] }> {
+  const problems: Problem[] = [];
   const name = file.split(/[\\/]/).pop()!;
   const decisions: DecisionsInput["decisions"] = [];
-  records.forEach((r, i) => {
+  let i = -1;
+  for await (const r of records) {
+    i += 1;
+    if (i === 0 && !("row_id" in r && "decision" in r))
+      problems.push({
+        file,
+        line: 1,
+        rule: "columns",
+        message: "needs the columns row_id and decision (the CSV campaign open --csv writes)",
+      });
     const cell = unneutraliseCell(r["decision"] ?? "").trim();
-    if (cell === "") return;
+    if (cell === "") continue;
     const line = i + 2;
     const m = DECISION.exec(cell);
     if (m === null) {
@@ -177,7 +205,7 @@ export function decisionsFromCsv(
         rule: "bad-decision",
         message: `"${cell}": write keep, revoke, or change followed by the permissions to keep (change VIEW)`,
       });
-      return;
+      continue;
     }
     const kind = m[1]!.toLowerCase() as DecisionKind;
     const permissions = m[2]!
@@ -196,6 +224,6 @@ export function decisionsFromCsv(
       line,
       field: "decision",
     });
-  });
+  }
   return { input: { file, decisions }, problems };
 }
