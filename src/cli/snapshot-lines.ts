@@ -3,10 +3,10 @@
  * each element of a list on a line of its own (report/review/json.ts), so a file of 100,000 people
  * (about 300 MiB) is parsed element by element and never held as one string beside what it
  * parses into (docs/benchmarks.md figure 16). The value is the one `JSON.parse` of the whole text
- * gives; a file laid out any other way (re-indented, CRLF, one line) gives undefined here and is
- * read whole by the caller, so every JSON file still reads. An element of a list may also span
- * lines, as `JSON.stringify(value, null, 2)` writes it (a campaign file's rows): its lines are
- * gathered from `    {` to `    }` and parsed together.
+ * gives (CRLF line ends too). An element of a list may also span lines, as
+ * `JSON.stringify(value, null, 2)` writes it (a campaign file's rows): its lines are gathered from
+ * `    {` to `    }` and parsed together. A file laid out any other way (indented otherwise, on one
+ * line) gives undefined here and is read whole by the caller, so every JSON file still reads.
  */
 import type { FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
