@@ -2,9 +2,9 @@
  * The campaign's files read (docs/audits.md, "The campaign"): the review snapshot, the campaign,
  * decisions (JSON from the page, or the CSV from a spreadsheet). Each is read once, as bytes, so
  * its sha256 (the close-out's sign-off names every input by it) is of exactly what was used: a
- * snapshot or campaign a line at a time, its hash fed from the same read (docs/benchmarks.md
- * figure 16). A file
- * that cannot be read or is not what it should be is an InputError naming it (exit 4).
+ * snapshot or campaign a line at a time, its hash fed from the same read, and a reviewers' CSV a
+ * record at a time (docs/benchmarks.md figure 16). A file that cannot be read or is not what it
+ * should be is an InputError naming it (exit 4).
  */
 import { createHash } from "node:crypto";
 import { open, readFile, type FileHandle } from "node:fs/promises";
