@@ -14,11 +14,13 @@
 // BENCH_REVIEW_FORMATS (the command's formats, default csv,json,html; --from runs need json),
 // BENCH_REVIEW_FROM_FORMATS (the formats rendered --from the snapshot, default the same),
 // BENCH_REVIEW_NODE_OPTIONS (NODE_OPTIONS of the measured commands, e.g.
-// --max-old-space-size=640 as the CronJobs set it). 100,000 people as figure 16 measured them:
+// --max-old-space-size=640 as the CronJobs set it), BENCH_REVIEW_SNAPSHOT (a path: the JSON
+// snapshot the command wrote is kept there, for `campaign open` at that size), BENCH_REVIEW_HOLD
+// (seconds the emulator is kept up after, for commands run by hand against it). 100,000 people as figure 16 measured them:
 // BENCH_REVIEW_RUNS=0 BENCH_REVIEW_FORMATS=json BENCH_REVIEW_FROM_FORMATS=csv,html \
 //   BENCH_REVIEW_NODE_OPTIONS=--max-old-space-size=640 node bench/review.mjs 100000
 // Usage: [BENCH_REVIEW_BASE=/tmp/base-dist] node bench/review.mjs [people]
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -208,6 +210,16 @@ try {
   };
   if (RUNS > 0) await measureChild(result, file);
   result.command = await measureCommand(emulator.url);
+  // Kept for `campaign open` at this size (figure 16): the snapshot the command wrote.
+  if (process.env.BENCH_REVIEW_SNAPSHOT && FORMATS.includes("json"))
+    await copyFile(join(dir, "this.json"), process.env.BENCH_REVIEW_SNAPSHOT);
+  // The emulator kept up this many seconds more, for commands run by hand against it (remediate).
+  if (Number(process.env.BENCH_REVIEW_HOLD ?? 0) > 0) {
+    console.log(
+      `emulator ${emulator.url} held ${process.env.BENCH_REVIEW_HOLD} s; config ${dir}/usersync.yaml`,
+    );
+    await new Promise((done) => setTimeout(done, Number(process.env.BENCH_REVIEW_HOLD) * 1000));
+  }
   printTable(
     "The whole `usersync review` command (one run each; peak RSS of the process, /usr/bin/time)",
     [

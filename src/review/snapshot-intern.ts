@@ -20,16 +20,26 @@ function interner<T>(key: (value: T) => string): (value: T) => T {
 
 /** The snapshot with its rows' equal values shared (in place); returned for chaining. */
 export function shareRowParts(snapshot: Snapshot): Snapshot {
+  const share = rowSharer();
+  for (const row of snapshot.rows as unknown[]) share(row);
+  return snapshot;
+}
+
+/**
+ * A function that shares a row's equal values with the rows before it (in place), for rows shared
+ * as they are read (cli/campaign/files.ts); anything but an object passes as it is.
+ */
+export function rowSharer(): (row: unknown) => unknown {
   const text = interner<string>((s) => s);
   const list = interner<SnapshotRow["granted"]>((l) => JSON.stringify(l));
-  for (const row of snapshot.rows as unknown[]) {
-    if (typeof row !== "object" || row === null) continue;
+  return (row) => {
+    if (typeof row !== "object" || row === null) return row;
     const r = row as Partial<SnapshotRow>;
     if (typeof r.person === "string") r.person = text(r.person);
     if (typeof r.workspace === "string") r.workspace = text(r.workspace);
     if (typeof r.scope === "string") r.scope = text(r.scope) as SnapshotRow["scope"];
     if (Array.isArray(r.granted)) r.granted = list(r.granted);
     if (Array.isArray(r.effective)) r.effective = list(r.effective);
-  }
-  return snapshot;
+    return row;
+  };
 }

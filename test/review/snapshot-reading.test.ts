@@ -61,10 +61,13 @@ describe("a saved snapshot read back", () => {
     expect(renderSnapshotJson(read)).toBe(text);
   });
 
-  it("laid out any other way (indented, one line): read whole, to the same value; CRLF by lines", async () => {
+  it("laid out any other way (one line): read whole, to the same value; indented and CRLF by lines", async () => {
     const value: unknown = JSON.parse(text);
+    // JSON.stringify(value, null, 2), as a campaign file is written: its elements span lines.
+    const indented = await saved("indented.json", JSON.stringify(value, null, 2));
+    expect(await byLines(indented)).toStrictEqual(value);
+    expect(await readSnapshotFile(indented, "--from")).toStrictEqual(value);
     for (const [name, other] of [
-      ["indented.json", JSON.stringify(value, null, 2)],
       ["one-line.json", JSON.stringify(value)],
       ["trailing-space.json", text.replace("\n", " \n")],
     ] as const) {

@@ -15,7 +15,7 @@ import {
 } from "../../review/campaign/decisions.js";
 import { CAMPAIGN_FORMAT_VERSION, type Campaign, type DecisionsFile } from "../../review/campaign/types.js";
 import { stringOption } from "../args.js";
-import { decisionsFromCsv, decisionsFromJson, readBytes, readCampaignFile } from "./files.js";
+import { decisionsFromCsvFile, decisionsFromJson, firstText, readBytes, readCampaignFile } from "./files.js";
 import { need, type StepInput } from "./need.js";
 
 const exists = (file: string): Promise<boolean> =>
@@ -25,8 +25,9 @@ const exists = (file: string): Promise<boolean> =>
   );
 
 async function readInput(file: string, campaign: Campaign, reviewer: string | undefined, now: string) {
-  const { text } = await readBytes(file, "decisions");
-  if (/^\s*\{/.test(text)) {
+  // JSON (the page's download) is read whole; a CSV a record at a time (it may be the whole campaign's).
+  if (/^\s*\{/.test(await firstText(file, "decisions"))) {
+    const { text } = await readBytes(file, "decisions");
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -39,7 +40,7 @@ async function readInput(file: string, campaign: Campaign, reviewer: string | un
     throw new ConfigError({
       message: `${file} is a CSV: say whose decisions it holds with --reviewer EMAIL (one of ${campaign.reviewers.map((r) => r.email).join(", ") || "nobody: no row is assigned"}).`,
     });
-  return decisionsFromCsv(file, text, { reviewer, decidedAt: now });
+  return decisionsFromCsvFile(file, { reviewer, decidedAt: now });
 }
 
 export function coverageLines(c: Coverage): string[] {

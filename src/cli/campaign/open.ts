@@ -4,10 +4,12 @@
  * and in the campaign's `unassigned`, never dropped.
  */
 import { ConfigError, ExitCode } from "../../errors.js";
-import { prepareOutputPaths, writeFileAtomic } from "../../files.js";
+import { prepareOutputPaths, writeChunksAtomic } from "../../files.js";
 import { openCampaign } from "../../review/campaign/open.js";
-import { renderCampaignCsv } from "../../report/campaign/csv.js";
-import { renderDecisionPage } from "../../report/campaign/html.js";
+import { campaignCsvChunks } from "../../report/campaign/csv.js";
+import { decisionPageChunks } from "../../report/campaign/html.js";
+import { prettyJsonChunks } from "../../report/pretty-json.js";
+import type { Campaign } from "../../review/campaign/types.js";
 import { stringOption } from "../args.js";
 import { readSnapshot } from "./files.js";
 import { maybe, need, type StepInput } from "./need.js";
@@ -21,6 +23,12 @@ export function dueDate(due: string | undefined, openedAt: string): string | und
   if (!/^\d{4}-\d{2}-\d{2}$/.test(due) || Number.isNaN(Date.parse(due)))
     throw new ConfigError({ message: `--due ${due}: give a date (2027-01-15) or days after opening (14d).` });
   return due;
+}
+
+/** `JSON.stringify(campaign, null, 2)` and a newline, row by row (report/pretty-json.ts). */
+export function* campaignJsonChunks(campaign: Campaign): Generator<string> {
+  yield* prettyJsonChunks(campaign, 2);
+  yield "\n";
 }
 
 export async function runOpen(step: StepInput): Promise<number> {
@@ -41,10 +49,13 @@ export async function runOpen(step: StepInput): Promise<number> {
     openedAt,
     due,
     rules: config.review.reviewers,
+    // The snapshot is spent: its rows go as the campaign's are made (never held twice).
+    release: true,
   });
-  await writeFileAtomic(out, `${JSON.stringify(campaign, null, 2)}\n`);
-  if (csv !== undefined) await writeFileAtomic(csv, renderCampaignCsv(campaign));
-  if (html !== undefined) await writeFileAtomic(html, renderDecisionPage(campaign));
+  // Each file in pieces of about 64 KiB (files.ts): a large campaign is never one string.
+  await writeChunksAtomic(out, campaignJsonChunks(campaign));
+  if (csv !== undefined) await writeChunksAtomic(csv, campaignCsvChunks(campaign));
+  if (html !== undefined) await writeChunksAtomic(html, decisionPageChunks(campaign));
   const lines = [
     `campaign ${campaign.id} opened: ${campaign.rows.length} row(s), ${campaign.reviewers.length} reviewer(s)${due !== undefined ? `, due ${due}` : ""}`,
     ...campaign.reviewers.map((r) => `  ${r.email}: ${r.rows} row(s)`),

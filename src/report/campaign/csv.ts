@@ -23,26 +23,28 @@ export const CAMPAIGN_COLUMNS = [
 ] as const;
 
 export function renderCampaignCsv(campaign: Campaign, reviewer?: string): string {
-  const lines = [csvLine(CAMPAIGN_COLUMNS)];
+  return [...campaignCsvChunks(campaign, reviewer)].join("");
+}
+
+/** The same text a line at a time: a campaign of 100,000 people is never one string. */
+export function* campaignCsvChunks(campaign: Campaign, reviewer?: string): Generator<string> {
+  yield csvLine(CAMPAIGN_COLUMNS);
   for (const r of campaign.rows) {
     if (reviewer !== undefined && !r.reviewers.includes(reviewer)) continue;
-    lines.push(
-      csvLine([
-        r.rowId,
-        r.reviewers.join(" "),
-        r.userId ?? r.person,
-        r.email ?? "",
-        r.displayName ?? "",
-        r.status,
-        r.workspace ?? "(organization)",
-        r.workspaceName ?? "",
-        r.permissions.join(" "),
-        r.reasons.map((x) => `${x.text}: ${x.permissions.join(" ")} (${x.given})`).join(" | "),
-        r.given,
-        "",
-        "",
-      ]),
-    );
+    yield csvLine([
+      r.rowId,
+      r.reviewers.join(" "),
+      r.userId ?? r.person,
+      r.email ?? "",
+      r.displayName ?? "",
+      r.status,
+      r.workspace ?? "(organization)",
+      r.workspaceName ?? "",
+      r.permissions.join(" "),
+      r.reasons.map((x) => `${x.text}: ${x.permissions.join(" ")} (${x.given})`).join(" | "),
+      r.given,
+      "",
+      "",
+    ]);
   }
-  return lines.join("");
 }

@@ -7,7 +7,7 @@
  */
 import type { Campaign } from "../../review/campaign/types.js";
 import { cspHash, escapeHtml } from "../html-page.js";
-import { jsonForScript } from "../review/html.js";
+import { jsonForScriptChunks } from "../review/html.js";
 import { DECISION_SCRIPT } from "./html-script.js";
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#111}
@@ -27,6 +27,11 @@ const CSP = [
 ].join("; ");
 
 export function renderDecisionPage(campaign: Campaign): string {
+  return [...decisionPageChunks(campaign)].join("");
+}
+
+/** The same page in pieces, the campaign's data row by row: a large campaign is never one string. */
+export function* decisionPageChunks(campaign: Campaign): Generator<string> {
   const s = campaign.snapshot;
   const facts: Array<[string, string]> = [
     ["Organization", s.organization],
@@ -35,7 +40,7 @@ export function renderDecisionPage(campaign: Campaign): string {
     ["Due", campaign.due ?? "not set"],
     ["Rows", `${campaign.rows.length} (${campaign.unassigned.length} without a reviewer)`],
   ];
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -49,7 +54,9 @@ export function renderDecisionPage(campaign: Campaign): string {
 <p id="empty">Choose your name to see the rows assigned to you. Your decisions stay in this browser until you download them; send the downloaded file to the person running the campaign (usersync campaign decide).</p>
 <table><caption>My rows</caption><thead><tr><th scope="col">person</th><th scope="col">name</th><th scope="col">workspace</th><th scope="col">permissions</th><th scope="col">reason</th><th scope="col">status</th><th scope="col">decision</th></tr></thead>
 <tbody id="rows"></tbody></table>
-<script type="application/json" id="campaign-data">${jsonForScript(campaign)}</script>
+<script type="application/json" id="campaign-data">`;
+  yield* jsonForScriptChunks(campaign);
+  yield `</script>
 <script>${DECISION_SCRIPT}</script>
 </body></html>
 `;

@@ -28,6 +28,11 @@ export function groupsOfRow(row: CampaignRow): string[] {
   return [...out];
 }
 
+/**
+ * Each row with its reviewers. The rows are extended in place (`reviewers` and `assignedBy` added
+ * last, as a copy would have them) and rows of equal reviewers share one list, so a large
+ * campaign's rows are not held twice (docs/benchmarks.md figure 16).
+ */
 export function assignRows(
   rows: readonly CampaignRow[],
   rules: ReviewerRules,
@@ -36,7 +41,17 @@ export function assignRows(
   const byWorkspace = Object.entries(rules.workspaces).map(
     ([glob, emails]) => [workspaceMatcher([glob]), emails] as const,
   );
-  const assigned = rows.map((row): AssignedRow => {
+  const lists = new Map<string, string[]>();
+  const list = (emails: Iterable<string>): string[] => {
+    const l = sorted(emails);
+    const k = l.join("\n");
+    const had = lists.get(k);
+    if (had !== undefined) return had;
+    lists.set(k, l);
+    return l;
+  };
+  const org = rules.organizations[organization];
+  const assign = (row: CampaignRow): Pick<AssignedRow, "reviewers" | "assignedBy"> => {
     const specific = new Set<string>();
     let by: AssignedRow["assignedBy"] = "none";
     if (row.workspace !== undefined)
@@ -51,14 +66,13 @@ export function assignRows(
       emails.forEach((e) => specific.add(e));
       if (by === "none") by = "group";
     }
-    if (specific.size > 0) return { ...row, reviewers: sorted(specific), assignedBy: by };
-    const org = rules.organizations[organization];
-    if (org !== undefined && org.length > 0)
-      return { ...row, reviewers: sorted(org), assignedBy: "organization" };
+    if (specific.size > 0) return { reviewers: list(specific), assignedBy: by };
+    if (org !== undefined && org.length > 0) return { reviewers: list(org), assignedBy: "organization" };
     if (rules.default !== undefined && rules.default.length > 0)
-      return { ...row, reviewers: sorted(rules.default), assignedBy: "default" };
-    return { ...row, reviewers: [], assignedBy: "none" };
-  });
+      return { reviewers: list(rules.default), assignedBy: "default" };
+    return { reviewers: list([]), assignedBy: "none" };
+  };
+  const assigned = rows.map((row) => Object.assign(row, assign(row)));
   return { rows: assigned, unassigned: assigned.filter((r) => r.reviewers.length === 0).map((r) => r.rowId) };
 }
 

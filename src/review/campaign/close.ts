@@ -8,7 +8,7 @@
 import type { Snapshot } from "../snapshot.js";
 import { coverage, describe, type Coverage } from "./decisions.js";
 import type { RemedyAction, RowRemedy } from "./remedies.js";
-import { rowsById, snapshotHeader } from "./rows.js";
+import { heldById, snapshotHeader } from "./rows.js";
 import type { Campaign, Decision } from "./types.js";
 
 export const CLOSEOUT_KIND = "usersync-campaign-closeout";
@@ -126,7 +126,7 @@ function whyPending(remedy: RowRemedy | undefined, journal: ReadonlyMap<string, 
 export function closeOut(input: CloseInput): CloseOut {
   const { campaign } = input;
   const rows = new Map(campaign.rows.map((r) => [r.rowId, r] as const));
-  const after = rowsById(input.after);
+  const after = heldById(input.after, new Set(input.decisions.map((d) => d.rowId)));
   const remedies = new Map((input.remedies ?? []).map((r) => [r.rowId, r] as const));
   const journal = new Map<string, JournalEntry>();
   for (const j of input.journal)
@@ -136,7 +136,7 @@ export function closeOut(input: CloseInput): CloseOut {
     if (d.decision === "keep") continue;
     const row = rows.get(d.rowId);
     if (row === undefined) continue;
-    const held = after.get(d.rowId)?.permissions ?? [];
+    const held = after.get(d.rowId) ?? [];
     const kept = new Set(d.decision === "change" ? (d.permissions ?? []) : []);
     const done = held.every((p) => kept.has(p));
     const remedy = remedies.get(d.rowId);

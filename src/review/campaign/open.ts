@@ -16,11 +16,17 @@ export interface OpenInput {
   openedAt: string;
   due?: string | undefined;
   rules: ReviewerRules;
+  /** Let the snapshot's rows go as the campaign's are made (campaignRows): the snapshot is spent. */
+  release?: boolean;
 }
 
 export function openCampaign(input: OpenInput): Campaign {
   const header = snapshotHeader(input.snapshot);
-  const { rows, unassigned } = assignRows(campaignRows(input.snapshot), input.rules, header.organization);
+  const { rows, unassigned } = assignRows(
+    campaignRows(input.snapshot, { release: input.release === true }),
+    input.rules,
+    header.organization,
+  );
   return {
     formatVersion: CAMPAIGN_FORMAT_VERSION,
     kind: "usersync-access-campaign",

@@ -46,13 +46,36 @@ function organizationReason(r: OrganizationReason): CampaignReason {
   };
 }
 
-function campaignRow(s: Snapshot, p: SnapshotPerson, row: SnapshotRow): CampaignRow {
-  const reasons =
-    row.scope === "organization"
-      ? (s.organizationReasonSets[row.reasons] ?? []).map(organizationReason)
-      : (s.reasonSets[row.reasons] ?? []).map(accessReason);
-  const workspaceName =
-    row.workspace === undefined ? undefined : s.workspaces.find((w) => w.id === row.workspace)?.name;
+/**
+ * What rows share, made once: each reason set's reasons (and the row's `given`), each workspace's
+ * name. Rows of equal reasons hold one list, so 100,000 people's rows are not a copy each
+ * (docs/benchmarks.md figure 16); the values, and so every file written, are the same.
+ */
+function shared(s: Snapshot): (row: SnapshotRow) => { reasons: CampaignReason[]; workspaceName?: string } {
+  const sets = new Map<string, { reasons: CampaignReason[] }>();
+  const names = new Map<string, string | undefined>();
+  for (const w of s.workspaces) if (!names.has(w.id)) names.set(w.id, w.name);
+  return (row) => {
+    const key = `${row.scope}|${row.reasons}`;
+    let set = sets.get(key);
+    if (set === undefined) {
+      const reasons =
+        row.scope === "organization"
+          ? (s.organizationReasonSets[row.reasons] ?? []).map(organizationReason)
+          : (s.reasonSets[row.reasons] ?? []).map(accessReason);
+      set = { reasons };
+      sets.set(key, set);
+    }
+    const workspaceName = row.workspace === undefined ? undefined : names.get(row.workspace);
+    return workspaceName === undefined ? set : { ...set, workspaceName };
+  };
+}
+
+function campaignRow(
+  p: SnapshotPerson,
+  row: SnapshotRow,
+  { reasons, workspaceName }: { reasons: CampaignReason[]; workspaceName?: string },
+): CampaignRow {
   return {
     rowId: row.rowId,
     person: p.key,
@@ -71,14 +94,25 @@ function campaignRow(s: Snapshot, p: SnapshotPerson, row: SnapshotRow): Campaign
   };
 }
 
-/** Every row of the snapshot, in its order (people by key; a person's organization row first). */
-export function campaignRows(s: Snapshot): CampaignRow[] {
+/**
+ * Every row of the snapshot, in its order (people by key; a person's organization row first).
+ * With `release`, each snapshot row is let go as its campaign row is made (the snapshot's `rows`
+ * left empty), so a large snapshot's rows are never held twice.
+ */
+export function campaignRows(s: Snapshot, o: { release?: boolean } = {}): CampaignRow[] {
   const people = new Map(s.people.map((p) => [p.key, p] as const));
-  return s.rows.flatMap((row) => {
+  const parts = shared(s);
+  const rows = s.rows as Array<SnapshotRow | undefined>;
+  if (o.release === true) s.rows = [];
+  const out: CampaignRow[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (o.release === true) rows[i] = undefined;
     const p = people.get(row.person);
     // A row of access already removed (kept in the snapshot for dating) has nothing to decide.
-    return p === undefined || row.removedAt !== undefined ? [] : [campaignRow(s, p, row)];
-  });
+    if (p !== undefined && row.removedAt === undefined) out.push(campaignRow(p, row, parts(row)));
+  }
+  return out;
 }
 
 /** What the campaign records of the snapshot it was opened from. */
@@ -92,7 +126,16 @@ export function snapshotHeader(s: Snapshot): {
   return { organization: h.organization, baseUrl: h.baseUrl, generatedAt: h.listedAt, digest: h.digest };
 }
 
-/** The rows a later snapshot holds, by rowId: the close-out's proof that revoked access is gone. */
-export function rowsById(s: Snapshot): Map<string, CampaignRow> {
-  return new Map(campaignRows(s).map((r) => [r.rowId, r] as const));
+/**
+ * What a later snapshot's rows named in `ids` hold (their `permissions` as a campaign row would
+ * have them), by rowId: the close-out's proof that revoked access is gone. Only those rows, and
+ * no campaign row made of each, so a review of 100,000 people is not held twice.
+ */
+export function heldById(s: Snapshot, ids: ReadonlySet<string>): Map<string, CampaignRow["permissions"]> {
+  const people = new Set(s.people.map((p) => p.key));
+  const held = new Map<string, CampaignRow["permissions"]>();
+  for (const row of s.rows)
+    if (ids.has(row.rowId) && people.has(row.person) && row.removedAt === undefined)
+      held.set(row.rowId, row.granted);
+  return held;
 }
