@@ -7,7 +7,8 @@
  */
 import type { Snapshot, SnapshotRow } from "./snapshot.js";
 
-function interner<T>(key: (value: T) => string): (value: T) => T {
+/** A function that hands back the first value of each key it was given: equal values, one copy. */
+export function interner<T>(key: (value: T) => string): (value: T) => T {
   const known = new Map<string, T>();
   return (value) => {
     const k = key(value);

@@ -4,18 +4,8 @@
  * people) where a few distinct ones would do. This makes rows of equal values share one, as they
  * do when the campaign is opened (docs/benchmarks.md figure 16). The values do not change.
  */
+import { interner } from "../snapshot-intern.js";
 import type { AssignedRow } from "./types.js";
-
-function interner<T>(key: (value: T) => string): (value: T) => T {
-  const known = new Map<string, T>();
-  return (value) => {
-    const k = key(value);
-    const had = known.get(k);
-    if (had !== undefined) return had;
-    known.set(k, value);
-    return value;
-  };
-}
 
 const TEXT = [
   "person",
