@@ -347,3 +347,26 @@ export function aReview(o: { withChanges?: boolean } = {}): Review {
       : {}),
   };
 }
+
+/** The removal the dated review carries: when usersync removed it, by which run, when the leaver left. */
+export const DATED_REMOVAL = {
+  removedAt: "2026-11-20T10:17:02.114Z",
+  runId: "5b0c8d1e-0000-4000-8000-000000000001",
+  goneSince: "2026-11-18T09:00:00.000Z",
+} as const;
+
+/** aReview with changes and one dated removal: the leaver's finance access, removed by usersync. */
+export function aDatedReview(): Review {
+  const review = aReview({ withChanges: true });
+  review.changes!.changes.push({
+    kind: "accessLost",
+    person: "leaver",
+    email: "leaver@example.com",
+    workspace: "finance",
+    before: ["VIEW"],
+    after: [],
+    ...DATED_REMOVAL,
+  });
+  review.people.find((p) => p.key === "leaver")!.goneSince = DATED_REMOVAL.goneSince;
+  return review;
+}

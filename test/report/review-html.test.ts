@@ -13,7 +13,14 @@ import { renderReviewHtml } from "../../src/report/review/html.js";
 import { openFile, startChromium, type Browser } from "../helpers/chromium.js";
 import { decodePng, inkedPixels } from "../helpers/png.js";
 import { skipWithout } from "../helpers/skips.js";
-import { aReview, HOSTILE_MAQL, HOSTILE_NAME, LAST_CHANGE } from "./review-fixture.js";
+import {
+  aDatedReview,
+  aReview,
+  DATED_REMOVAL,
+  HOSTILE_MAQL,
+  HOSTILE_NAME,
+  LAST_CHANGE,
+} from "./review-fixture.js";
 
 const skip = skipWithout(["chromium"], { what: "the access review's HTML page", onCi: "run" });
 
@@ -180,22 +187,8 @@ describe.skipIf(skip)("the access review page in Chromium", { timeout: 90_000 },
   });
 
   test("a removal usersync made shows when, by which run, and when the leaver left the source", async () => {
-    const review = aReview({ withChanges: true });
-    const REMOVED = "2026-11-20T10:17:02.114Z";
-    const RUN = "5b0c8d1e-0000-4000-8000-000000000001";
-    const GONE = "2026-11-18T09:00:00.000Z";
-    review.changes!.changes.push({
-      kind: "accessLost",
-      person: "leaver",
-      email: "leaver@example.com",
-      workspace: "finance",
-      before: ["VIEW"],
-      after: [],
-      removedAt: REMOVED,
-      runId: RUN,
-      goneSince: GONE,
-    });
-    review.people.find((p) => p.key === "leaver")!.goneSince = GONE;
+    const review = aDatedReview();
+    const { removedAt: REMOVED, runId: RUN, goneSince: GONE } = DATED_REMOVAL;
     const { page, errors } = await openFile(browser, write("removals.html", renderReviewHtml(review)));
     expect(errors).toEqual([]);
     await waitRows(page, "changes", 3);

@@ -7,31 +7,12 @@ import { parse as parseCsv } from "csv-parse/sync";
 import { expect, test } from "vitest";
 import { renderReviewCsv } from "../../src/report/review/csv.js";
 import { renderReviewMarkdown } from "../../src/report/review/markdown.js";
-import { aReview } from "./review-fixture.js";
+import { aDatedReview, DATED_REMOVAL } from "./review-fixture.js";
 
-const REMOVED = "2026-11-20T10:17:02.114Z";
-const RUN = "5b0c8d1e-0000-4000-8000-000000000001";
-const GONE = "2026-11-18T09:00:00.000Z";
-
-function dated() {
-  const review = aReview({ withChanges: true });
-  review.changes!.changes.push({
-    kind: "accessLost",
-    person: "leaver",
-    email: "leaver@example.com",
-    workspace: "finance",
-    before: ["VIEW"],
-    after: [],
-    removedAt: REMOVED,
-    runId: RUN,
-    goneSince: GONE,
-  });
-  review.people.find((p) => p.key === "leaver")!.goneSince = GONE;
-  return review;
-}
+const { removedAt: REMOVED, runId: RUN, goneSince: GONE } = DATED_REMOVAL;
 
 test("the CSV's lost row dates the removal, names the run and the leaving; the leaver's rows say gone_since", () => {
-  const rows = parseCsv(renderReviewCsv(dated()), { columns: true }) as Array<Record<string, string>>;
+  const rows = parseCsv(renderReviewCsv(aDatedReview()), { columns: true }) as Array<Record<string, string>>;
   const lost = rows.find((r) => r["row_id"] === "leaver|finance")!;
   expect(lost["last_change"]).toBe(REMOVED);
   expect(lost["change"]).toBe(
@@ -42,7 +23,7 @@ test("the CSV's lost row dates the removal, names the run and the leaving; the l
 });
 
 test("the Markdown's changes table says when usersync removed it, by which run, and when they left", () => {
-  expect(renderReviewMarkdown(dated())).toContain(
+  expect(renderReviewMarkdown(aDatedReview())).toContain(
     `| accessLost | leaver@example.com | finance | VIEW | removed by usersync ${REMOVED}, run ${RUN}; left the source ${GONE} |`,
   );
 });
