@@ -1,28 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { PassThrough } from "node:stream";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.js";
 import { ROOT, withTempDir } from "../e2e/run-cli.js";
 
 const DEMO_USERS = join(ROOT, "fixtures", "demo", "users.yaml");
-import type { Io } from "../../src/cli/io.js";
+import { captureIo as capture } from "../helpers/capture-io.js";
 
-function captureIo(
-  env: NodeJS.ProcessEnv = {},
-  isTTY = false,
-): { io: Io; err: () => string; out: () => string } {
-  let err = "";
-  let out = "";
-  const io: Io = {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s), isTTY },
-    stdin: new PassThrough(),
-    env,
-    cwd: process.cwd(),
-  };
-  return { io, err: () => err, out: () => out };
-}
+const captureIo = (env: NodeJS.ProcessEnv = {}, isTTY = false) => capture({ env, isTTY });
 
 describe("a fatal error under --log-format json", () => {
   it("is one JSON line with the error code and exit code", async () => {

@@ -17,12 +17,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
+import { captureIo } from "../helpers/capture-io.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle, EmulatorState } from "../../src/emulator/types.js";
 import { fromSnapshot } from "../../src/review/from-snapshot.js";
@@ -69,15 +68,9 @@ afterAll(async () => {
 
 /** `usersync review ARGV` (or another command) in this process: its exit code and stderr. */
 async function cli(argv: string[], command = "review"): Promise<{ code: number; stderr: string }> {
-  let stderr = "";
-  const io: Io = {
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
-    stdin: new PassThrough(),
-    env: Object.fromEntries(NAMES.map((n) => [`USERSYNC_TOKEN_${n.toUpperCase()}`, `${n}-token`])),
-    cwd: dir,
-  };
-  return { code: await main([command, ...argv], io), stderr };
+  const env = Object.fromEntries(NAMES.map((n) => [`USERSYNC_TOKEN_${n.toUpperCase()}`, `${n}-token`]));
+  const { io, err } = captureIo({ env, cwd: dir });
+  return { code: await main([command, ...argv], io), stderr: err() };
 }
 
 /** The review of every organization (--all-targets), which must succeed. */

@@ -13,15 +13,14 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle, EmulatorSignIn } from "../../src/emulator/types.js";
 import type { Snapshot } from "../../src/review/snapshot.js";
 import { loginOf } from "../e2e/review-expected.js";
+import { captureIo } from "../helpers/capture-io.js";
 
 const ORGS = {
   oidc: { identity: "builtin", claimed: [] as string[], externalSignIn: true },
@@ -100,17 +99,11 @@ afterAll(async () => {
 });
 
 it("each organization's people have the login its sign-in gives them, whatever the source calls them", async () => {
-  let stderr = "";
-  const io: Io = {
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
-    stdin: new PassThrough(),
-    env: Object.fromEntries(NAMES.map((n) => [`USERSYNC_TOKEN_${n.toUpperCase()}`, `${n}-token`])),
-    cwd: dir,
-  };
+  const env = Object.fromEntries(NAMES.map((n) => [`USERSYNC_TOKEN_${n.toUpperCase()}`, `${n}-token`]));
+  const { io, err } = captureIo({ env, cwd: dir });
   const argv = ["review", "--config", join(dir, "usersync.yaml"), "--all-targets"];
   const code = await main([...argv, "--format", "json", "--out", join(dir, "review.json")], io);
-  expect(code, stderr).toBe(0);
+  expect(code, err()).toBe(0);
   const got: Record<string, unknown> = {};
   const want: Record<string, unknown> = {};
   for (const name of NAMES) {

@@ -9,11 +9,10 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
+import { captureIo as capture } from "../helpers/capture-io.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { exposedSeries, startFakePushgateway } from "../helpers/fake-pushgateway.js";
@@ -34,18 +33,7 @@ afterAll(async () => {
   for (const o of orgs.values()) await o.close();
 });
 
-function captureIo(cwd: string, env: NodeJS.ProcessEnv): { io: Io; err: () => string; out: () => string } {
-  let err = "";
-  let out = "";
-  const io: Io = {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s), isTTY: false },
-    stdin: new PassThrough(),
-    env,
-    cwd,
-  };
-  return { io, err: () => err, out: () => out };
-}
+const captureIo = (cwd: string, env: NodeJS.ProcessEnv) => capture({ cwd, env });
 
 /** The environment of the Kubernetes CronJob: the Pushgateway settings as variables, each token. */
 const cronEnv = (more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
