@@ -6,7 +6,7 @@
 // block of the CLI's config, the same block for a second copy of the directory without latency
 // (the bench reads it once, in-process, to seed the service emulator: see changes.mjs), counters,
 // and the changes a directory admin makes: a leaver, a rename, a move between groups.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -14,6 +14,7 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { exportJWK, exportPKCS8, generateKeyPair } from "jose";
 import { fromDist, here, writeStreamed } from "./lib.mjs";
+import { serveSlapd, slapdConf } from "../test/helpers/slapd-server.mjs";
 
 const TLS = join(here, "..", "fixtures", "tls");
 const tls = () => ({
@@ -236,64 +237,17 @@ function ldapProxy(port, latencyMs) {
   );
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function listening(port) {
-  for (let i = 0; i < 600; i++) {
-    const ok = await new Promise((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), resolve(true)));
-      socket.once("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("slapd did not start listening");
-}
-
 /** LDAP: a real slapd (slapadd-loaded); a leaver's entry deleted, a rename a new cn, a move two group modifies. */
 export async function ldap({ people, groups, latencyMs, dir }) {
   await mkdir(join(dir, "db"));
   const conf = join(dir, "slapd.conf");
   await writeFile(
     conf,
-    [
-      ...["core", "cosine", "inetorgperson", "nis"].map((s) => `include /etc/ldap/schema/${s}.schema`),
-      `pidfile ${join(dir, "slapd.pid")}`,
-      "modulepath /usr/lib/ldap",
-      "moduleload back_mdb",
-      "sizelimit size.soft=500 size.hard=500 size.prtotal=unlimited",
-      "database mdb",
-      "maxsize 4294967296",
-      `suffix "${SUFFIX}"`,
-      `rootdn "${ROOT}"`,
-      `rootpw ${ROOT_PW}`,
-      `directory ${join(dir, "db")}`,
-      "index objectClass eq",
-      "access to attrs=userPassword by anonymous auth by * none",
-      "access to * by * read",
-      "",
-    ].join("\n"),
+    slapdConf({ dir, suffix: SUFFIX, rootDn: ROOT, rootPassword: ROOT_PW, maxSize: 4294967296 }),
   );
   await writeStreamed(join(dir, "data.ldif"), ldif(people, groups));
-  const load = spawnSync("/usr/sbin/slapadd", ["-q", "-f", conf, "-l", join(dir, "data.ldif")], {
-    encoding: "utf8",
-  });
-  if (load.status !== 0) throw new Error(`slapadd failed: ${load.stderr}`);
-  const port = await freePort();
-  const slapd = spawn("/usr/sbin/slapd", ["-d", "0", "-f", conf, "-h", `ldap://127.0.0.1:${port}/`], {
-    stdio: "ignore",
-  });
-  await listening(port);
+  const slapd = await serveSlapd({ conf, ldifFile: join(dir, "data.ldif") });
+  const { port } = slapd;
   const proxy = await ldapProxy(port, latencyMs);
   const source = (p) => ({
     type: "ldap",
@@ -367,8 +321,7 @@ export async function ldap({ people, groups, latencyMs, dir }) {
       ),
     close: async () => {
       await proxy.close();
-      slapd.kill("SIGTERM");
-      await new Promise((r) => slapd.once("exit", r));
+      await slapd.stop();
     },
   };
 }

@@ -2,12 +2,9 @@
 // (127.0.0.1, a free port, mdb, `sizelimit 500`, so every read pages) holding 100,000 people in
 // 10 groups of 10,000 nested under one parent group, bound as a plain account (limits apply).
 // Loaded with slapadd (minutes faster than ldapadd). Wall and CPU time and peak RSS of the
-// reading process, median of 3 runs. Needs the Debian packages slapd and ldap-utils. The slapd
-// set-up is a plain-JS twin of test/helpers/slapd.ts (bench scripts run without a TS loader).
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+// reading process, median of 3 runs. Needs the Debian packages slapd and ldap-utils. slapd is
+// started as the tests start it (test/helpers/slapd-server.mjs, plain JS for the bench scripts).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +18,7 @@ import {
   writeResult,
   writeStreamed,
 } from "./lib.mjs";
+import { findSlapd, serveSlapd, slapdConf } from "../test/helpers/slapd-server.mjs";
 
 const COUNT = 100_000;
 const TEAMS = 10;
@@ -87,32 +85,8 @@ function* ldif() {
   yield `${all}\n`;
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function listening(port) {
-  for (let i = 0; i < 400; i++) {
-    const ok = await new Promise((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), resolve(true)));
-      socket.once("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("slapd did not start listening");
-}
-
 async function main() {
-  if (!existsSync("/usr/sbin/slapd")) {
+  if (!findSlapd()) {
     console.error("slapd not found: install the Debian packages slapd and ldap-utils");
     process.exit(1);
   }
@@ -123,35 +97,11 @@ async function main() {
     const conf = join(dir, "slapd.conf");
     await writeFile(
       conf,
-      [
-        ...["core", "cosine", "inetorgperson", "nis"].map((s) => `include /etc/ldap/schema/${s}.schema`),
-        `pidfile ${join(dir, "slapd.pid")}`,
-        "modulepath /usr/lib/ldap",
-        "moduleload back_mdb",
-        "sizelimit size.soft=500 size.hard=500 size.prtotal=unlimited",
-        "database mdb",
-        "maxsize 4294967296",
-        `suffix "${SUFFIX}"`,
-        `rootdn "cn=admin,${SUFFIX}"`,
-        `directory ${join(dir, "db")}`,
-        "index objectClass eq",
-        "access to attrs=userPassword by anonymous auth by * none",
-        "access to * by * read",
-        "",
-      ].join("\n"),
+      slapdConf({ dir, suffix: SUFFIX, rootDn: `cn=admin,${SUFFIX}`, maxSize: 4294967296 }),
     );
     await writeStreamed(join(dir, "data.ldif"), ldif());
-    const loadStart = performance.now();
-    const load = spawnSync("/usr/sbin/slapadd", ["-q", "-f", conf, "-l", join(dir, "data.ldif")], {
-      encoding: "utf8",
-    });
-    if (load.status !== 0) throw new Error(`slapadd failed: ${load.stderr}`);
-    const loadMs = performance.now() - loadStart;
-    const port = await freePort();
-    slapd = spawn("/usr/sbin/slapd", ["-d", "0", "-f", conf, "-h", `ldap://127.0.0.1:${port}/`], {
-      stdio: "ignore",
-    });
-    await listening(port);
+    slapd = await serveSlapd({ conf, ldifFile: join(dir, "data.ldif") });
+    const { port, loadMs } = slapd;
     const measured = await measureRuns(
       fileURLToPath(import.meta.url),
       ["--child", `ldap://127.0.0.1:${port}`],
@@ -192,8 +142,7 @@ async function main() {
     );
     await writeResult("read-ldap", { entries: COUNT, wallMs, cpuMs, maxRssMiB: rss, loadMs, measured });
   } finally {
-    slapd?.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 200));
+    await slapd?.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

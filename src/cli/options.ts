@@ -171,7 +171,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, CommandSpec>> = {
       plan: {
         type: "string",
         value: "FILE",
-        help: "apply a saved plan exactly, and only to the organization it was\nmade for (another: exit 4, nothing sent); steps whose objects changed\nsince are reported as stale (exit 3) and not carried out (--mode,\n--allow-deletes, --allow-permission-removals and\n--allow-filter-widenings are refused with it: they shape a new plan)",
+        help: "apply a saved plan exactly, and only to the organization it was\nmade for (another: exit 4, nothing sent); steps whose objects changed\nsince are reported as stale (exit 3) and not carried out (--mode,\n--allow-deletes, --allow-permission-removals, --allow-filter-widenings\nand --allow-reverts are refused with it: they shape a new plan)",
       },
       "credentials-file": {
         type: "string",

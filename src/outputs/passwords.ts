@@ -73,11 +73,20 @@ export async function createPasswordProvider(options: PasswordProviderOptions): 
       return { source: "file", passwordFor: async () => password, close: async () => {} };
     }
     case "generate": {
+      if (options.credentialsDir !== undefined && !options.credentialsFile)
+        throw credentialsDirAlone(options.credentialsDir);
       const dir =
         options.credentialsDir === undefined ? undefined : await openCredentialsDir(options.credentialsDir);
       return openCredentialsFile(options.credentialsFile, options.now ?? (() => new Date()), dir);
     }
   }
+}
+
+/** The folder is a copy besides the credentials file, never instead of it: refused before it is made. */
+function credentialsDirAlone(dir: string): SafetyRefusal {
+  return new SafetyRefusal({
+    message: `--credentials-dir (output.credentialsDir) ${dir} needs --credentials-file too: the folder holds a copy of each generated password besides the credentials file, not instead of it; pass --credentials-file FILE or set output.credentialsFile (nothing was sent, no folder was made)`,
+  });
 }
 
 async function readPasswordFile(path: string | undefined): Promise<string> {

@@ -82,7 +82,7 @@ describe("the README says what the table says", () => {
     const quoted = (cs: readonly string[]) => cs.map((c) => `\`${c}\``);
     const list = (cs: readonly string[]) => `${quoted(cs).slice(0, -1).join(", ")} and ${quoted(cs).at(-1)}`;
     expect(readme).toContain(
-      `all but ${list(without("config"))} (which read no config file) take \`--config FILE\``,
+      `all but ${list(without("config"))} (which take no config file: the demo reads its own, \`fixtures/demo/usersync.yaml\`) take \`--config FILE\``,
     );
     expect(takers("desired")).toEqual(takers("groups"));
     expect(readme).toContain(

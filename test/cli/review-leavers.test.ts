@@ -8,15 +8,14 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import type { Review } from "../../src/review/types.js";
 import { withTempDir } from "../e2e/run-cli.js";
+import { captureIo } from "../helpers/capture-io.js";
 
 const orgs: Record<string, EmulatorHandle> = {};
 const seed = (org: string): EmulatorSeed => ({
@@ -43,16 +42,13 @@ afterAll(async () => {
 });
 
 async function review(dir: string, config: string, argv: string[]): Promise<number> {
-  const io: Io = {
-    stdout: { write: () => true },
-    stderr: { write: () => true, isTTY: false },
-    stdin: new PassThrough(),
+  const { io } = captureIo({
     // Each layout's own variables: the other's are unknown keys there.
     env: config.startsWith("single")
       ? { USERSYNC_TOKEN: "alpha-t0ken" }
       : { USERSYNC_TOKEN_ALPHA: "alpha-t0ken", USERSYNC_TOKEN_BETA: "beta-t0ken" },
     cwd: dir,
-  };
+  });
   return main(["review", "--config", join(dir, config), "--format", "json", ...argv], io);
 }
 

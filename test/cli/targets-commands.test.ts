@@ -7,14 +7,13 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { withTempDir } from "../e2e/run-cli.js";
+import { captureIo } from "../helpers/capture-io.js";
 
 const NAMES = ["alpha", "beta", "gamma"] as const;
 const orgs = new Map<string, EmulatorHandle>();
@@ -42,17 +41,9 @@ afterAll(async () => {
 });
 
 async function run(dir: string, argv: string[]) {
-  let out = "";
-  let err = "";
-  const io: Io = {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s), isTTY: false },
-    stdin: new PassThrough(),
-    env,
-    cwd: dir,
-  };
-  const code = await main(argv, io);
-  return { code, out, err };
+  const c = captureIo({ env, cwd: dir });
+  const code = await main(argv, c.io);
+  return { code, out: c.out(), err: c.err() };
 }
 
 async function writeConfig(dir: string, select: (n: string) => string = (n) => `org-${n}`) {

@@ -13,6 +13,7 @@ import type { GoogleStandIn } from "../../src/emulator/google/server.js";
 import { ADMIN_ROLE_SA, DOMAIN, G, googleSettings, startGoogle, writeKey } from "../helpers/google.js";
 import {
   changesScenario,
+  pathsAskedAfter,
   setPosition,
   startOrganization,
   writeChangesConfig,
@@ -64,14 +65,7 @@ describe("Google changes only through the built CLI", () => {
           other: "ada@example.com",
           disable: async (email) => google.changes.suspend(userId(email)),
           feed: {
-            mark: () => {
-              const at = google.requests.length;
-              return () =>
-                google.requests
-                  .slice(at)
-                  .filter((r) => r.url.startsWith("/admin/"))
-                  .map((r) => r.url.split("?")[0]!);
-            },
+            mark: pathsAskedAfter(google.requests, "/admin/"),
             expected: [
               "/admin/reports/v1/activity/users/all/applications/admin",
               `/admin/directory/v1/users/${userId("ken@example.com")}`,

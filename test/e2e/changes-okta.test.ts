@@ -8,9 +8,16 @@
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
-import { serviceAppSource, startOkta, type OktaFixture } from "../helpers/okta.js";
+import {
+  anOktaUser as user,
+  CHANGES_SCOPES,
+  serviceAppSource,
+  startOkta,
+  type OktaFixture,
+} from "../helpers/okta.js";
 import {
   changesScenario,
+  pathsAskedAfter,
   setPosition,
   startOrganization,
   writeChangesConfig,
@@ -19,22 +26,12 @@ import { runCli, withTempDir } from "./run-cli.js";
 
 const TOKEN = "changes-okta-e2e-token-48";
 const U = { ada: "00u1ada", ken: "00u2ken", grace: "00u3grace" };
-const user = (id: string, name: string) => ({
-  id,
-  status: "ACTIVE" as const,
-  profile: {
-    login: `${name}@example.org`,
-    email: `${name}@example.org`,
-    firstName: name,
-    lastName: "Example",
-  },
-});
 
 let f: OktaFixture;
 let emulator: EmulatorHandle;
 beforeAll(async () => {
   f = await startOkta({
-    scopes: ["okta.users.read", "okta.groups.read", "okta.logs.read"],
+    scopes: CHANGES_SCOPES,
     users: [user(U.ada, "ada"), user(U.ken, "ken"), user(U.grace, "grace")],
     groups: [
       { id: "00g1platform", type: "OKTA_GROUP", profile: { name: "Platform" }, members: [U.ken] },
@@ -78,14 +75,7 @@ describe("Okta changes only through the built CLI", () => {
           other: "ada@example.org",
           disable: async (email) => f.okta.changes.suspend(idOf(email)),
           feed: {
-            mark: () => {
-              const at = f.okta.requests.length;
-              return () =>
-                f.okta.requests
-                  .slice(at)
-                  .filter((r) => r.url.startsWith("/api/v1/"))
-                  .map((r) => r.url.split("?")[0]!);
-            },
+            mark: pathsAskedAfter(f.okta.requests, "/api/v1/"),
             expected: ["/api/v1/logs", "/api/v1/logs", `/api/v1/users/${U.ken}`],
           },
           breakFeed: async () => f.okta.addFault({ match: /\/api\/v1\/logs/, kind: 500 }),

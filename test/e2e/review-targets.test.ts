@@ -10,15 +10,14 @@ import { join } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
-import { PassThrough } from "node:stream";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
 import { startEmulator, type EmulatorSeed } from "../../src/emulator/index.js";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import { fromSnapshot } from "../../src/review/from-snapshot.js";
 import type { Snapshot } from "../../src/review/snapshot.js";
 import { ROOT, runCli } from "./run-cli.js";
 import { expectedAccess, loginOf } from "./review-expected.js";
+import { captureIo } from "../helpers/capture-io.js";
 
 const NAMES = ["alpha", "beta", "gamma"] as const;
 type Name = (typeof NAMES)[number];
@@ -129,19 +128,11 @@ it("one review per organization and one combined CSV, each agreeing with its own
 
 /** `usersync review` in this process (no listing: --from reads files only), its stdout and stderr. */
 async function inProcess(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: { write: (s: string) => ((stdout += s), true) },
-    stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
-    stdin: new PassThrough(),
-    env: {},
-    cwd: dir,
-  };
+  const c = captureIo({ cwd: dir });
   // Paths of files are the process's own (relative ones would be vitest's folder): made absolute.
   const absolute = argv.map((a) => (/\.(json|csv|html)$/.test(a) ? join(dir, a) : a));
-  const code = await main(["review", "--config", join(dir, "usersync.yaml"), ...absolute], io);
-  return { code, stdout, stderr };
+  const code = await main(["review", "--config", join(dir, "usersync.yaml"), ...absolute], c.io);
+  return { code, stdout: c.out(), stderr: c.err() };
 }
 
 it("--from --all-targets renders each organization's snapshot and the same combined CSV (the CronJob's containers)", async () => {

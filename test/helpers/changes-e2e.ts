@@ -177,7 +177,7 @@ export interface ScenarioDirectory {
   other: string;
   /** Disables (suspends, filters out) a person in the directory, by email. */
   disable(email: string): Promise<void>;
-  /** What the leaver's run is expected to ask the directory: `mark()` gives what was asked after it. */
+  /** What the leaver's run is expected to ask the directory: `mark()` gives what was asked after it (`pathsAskedAfter`). */
   feed?: { mark(): () => string[]; expected: string[] };
   /** Breaks the change feed (a fault at the stand-in) and mends it. */
   breakFeed(): Promise<void>;
@@ -270,4 +270,22 @@ export async function changesScenario(
   expect(expired.stdout).toContain(`Read whole (${d.expire.reason}: `);
   expect(reach(d.other)).toEqual(NOTHING);
   return { config, reach };
+}
+
+/**
+ * A `feed.mark` for a stand-in's request log (the array it appends to): the paths, without their
+ * query, of the requests under `prefix` made after the mark.
+ */
+export function pathsAskedAfter(
+  requests: ReadonlyArray<{ url: string }>,
+  prefix: string,
+): () => () => string[] {
+  return () => {
+    const at = requests.length;
+    return () =>
+      requests
+        .slice(at)
+        .filter((r) => r.url.startsWith(prefix))
+        .map((r) => r.url.split("?")[0]!);
+  };
 }

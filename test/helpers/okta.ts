@@ -7,11 +7,28 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { exportJWK, exportPKCS8, generateKeyPair } from "jose";
 import { startOktaStandIn, type OktaStandIn } from "../../src/emulator/okta/server.js";
-import type { OktaStandInOptions } from "../../src/emulator/okta/types.js";
+import type { OktaStandInOptions, OktaUser } from "../../src/emulator/okta/types.js";
 
 export const OKTA_CLIENT_ID = "0oa1usersync4stand9in";
 export const OKTA_KEY_ID = "usersync-test-key";
 export const OKTA_API_TOKEN = "00okta-stand-in-ssws-token-7c1";
+
+/** What a change feed reads: people, groups and the System Log. */
+export const CHANGES_SCOPES = ["okta.users.read", "okta.groups.read", "okta.logs.read"];
+
+/** An active Okta user `<name>@example.org` (its login too), first name `name`, last name Example. */
+export function anOktaUser(id: string, name: string): OktaUser {
+  return {
+    id,
+    status: "ACTIVE",
+    profile: {
+      login: `${name}@example.org`,
+      email: `${name}@example.org`,
+      firstName: name,
+      lastName: "Example",
+    },
+  };
+}
 
 export interface OktaFixture {
   okta: OktaStandIn;

@@ -7,6 +7,16 @@ import { plan } from "../../src/plan/index.js";
 
 let line = 1;
 
+/**
+ * A desired user. Without an `id`, the id is the e-mail's local part (`jane@example.com` ->
+ * `jane`), marked derived: NOT the rule a row without an id follows (the whole e-mail,
+ * `jane_example.com`: deriveUserId in src/desired/ids.ts, docs/desired-state.md). That is safe
+ * here: the planner never derives an id, it takes the one the reader gave (a directory's rule
+ * may give `jane` too), and only the readers' tests check the e-mail rule. It stays: some 30
+ * planner and report expectations in 11 files name the short ids (`updateMapping:jane`, adopt
+ * notices "usersync would have named it 'rae'"); a test that needs the e-mail rule's id sets
+ * `id: deriveUserId(email)`.
+ */
 export function aUser(u: Partial<DesiredUser> & { email: string }): DesiredUser {
   const id = u.id ?? u.email.split("@")[0] ?? u.email;
   return {

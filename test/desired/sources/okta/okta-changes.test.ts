@@ -15,26 +15,22 @@ import { changed, sourceShape as shape, usingFeed } from "../../../helpers/chang
 import { readOktaDesired } from "../../../../src/desired/sources/okta/index.js";
 import { openOktaFeed } from "../../../../src/desired/sources/okta/feed.js";
 import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
-import { serviceAppSource, startOkta, type OktaFixture } from "../../../helpers/okta.js";
+import {
+  anOktaUser as user,
+  CHANGES_SCOPES,
+  serviceAppSource,
+  startOkta,
+  type OktaFixture,
+} from "../../../helpers/okta.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
 const ctx = { env: {}, logger, defaultIdentity: "builtin" as const };
 const U = { ada: "00u1ada", grace: "00u2grace", linus: "00u3linus", solo: "00u4solo" };
-const user = (id: string, name: string) => ({
-  id,
-  status: "ACTIVE" as const,
-  profile: {
-    login: `${name}@example.org`,
-    email: `${name}@example.org`,
-    firstName: name,
-    lastName: "Example",
-  },
-});
 
 let f: OktaFixture;
 beforeAll(async () => {
   f = await startOkta({
-    scopes: ["okta.users.read", "okta.groups.read", "okta.logs.read"],
+    scopes: CHANGES_SCOPES,
     users: [user(U.ada, "ada"), user(U.grace, "grace"), user(U.linus, "linus"), user(U.solo, "solo")],
     groups: [
       { id: "00g1team", type: "OKTA_GROUP", profile: { name: "Team" }, members: [U.ada, U.grace, U.linus] },
