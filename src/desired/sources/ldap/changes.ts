@@ -214,12 +214,11 @@ export async function readLdapChanges(o: {
   const reads: ReadTally[] = [];
   const users = new Set(o.picture.groups.find((g) => g.id === USERS)?.people ?? []);
   const people = await userChanges({ ...o, clause, users, reads });
-  const joined = people.flatMap((c) => (c.type === "member-added" ? [c.member] : []));
   const groups =
     o.config.groups.length === 0
       ? []
       : o.config.nested === "inChain"
-        ? await inChainChanges({ ...o, clause, joined, reads })
+        ? await inChainChanges({ ...o, clause, users: people, reads })
         : await groupChanges({ ...o, clause, reads });
   if (!Array.isArray(groups)) return groups;
   return { kind: "changes", changes: [...people, ...groups], position, reads };

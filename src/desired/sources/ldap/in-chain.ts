@@ -21,143 +21,12 @@
 import type { ChangeBatch, DirectoryChange, Picture, PicturedGroup, WholeReason } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
-import { IN_CHAIN_RULE, escapeFilterValue, searchGroups } from "./groups.js";
+import { searchGroups } from "./groups.js";
+import { below, groupClass, holding, namingContext, NESTED, nestedGraph, since } from "./in-chain-search.js";
 import { inChainPeople, inChainSkeleton, listDns, pictureGroupsOf, prunedGroups, USERS } from "./picture.js";
-import { firstRange, remainingRange } from "./ranged.js";
-import { normaliseDn, valuesOf } from "./template.js";
-
-/** Where a picked group keeps the groups below it at any depth (normalised DNs, sorted). */
-export const NESTED = "@nested";
-const PER_FILTER = 100; // DNs per search filter of in-chain clauses
-
-/** The domain's naming context: the `DC=` tail of `baseDn` (a domain's name), else its last RDN. */
-export function namingContext(baseDn: string): string {
-  const rdns = baseDn.split(/(?<!\\),/).map((r) => r.trim());
-  let i = rdns.length;
-  while (i > 0 && /^dc=/i.test(rdns[i - 1]!)) i -= 1;
-  return rdns.slice(i === rdns.length ? rdns.length - 1 : i).join(",");
-}
 
 type Fallback = Extract<ChangeBatch, { kind: "fallback" }>;
 const fallback = (reason: WholeReason, detail: string): Fallback => ({ kind: "fallback", reason, detail });
-
-/** A filter written without its parentheses too, with them. */
-const paren = (filter: string): string =>
-  filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
-/** The entries of `filter` that `clause` finds too. */
-const since = (filter: string, clause: string): string => `(&${paren(filter)}${clause})`;
-
-/** AD's group objects, and whatever `groupFilter` calls a group. */
-const groupClass = (config: LdapConfig): string => `(|(objectClass=group)${paren(config.groupFilter)})`;
-
-const chunks = <T>(list: readonly T[]): T[][] =>
-  Array.from({ length: Math.ceil(list.length / PER_FILTER) }, (_, i) =>
-    list.slice(i * PER_FILTER, (i + 1) * PER_FILTER),
-  );
-
-const inChainOf = (attribute: string, dns: readonly string[]): string =>
-  `(|${dns.map((dn) => `(${attribute}:${IN_CHAIN_RULE}:=${escapeFilterValue(dn)})`).join("")})`;
-
-/** Every group below any of the picked groups (DNs as spelled), with its direct parents. */
-async function nestedGraph(
-  config: LdapConfig,
-  connection: LdapConnection,
-  picked: readonly string[],
-): Promise<{ parents: Map<string, string[]>; read: ReadTally }> {
-  const parents = new Map<string, string[]>();
-  const base = namingContext(config.baseDn);
-  let pages = 0;
-  for (const part of chunks(picked)) {
-    const filter = `(&${groupClass(config)}${inChainOf("memberOf", part)})`;
-    for await (const page of connection.pages({ base, filter, attributes: ["memberOf"] })) {
-      pages += 1;
-      for (const entry of page) {
-        const { values, next } = firstRange(valuesOf(entry), "memberOf", entry.dn);
-        const all = [...values];
-        if (next !== undefined)
-          all.push(...(await remainingRange(connection, { dn: entry.dn, name: "memberOf", next })));
-        parents.set(
-          normaliseDn(entry.dn),
-          all.map((v) => normaliseDn(String(v))),
-        );
-      }
-    }
-  }
-  const what = `groups below the ${picked.length} picked groups under ${base}, in chain`;
-  return { parents, read: { what, announced: "unknown", pages, read: parents.size } };
-}
-
-/** Per picked group (normalised DN), the groups below it at any depth, sorted. */
-function below(
-  parents: ReadonlyMap<string, readonly string[]>,
-  picked: readonly string[],
-): Map<string, string[]> {
-  const children = new Map<string, string[]>();
-  for (const [child, list] of parents)
-    for (const p of list) (children.get(p) ?? children.set(p, []).get(p)!).push(child);
-  const out = new Map<string, string[]>();
-  for (const top of picked) {
-    const seen = new Set<string>();
-    const todo = [...(children.get(top) ?? [])];
-    while (todo.length > 0) {
-      const id = todo.pop()!;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      todo.push(...(children.get(id) ?? []));
-    }
-    seen.delete(top);
-    out.set(top, [...seen].sort());
-  }
-  return out;
-}
-
-/** A whole read's picked groups with `@nested`: one search of the groups below them. */
-export async function withNested(
-  config: LdapConfig,
-  connection: LdapConnection,
-  groups: readonly PicturedGroup[],
-): Promise<{ groups: PicturedGroup[]; read: ReadTally }> {
-  const picked = groups.filter((g) => g.rule !== undefined && g.rule >= 0);
-  const { parents, read } = await nestedGraph(
-    config,
-    connection,
-    picked.map((g) => g.name),
-  );
-  const nested = below(
-    parents,
-    picked.map((g) => g.id),
-  );
-  return {
-    groups: groups.map((g) =>
-      nested.has(g.id) ? { ...g, attributes: { ...g.attributes, [NESTED]: nested.get(g.id)! } } : g,
-    ),
-    read,
-  };
-}
-
-/** The picked groups (normalised DNs) that hold any of `people` at any depth. */
-async function holding(
-  config: LdapConfig,
-  connection: LdapConnection,
-  people: readonly string[],
-  reads: ReadTally[],
-): Promise<Set<string>> {
-  const base = config.groupBaseDn ?? config.baseDn;
-  const found = new Set<string>();
-  for (const part of chunks(people)) {
-    const { dns, read } = await listDns(
-      connection,
-      base,
-      since(config.groupFilter, inChainOf("member", part)),
-    );
-    reads.push({
-      ...read,
-      what: `groups under ${base} holding ${part.length} people new to the user search`,
-    });
-    dns.forEach((dn) => found.add(dn));
-  }
-  return found;
-}
 
 /** JSON with every object's keys sorted: groups compared whatever their attributes' order. */
 const canonical = (value: unknown): string =>
@@ -196,12 +65,24 @@ function pickedChanged(
   return undefined;
 }
 
-/** The people changes of one picked group read again: the server's answer against the picture's. */
-function peopleChanges(group: string, before: readonly string[], now: readonly string[]): DirectoryChange[] {
-  const [was, is] = [new Set(before), new Set(now)];
+/**
+ * The people changes of one picked group: its people read again (`now`, the server's answer)
+ * against the picture's; a person the picture does not know and who is not new to the user search
+ * was made after this read's window began and is read next time.
+ */
+function peopleChanges(o: {
+  group: string;
+  before: readonly string[];
+  now: readonly string[];
+  known: ReadonlySet<string>;
+}): DirectoryChange[] {
+  const [was, is] = [new Set(o.before), new Set(o.now)];
+  const group = o.group;
   return [
-    ...now.filter((id) => !was.has(id)).map((member) => ({ type: "member-added" as const, group, member })),
-    ...before
+    ...o.now
+      .filter((id) => !was.has(id) && o.known.has(id))
+      .map((member) => ({ type: "member-added" as const, group, member })),
+    ...o.before
       .filter((id) => !is.has(id))
       .map((member) => ({ type: "member-removed" as const, group, member })),
   ].map((c) => ({ ...c, memberKind: "person" as const }));
@@ -253,21 +134,32 @@ function structureChanges(
   return out;
 }
 
+/** The people new to the user search in this read, and those gone from it (normalised DNs). */
+function moved(users: readonly DirectoryChange[]): { joined: string[]; left: Set<string> } {
+  const joined: string[] = [];
+  const left = new Set<string>();
+  for (const c of users)
+    if (c.type === "member-added" && c.group === USERS) joined.push(c.member);
+    else if (c.type === "member-removed" && c.group === USERS) left.add(c.member);
+  return { joined, left };
+}
+
 /** The group changes since the position with `nested: inChain`, or why they cannot be read. */
 export async function inChainChanges(o: {
   config: LdapConfig;
   connection: LdapConnection;
   clause: string;
   picture: Picture;
-  /** Normalised DNs of the people new to the user search in this read. */
-  joined: readonly string[];
+  /** This read's changes of the user search (changes.ts): people new to it, or gone from it. */
+  users: readonly DirectoryChange[];
   reads: ReadTally[];
 }): Promise<DirectoryChange[] | Fallback> {
   const { config, connection, reads } = o;
   const base = config.groupBaseDn ?? config.baseDn;
+  const pages = (n: number) => Math.max(1, Math.ceil(n / config.pageSize));
   const found = await searchGroups(config, connection);
   const what = `groups under ${base} (${config.groupFilter})`;
-  reads.push({ what, announced: "unknown", pages: 1, read: found.byDn.size });
+  reads.push({ what, announced: "unknown", pages: pages(found.byDn.size), read: found.byDn.size });
   const fresh = new Map(inChainSkeleton(pictureGroupsOf(config, found), found.byDn).map((g) => [g.id, g]));
   const kept = new Map(o.picture.groups.filter((g) => g.id !== USERS).map((g) => [g.id, g]));
   const why = pickedChanged(fresh, kept);
@@ -287,14 +179,28 @@ export async function inChainChanges(o: {
     graph.parents,
     picked.map((g) => g.id),
   );
-  const holds = o.joined.length > 0 ? await holding(config, connection, o.joined, reads) : new Set<string>();
+  const { joined, left } = moved(o.users);
+  const holds = joined.length > 0 ? await holding(config, connection, joined, reads) : new Set<string>();
   const reread = toReread({ picked, kept, nested, changed: changed.dns, holds });
 
   const out = structureChanges(fresh, kept);
-  for (const g of reread) {
-    const people = await inChainPeople({ config, connection, groupDn: g.name });
-    reads.push({ what: `people of ${g.name} in chain`, announced: "unknown", pages: 1, read: people.length });
-    out.push(...peopleChanges(g.id, kept.get(g.id)!.people, people));
+  const known = new Set([...(o.picture.groups.find((g) => g.id === USERS)?.people ?? []), ...joined]);
+  for (const g of picked) {
+    const before = kept.get(g.id)!.people;
+    if (reread.includes(g)) {
+      const now = await inChainPeople({ config, connection, groupDn: g.name });
+      reads.push({
+        what: `people of ${g.name} in chain`,
+        announced: "unknown",
+        pages: pages(now.length),
+        read: now.length,
+      });
+      out.push(...peopleChanges({ group: g.id, before, now, known }));
+    } else {
+      // Gone from the user search: out of its in-chain people too, which that search filters.
+      const now = before.filter((id) => !left.has(id));
+      if (now.length < before.length) out.push(...peopleChanges({ group: g.id, before, now, known }));
+    }
   }
   return out;
 }

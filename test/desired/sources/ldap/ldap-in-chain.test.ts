@@ -138,6 +138,11 @@ describe("LDAP changes only with nested: inChain, against the AD stand-in", () =
       groupDn,
       new Change({ operation, modification: new Attribute({ type: "member", values: [dn] }) }),
     );
+  const uac = (value: string) =>
+    new Change({
+      operation: "replace",
+      modification: new Attribute({ type: "userAccountControl", values: [value] }),
+    });
   async function readWhole() {
     const feed = openLdapFeed(config(), ctx);
     try {
@@ -233,14 +238,23 @@ describe("LDAP changes only with nested: inChain, against the AD stand-in", () =
     expect(peopleRead()).toEqual(["All", "Analytics"]);
   });
 
-  it("a picked group's own members: added and removed", async () => {
+  it("a picked group's own members: added and removed; a leaver disabled in a nested group", async () => {
     await asAdmin(async (c) => {
       await member("add", group("Sales"), userDn(7))(c);
       await member("delete", group("Analytics"), userDn(0))(c);
+      await c.modify(userDn(2), uac("514"));
     });
     const got = await step();
     expect(groupsOf(got, 7)).toEqual(["all", "sales"]);
     expect(groupsOf(got, 0)).toEqual([]);
+    expect(groupsOf(got, 2)).toBeUndefined();
+  });
+
+  it("a leaver disabled in a nested group, no group written: no group's people read again", async () => {
+    await asAdmin((c) => c.modify(userDn(9), uac("514")));
+    const got = await step();
+    expect(groupsOf(got, 9)).toBeUndefined();
+    expect(peopleRead()).toEqual([]);
   });
 
   it("a group nested since, from outside groupBaseDn, and an account re-enabled in a nested group", async () => {
@@ -251,13 +265,7 @@ describe("LDAP changes only with nested: inChain, against the AD stand-in", () =
         member: [userDn(6)],
       });
       await member("add", group("Sales"), elsewhere("Interns"))(c);
-      await c.modify(
-        userDn(1),
-        new Change({
-          operation: "replace",
-          modification: new Attribute({ type: "userAccountControl", values: ["512"] }),
-        }),
-      );
+      await c.modify(userDn(1), uac("512"));
     });
     const got = await step();
     expect(groupsOf(got, 6)).toEqual(["all", "sales"]);
