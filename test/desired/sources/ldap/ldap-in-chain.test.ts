@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
 import { applyChanges } from "../../../../src/desired/sources/changes/apply.js";
 import type { Picture, Position } from "../../../../src/desired/sources/changes/feed.js";
+import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
 import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import { openLdapFeed } from "../../../../src/desired/sources/ldap/feed.js";
 import { readLdapDesired } from "../../../../src/desired/sources/ldap/index.js";
@@ -291,5 +292,18 @@ describe("LDAP changes only with nested: inChain, against the AD stand-in", () =
     const batch = await readChanges(kept.position, old);
     expect(batch).toMatchObject({ kind: "fallback", reason: "no-picture" });
     expect(batch.kind === "fallback" && batch.detail).toMatch(/no nested groups of CN=All/);
+  });
+
+  it("through the run: a nested group's change is read as changes, and the plan's evidence says so", async () => {
+    const run = configSchema.parse({
+      source: { ...config().source, changes: { mode: "changes", fullEvery: "7d" } },
+    });
+    const first = await readChangesOnly(run, ctx, { kept: { unusable: "none kept yet" }, now: Date.now() });
+    expect(first?.evidence.read).toMatchObject({ source: "whole", reason: "no-picture" });
+    await asAdmin(member("add", elsewhere("Contractors"), userDn(0)));
+    const second = await readChangesOnly(run, ctx, { kept: first!.keep, now: Date.now() });
+    expect(second?.evidence.read).toMatchObject({ source: "changes" });
+    expect(shape(second!).users).toEqual(expected(ad.store.view));
+    expect(second!.state.users.find((u) => u.email === upn(0))?.groups).toEqual(["all", "analytics"]);
   });
 });
