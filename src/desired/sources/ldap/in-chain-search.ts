@@ -1,9 +1,9 @@
 /**
- * The server's in-chain answers a `nested: inChain` changes-only read asks (in-chain.ts; docs/ldap.md,
- * "Changes-only runs"), with LDAP_MATCHING_RULE_IN_CHAIN (1.2.840.113556.1.4.1941): the groups
- * below the picked groups at any depth, anywhere in the domain's naming context, and the picked
- * groups that hold a person at any depth. A whole read keeps, on each picked group, the groups
- * below it (`@nested`), so that a later read sees one deleted or moved away.
+ * The server's in-chain answers a `nested: inChain` changes-only read asks (in-chain.ts;
+ * docs/ldap.md, "Changes-only runs"), with LDAP_MATCHING_RULE_IN_CHAIN (1.2.840.113556.1.4.1941):
+ * the groups below the picked groups at any depth, anywhere in the domain's naming context, and
+ * the picked groups that hold a person at any depth. A whole read keeps, on each picked group,
+ * the groups below it (`@nested`), so that a later read sees one deleted or moved away.
  */
 import type { PicturedGroup } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
