@@ -32,8 +32,10 @@ const paren = (filter: string): string =>
 export const since = (filter: string, clause: string): string => `(&${paren(filter)}${clause})`;
 
 /** AD's group objects, and whatever `groupFilter` calls a group. */
-export const groupClass = (config: LdapConfig): string =>
-  `(|(objectClass=group)${paren(config.groupFilter)})`;
+export const groupClass = (config: LdapConfig): string => {
+  const filter = paren(config.groupFilter);
+  return filter.toLowerCase() === "(objectclass=group)" ? filter : `(|(objectClass=group)${filter})`;
+};
 
 const chunks = <T>(list: readonly T[]): T[][] =>
   Array.from({ length: Math.ceil(list.length / PER_FILTER) }, (_, i) =>
