@@ -4,7 +4,9 @@
  *
  * - a simple bind as one account; a search before it is refused (operationsError);
  * - paged subtree searches (RFC 2696) and base-scope reads, filters with &, |, !, =, presence and
- *   LDAP_MATCHING_RULE_IN_CHAIN on `memberOf`; `memberOf` is computed from the groups' `member`;
+ *   LDAP_MATCHING_RULE_IN_CHAIN on `memberOf` (the groups above an entry at any depth) and on
+ *   `member` (the groups holding a value at any depth); `memberOf` is computed from the groups'
+ *   `member`;
  * - ranged retrieval (MS-ADTS 3.1.1.3.1.3.3): a value list longer than `maxValRange` comes as
  *   `member;range=0-<max-1>` and no plain `member`; `member;range=<lo>-*` asks for the next part,
  *   which ends in `*` when it reaches the last value;
@@ -109,6 +111,11 @@ function matches(filter: LdapFilter, entry: AdEntry, byDn: Map<string, AdEntry>)
     case "ExtensibleFilter":
       if (filter.matchingRule === IN_CHAIN && filter.attribute.toLowerCase() === "memberof")
         return inChain(entry, String(filter.value), byDn);
+      if (filter.matchingRule === IN_CHAIN && filter.attribute.toLowerCase() === "member") {
+        // The groups that hold the value at any depth: its memberOf chain reaches the entry.
+        const held = byDn.get(normDn(String(filter.value)));
+        return held !== undefined && inChain(held, entry.dn, byDn);
+      }
       if (filter.matchingRule === BIT_AND || filter.matchingRule === BIT_OR) {
         const bits = BigInt(String(filter.value));
         return valuesOf(entry, filter.attribute).some((v) => {
@@ -161,8 +168,10 @@ function selected(entry: AdEntry, asked: string[], options: FakeAdOptions): Reco
 function found(req: LdapRequest, store: AdStore): AdEntry[] {
   const base = normDn(req.dn.toString());
   const under = (dn: string): boolean => dn === base || dn.endsWith(`,${base}`);
-  // The configuration naming context is apart: a search of the domain does not reach it.
-  const inConfiguration = under(normDn(AD_CONFIGURATION)) || base.endsWith(`,${normDn(AD_CONFIGURATION)}`);
+  // The configuration naming context is apart: a search of the domain, from its root too, does
+  // not reach it (AD answers such a search with the domain's objects only).
+  const configuration = normDn(AD_CONFIGURATION);
+  const inConfiguration = base === configuration || base.endsWith(`,${configuration}`);
   const entries = inConfiguration ? [store.ntdsSettings()] : store.view;
   const byDn = inConfiguration ? new Map(entries.map((e) => [normDn(e.dn), e])) : store.byDn;
   if (req.scope === 0) {

@@ -16,11 +16,12 @@
  *   not know, is a fallback (groups-changed); a group gone -> group-removed (a picked one makes
  *   applyChanges fall back).
  *
+ * With `nested: inChain` (AD) the server expands membership, so the groups a change reaches are
+ * asked of it: in-chain.ts reads the group changes instead.
+ *
  * The timestamp reader's position is the server-side time to search from: the client's clock
  * when the read began, less CLOCK_MARGIN_MS for clock skew between client and server and for the
- * timestamp's one-second grain. Changes in the overlap are read twice, which is harmless. With
- * `nested: inChain` (AD) a group change is read whole: the server expands membership, and which
- * groups a change reaches cannot be told from the changed entries alone.
+ * timestamp's one-second grain. Changes in the overlap are read twice, which is harmless.
  */
 import type {
   ChangeBatch,
@@ -32,6 +33,7 @@ import type {
 } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
+import { inChainChanges } from "./in-chain.js";
 import { listDns, readPictureGroups, readPicturePeople, USERS } from "./picture.js";
 
 /** How far before the read's start a position reaches back. */
@@ -165,11 +167,6 @@ async function groupChanges(o: {
   });
   const kept = new Map(o.picture.groups.filter((g) => g.id !== USERS).map((g) => [g.id, g]));
   const removed = [...kept.keys()].filter((id) => !dns.has(id));
-  if (config.nested === "inChain" && (changed.length > 0 || removed.length > 0))
-    return fallback(
-      "groups-changed",
-      `${changed.length + removed.length} groups changed; with nested: inChain a group change is read whole`,
-    );
   const byId = new Map(changed.map((g) => [g.id, g]));
   const out: DirectoryChange[] = removed.map((id) => ({ type: "group-removed", id }));
   const todo = changed.filter((g) => kept.has(g.id) || g.rule !== undefined);
@@ -217,7 +214,12 @@ export async function readLdapChanges(o: {
   const reads: ReadTally[] = [];
   const users = new Set(o.picture.groups.find((g) => g.id === USERS)?.people ?? []);
   const people = await userChanges({ ...o, clause, users, reads });
-  const groups = o.config.groups.length > 0 ? await groupChanges({ ...o, clause, reads }) : [];
+  const groups =
+    o.config.groups.length === 0
+      ? []
+      : o.config.nested === "inChain"
+        ? await inChainChanges({ ...o, clause, users: people, reads })
+        : await groupChanges({ ...o, clause, reads });
   if (!Array.isArray(groups)) return groups;
   return { kind: "changes", changes: [...people, ...groups], position, reads };
 }

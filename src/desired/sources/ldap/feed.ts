@@ -15,6 +15,7 @@ import { buildLdapDesired } from "./build.js";
 import { readLdapChanges, type ChangeReader } from "./changes.js";
 import { openLdap, type LdapConfig, type LdapConnection } from "./client.js";
 import { prunedGroups, readPictureGroups, readPicturePeople, USERS, USERS_RULE } from "./picture.js";
+import { withNested } from "./in-chain-search.js";
 import { chooseReader } from "./usn.js";
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -29,7 +30,11 @@ export async function readLdapWhole(o: {
 }): Promise<WholeRead> {
   const { config, connection } = o;
   const position = await o.reader.position(o.now);
-  const groups = config.groups.length > 0 ? await readPictureGroups(config, connection) : [];
+  const found = config.groups.length > 0 ? await readPictureGroups(config, connection) : [];
+  // inChain: each picked group keeps the groups below it, for the changes-only read (in-chain.ts).
+  const nested =
+    config.nested === "inChain" && found.length > 0 ? await withNested(config, connection, found) : undefined;
+  const groups = nested?.groups ?? found;
   const { people, read } = await readPicturePeople(config, connection);
   const users = {
     id: USERS,
@@ -49,7 +54,7 @@ export async function readLdapWhole(o: {
       people: [...new Map(people.map((p) => [p.id, p])).values()].sort(byId),
     },
     position,
-    reads: [read],
+    reads: nested === undefined ? [read] : [read, nested.read],
   };
 }
 

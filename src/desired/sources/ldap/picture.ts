@@ -15,7 +15,13 @@ import { reachable } from "../changes/apply.js";
 import type { Attributes, PicturedGroup, PicturedPerson } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
-import { IN_CHAIN_RULE, escapeFilterValue, searchGroups, type DirectoryGroup } from "./groups.js";
+import {
+  IN_CHAIN_RULE,
+  escapeFilterValue,
+  searchGroups,
+  type DirectoryGroup,
+  type Picked,
+} from "./groups.js";
 import { userAttributes } from "./index.js";
 import { binaryText, normaliseDn, valuesOf, type Values } from "./template.js";
 
@@ -34,11 +40,12 @@ export function attributesOfValues(values: Values): Record<string, string[]> {
   return out;
 }
 
-/** Picture attributes back as template values (`@dn` left out: no template reads it). */
+/** Picture attributes back as template values (`@dn`, `@nested`: usersync's own, left out). */
 export function valuesOfAttributes(attributes: Attributes): Values {
   const values = new Map<string, string[]>();
   for (const [name, v] of Object.entries(attributes))
-    if (name !== DN && v !== null) values.set(name, Array.isArray(v) ? [...(v as string[])] : [String(v)]);
+    if (!name.startsWith("@") && v !== null)
+      values.set(name, Array.isArray(v) ? [...(v as string[])] : [String(v)]);
   return values;
 }
 
@@ -86,14 +93,13 @@ export async function inChainPeople(o: {
   return [...people].sort();
 }
 
-/** Every group under the group base as the picture keeps it, with the rule that picks each. */
-export async function readPictureGroups(
+/** The groups of one group search as the picture keeps them (people as `member` lists them). */
+export function pictureGroupsOf(
   config: LdapConfig,
-  connection: LdapConnection,
-  filter = config.groupFilter,
+  found: { byDn: ReadonlyMap<string, DirectoryGroup>; picked: readonly Picked[] },
   groupDns?: ReadonlySet<string>,
-): Promise<PicturedGroup[]> {
-  const { byDn, picked } = await searchGroups(config, connection, filter);
+): PicturedGroup[] {
+  const { byDn, picked } = found;
   const all = groupDns ?? new Set(byDn.keys());
   const ruleOf = new Map(picked.map((p) => [p.group, config.groups.indexOf(p.rule)]));
   const valuesOfGroup = new Map(picked.map((p) => [p.group, p.values]));
@@ -102,15 +108,38 @@ export async function readPictureGroups(
     const values = valuesOfGroup.get(group) ?? new Map<string, string[]>();
     out.push(groupOf({ group, values, rule: ruleOf.get(group), groupDns: all }));
   }
+  return out;
+}
+
+/** Every group under the group base as the picture keeps it, with the rule that picks each. */
+export async function readPictureGroups(
+  config: LdapConfig,
+  connection: LdapConnection,
+  filter = config.groupFilter,
+  groupDns?: ReadonlySet<string>,
+): Promise<PicturedGroup[]> {
+  const found = await searchGroups(config, connection, filter);
+  const out = pictureGroupsOf(config, found, groupDns);
   if (config.nested !== "inChain") return out;
-  // inChain: members come from the server's expansion; nesting from memberOf.
-  const byId = new Map(out.map((g) => [g.id, { ...g, people: [] as string[], groups: [] as string[] }]));
+  const skeleton = inChainSkeleton(out, found.byDn);
+  for (const g of skeleton)
+    if (g.rule !== undefined) g.people = await inChainPeople({ config, connection, groupDn: g.name });
+  return skeleton;
+}
+
+/**
+ * inChain: the groups as `readPictureGroups` gives them before their people are read (people
+ * empty), nesting from `memberOf`; also what a changes-only read compares the picture with
+ * (in-chain.ts).
+ */
+export function inChainSkeleton(
+  groups: readonly PicturedGroup[],
+  byDn: ReadonlyMap<string, DirectoryGroup>,
+): (PicturedGroup & { people: string[]; groups: string[] })[] {
+  const byId = new Map(groups.map((g) => [g.id, { ...g, people: [] as string[], groups: [] as string[] }]));
   for (const group of byDn.values())
     for (const parent of group.memberOf) byId.get(parent)?.groups.push(normaliseDn(group.dn));
-  for (const g of byId.values()) {
-    if (g.rule !== undefined) g.people = await inChainPeople({ config, connection, groupDn: g.name });
-    g.groups.sort();
-  }
+  for (const g of byId.values()) g.groups.sort();
   return [...byId.values()];
 }
 
