@@ -35,7 +35,17 @@ const CAMPAIGN_OPTIONS = {
   html: {
     type: "string",
     value: "FILE",
-    help: "open: also write the decision page (a reviewer's rows, keep/revoke/\nchange buttons, a decisions file to download)",
+    help: "open: also write the decision page, one file (a reviewer's rows,\nkeep/revoke/change buttons, a decisions file to download); up to\n20,000 rows, past that use --html-dir",
+  },
+  "html-dir": {
+    type: "string",
+    value: "DIR",
+    help: "open: the decision pages as a folder: index.html (every reviewer,\ntheir rows, links) and each reviewer's own pages",
+  },
+  "html-rows": {
+    type: "string",
+    value: "N",
+    help: "open: rows on a reviewer's page of --html-dir (default 2000)",
   },
   due: {
     type: "string",

@@ -1,0 +1,77 @@
+/**
+ * `campaign open --html-dir DIR`: the decision pages written as a folder (report/campaign/
+ * pages.ts): an index and each reviewer's pages. The folder is checked before the campaign is
+ * opened (new, empty, or pages usersync wrote before: nothing else is ever replaced), written
+ * beside it under a temporary name a page at a time, then put in its place whole, so a reader
+ * never sees half of it and a reviewer dropped since leaves no page behind.
+ */
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { ConfigError } from "../../errors.js";
+import { writeChunksAtomic } from "../../files.js";
+import {
+  indexPageChunks,
+  pageFiles,
+  partPageChunks,
+  PAGES_GENERATOR,
+  reviewerParts,
+} from "../../report/campaign/pages.js";
+import type { Campaign } from "../../review/campaign/types.js";
+
+/** DIR may be written: it does not exist, is empty, or holds only pages a previous open wrote. */
+export async function checkPagesFolder(option: string, dir: string): Promise<void> {
+  const refuse = (why: string): never => {
+    throw new ConfigError({ message: `${option} ${dir} ${why}. Nothing was written.` });
+  };
+  const st = await stat(dir).catch(() => undefined);
+  if (st === undefined) {
+    try {
+      await mkdir(dirname(dir), { recursive: true });
+    } catch (err) {
+      refuse(`cannot be made: its parent folder cannot (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+    return;
+  }
+  if (!st.isDirectory()) refuse("is a file: give a folder for the pages (a new one is made)");
+  const entries = await readdir(dir);
+  if (entries.length === 0) return;
+  const index = await readFile(join(dir, "index.html"), "utf8").catch(() => "");
+  const ours = index.includes(`<meta name="generator" content="${PAGES_GENERATOR}">`);
+  if (!ours || entries.some((e) => !e.endsWith(".html")))
+    refuse(
+      "holds other files: give a new or empty folder (the pages replace a folder only when usersync campaign open wrote it)",
+    );
+}
+
+/** The index and every reviewer's pages into DIR, replacing what it held. Returns the files written. */
+export async function writePagesFolder(
+  dir: string,
+  campaign: Campaign,
+  rowsPerPage: number,
+): Promise<number> {
+  const staging = join(dirname(dir), `.${basename(dir)}.${process.pid}.tmp`);
+  const old = join(dirname(dir), `.${basename(dir)}.${process.pid}.old`);
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  try {
+    const reviewers = pageFiles(campaign.reviewers, rowsPerPage);
+    await writeChunksAtomic(join(staging, "index.html"), indexPageChunks(campaign, reviewers, rowsPerPage));
+    let written = 1;
+    for (const r of reviewers) {
+      let part = 0;
+      for (const rows of reviewerParts(campaign, r.email, rowsPerPage)) {
+        part += 1;
+        const file = join(staging, r.files[part - 1]!);
+        await writeChunksAtomic(file, partPageChunks(campaign, r, part, rows, rowsPerPage));
+        written += 1;
+      }
+    }
+    const had = await stat(dir).catch(() => undefined);
+    if (had !== undefined) await rename(dir, old);
+    await rename(staging, dir);
+    await rm(old, { recursive: true, force: true });
+    return written;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
