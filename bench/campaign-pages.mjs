@@ -4,13 +4,17 @@
 // default for the organization rows), under NODE_OPTIONS (default --max-old-space-size=640, the
 // CronJobs' ceiling). Prints the command's wall time, CPU (user+sys) and peak RSS
 // (/usr/bin/time), the load average, and the folder: files, largest page, total, the index.
-// With BENCH_CAMPAIGN_CSV=1 the campaign's CSV too (as figure 16's first rows did).
+// With BENCH_CAMPAIGN_CSV=1 the campaign's CSV too (as figure 16's first rows did). Then the
+// largest page and the index opened from the folder in headless Chromium (/usr/bin/chromium,
+// playwright-core; BENCH_CAMPAIGN_CHROMIUM=0 leaves it out): time until the page's script is
+// ready and its rows drawn, median of 3, beside a one-word page's (the machine's and Chromium's).
 // Usage: node bench/campaign-pages.mjs SNAPSHOT.json [rows per page]
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { dist, printTable, round, writeResult } from "./lib.mjs";
+import { pathToFileURL } from "node:url";
+import { dist, median, printTable, round, writeResult } from "./lib.mjs";
 
 const snapshot = process.argv[2];
 if (!snapshot) {
@@ -72,6 +76,8 @@ try {
     indexKiB: round(sizes.find(([f]) => f === "index.html")[1] / 1024, 1),
     campaignMiB: mib((await stat(join(dir, "c.json"))).size),
   };
+  if (process.env.BENCH_CAMPAIGN_CHROMIUM !== "0")
+    result.chromium = await openInChromium(join(dir, "pages"), result.largestPage.file);
   console.log(result.stdout.join("\n"));
   printTable(
     "campaign open --html-dir (one run; /usr/bin/time)",
@@ -89,7 +95,63 @@ try {
       ],
     ],
   );
+  if (result.chromium)
+    printTable(
+      "Opened in headless Chromium (median of 3, ms until ready)",
+      ["largest page", "rows on it", "index", "a one-word page"],
+      [
+        [
+          `${result.chromium.pageMs} ms`,
+          result.chromium.rows,
+          `${result.chromium.indexMs} ms`,
+          `${result.chromium.blankMs} ms`,
+        ],
+      ],
+    );
   await writeResult("campaign-pages", result);
 } finally {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** The largest page, the index and a one-word page, each opened 3 times: ms until ready (median). */
+async function openInChromium(folder, largest) {
+  const { chromium } = await import("playwright-core");
+  const blank = join(folder, "..", "blank.html");
+  await writeFile(blank, '<!doctype html><title>x</title><body data-ready="true">x</body>');
+  const context = await chromium.launchPersistentContext(join(folder, "..", "profile"), {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+    ],
+  });
+  const time = async (file, ready) => {
+    const runs = [];
+    let rows = 0;
+    for (let i = 0; i < 3; i++) {
+      const page = await context.newPage();
+      const t0 = performance.now();
+      await page.goto(pathToFileURL(file).href, { waitUntil: "load", timeout: 120_000 });
+      if (ready) await page.waitForSelector(ready, { timeout: 120_000 });
+      runs.push(performance.now() - t0);
+      rows = await page.locator("#rows tr").count();
+      await page.close();
+    }
+    return { ms: Math.round(median(runs)), rows };
+  };
+  try {
+    const page = await time(join(folder, largest), "body[data-ready=true]");
+    return {
+      pageMs: page.ms,
+      rows: page.rows,
+      indexMs: (await time(join(folder, "index.html"))).ms,
+      blankMs: (await time(blank, "body[data-ready=true]")).ms,
+    };
+  } finally {
+    await context.close();
+  }
 }

@@ -110,7 +110,9 @@ export function campaignSpec<G>(o: { planOptions: { target: Spec }; globals: G; 
     description:
       'The access-review campaign (docs/audits.md, "The campaign"):\n' +
       "  open       --review SNAPSHOT --campaign FILE: every row of the review gets its reviewer(s)\n" +
-      "             (config: review.reviewers, review.due); rows nobody is assigned are listed\n" +
+      "             (config: review.reviewers, review.due); rows nobody is assigned are listed;\n" +
+      "             --csv FILE the reviewers' CSV, --html FILE one decision page (a small\n" +
+      "             campaign), --html-dir DIR an index and each reviewer's own pages\n" +
       "  decide     --campaign FILE --decisions FILE [--reviewer EMAIL] FILE...: check the page's\n" +
       "             decisions files or the filled CSV, merge them, print coverage per reviewer\n" +
       "  remediate  --campaign FILE --decisions FILE --out PLAN: revocations as a plan (apply --plan)\n" +
