@@ -17,6 +17,7 @@ import { mergeDecisions } from "../../src/review/campaign/decisions.js";
 import { toSnapshot } from "../../src/review/to-snapshot.js";
 import { checkPagesFolder, writePagesFolder } from "../../src/cli/campaign/pages.js";
 import { decisionsFromJson } from "../../src/cli/campaign/files.js";
+import { refuseLargePage } from "../../src/cli/campaign/open.js";
 import { ConfigError } from "../../src/errors.js";
 import { openFile, startChromium, type Browser } from "../helpers/chromium.js";
 import { skipWithout } from "../helpers/skips.js";
@@ -91,6 +92,14 @@ describe("the decision pages' folder", () => {
     writeFileSync(join(a, "notes.txt"), "mine");
     await expect(checkPagesFolder("--html-dir", a)).rejects.toThrow(ConfigError);
     await expect(checkPagesFolder("--html-dir", join(a, "notes.txt"))).rejects.toThrow(/is a file/);
+  });
+
+  test("one page is for a small campaign: past 20,000 rows --html is refused for --html-dir", () => {
+    expect(() => refuseLargePage("c.html", 20_000, false)).not.toThrow();
+    expect(() => refuseLargePage("c.html", 20_001, false)).toThrow(
+      /--html c.html: the campaign has 20001 rows, too many for one page .* Give --html-dir DIR instead/,
+    );
+    expect(() => refuseLargePage("c.html", 20_001, true)).toThrow(/Leave out --html: --html-dir writes/);
   });
 
   describe.skipIf(skip)("in Chromium", { timeout: 120_000 }, () => {

@@ -98,7 +98,7 @@ function pageRows(step: StepInput): number {
  * MiB) it would take a browser long to open, and at 100,000 people (567 MiB) none can. Refused
  * before anything is written (exit 4), pointing to the pages.
  */
-function refuseLargePage(html: string, rows: number, dirToo: boolean): void {
+export function refuseLargePage(html: string, rows: number, dirToo: boolean): void {
   if (rows <= SINGLE_PAGE_MAX_ROWS) return;
   throw new ConfigError({
     message: `--html ${html}: the campaign has ${rows} rows, too many for one page (at most ${SINGLE_PAGE_MAX_ROWS}; a browser could not open it). ${dirToo ? "Leave out --html: --html-dir writes" : "Give --html-dir DIR instead:"} an index and each reviewer's rows on pages of their own. Nothing was written.`,
