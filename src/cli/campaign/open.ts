@@ -3,6 +3,7 @@
  * row gets its reviewer(s) from `review.reviewers`; the rows no rule assigns are listed on stdout
  * and in the campaign's `unassigned`, never dropped.
  */
+import { join } from "node:path";
 import { ConfigError, ExitCode } from "../../errors.js";
 import { prepareOutputPaths, writeChunksAtomic } from "../../files.js";
 import { openCampaign } from "../../review/campaign/open.js";
@@ -70,7 +71,7 @@ export async function runOpen(step: StepInput): Promise<number> {
   ];
   if (htmlDir !== undefined)
     lines.push(
-      `  decision pages: ${htmlDir}/index.html (${pages - 1} reviewer page(s), at most ${rowsPerPage} rows each)`,
+      `  decision pages: ${join(htmlDir, "index.html")} (${pages - 1} reviewer page(s), at most ${rowsPerPage} rows each)`,
     );
   if (campaign.unassigned.length > 0) {
     lines.push(
