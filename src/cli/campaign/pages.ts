@@ -15,6 +15,7 @@ import {
   partPageChunks,
   PAGES_GENERATOR,
   reviewerParts,
+  rowsByReviewer,
 } from "../../report/campaign/pages.js";
 import type { Campaign } from "../../review/campaign/types.js";
 
@@ -55,11 +56,12 @@ export async function writePagesFolder(
   await mkdir(staging, { recursive: true });
   try {
     const reviewers = pageFiles(campaign.reviewers, rowsPerPage);
+    const rowsOf = rowsByReviewer(campaign);
     await writeChunksAtomic(join(staging, "index.html"), indexPageChunks(campaign, reviewers, rowsPerPage));
     let written = 1;
     for (const r of reviewers) {
       let part = 0;
-      for (const rows of reviewerParts(campaign, r.email, rowsPerPage)) {
+      for (const rows of reviewerParts(campaign, rowsOf.get(r.email)!, rowsPerPage)) {
         part += 1;
         const file = join(staging, r.files[part - 1]!);
         await writeChunksAtomic(file, partPageChunks(campaign, r, part, rows, rowsPerPage));
