@@ -129,6 +129,13 @@ describe("the decision pages' folder", () => {
         [OWNER, "3"],
         [SALES, "3"],
       ]);
+      // A link per page: at 2 rows a page, 3 rows are 2 pages.
+      for (const [reviewer, n] of [
+        [EMEA, 1],
+        [OWNER, 2],
+        [SALES, 2],
+      ] as const)
+        expect(await page.getByRole("link", { name: `${reviewer}, page`, exact: false }).count()).toBe(n);
       for (const reviewer of [EMEA, OWNER, SALES]) {
         // From the index, by the link a person clicks, then page after page.
         await page.goto(pathToFileURL(join(pages(), "index.html")).href);

@@ -138,7 +138,9 @@ ${campaign.unassigned.length > 0 ? `<p>${num(campaign.unassigned.length)} row(s)
 <tbody>
 `;
   for (const r of reviewers) {
-    const pages = r.files.map((f, i) => `<a href="${href(f)}">${i + 1}</a>`).join("");
+    const pages = r.files
+      .map((f, i) => `<a href="${href(f)}" aria-label="${escapeHtml(r.email)}, page ${i + 1}">${i + 1}</a>`)
+      .join("");
     yield `<tr><td><a href="${href(r.files[0]!)}">${escapeHtml(r.email)}</a></td><td class="n">${num(r.rows)}</td><td>${pages}</td></tr>\n`;
   }
   yield `</tbody></table>
