@@ -64,7 +64,7 @@ describe("the decision pages' folder", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("same campaign, same bytes; a folder written before is replaced whole, any other refused", async () => {
+  test("same campaign, same bytes; a folder written before is rewritten without its stale pages, any other refused", async () => {
     const [a, b] = [join(dir, "a"), join(dir, "b")];
     await writePagesFolder(a, campaign(), 2);
     await writePagesFolder(b, campaign(), 2);

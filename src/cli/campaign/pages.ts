@@ -2,11 +2,11 @@
  * `campaign open --html-dir DIR`: the decision pages written as a folder (report/campaign/
  * pages.ts): an index and each reviewer's pages. The folder is checked before the campaign is
  * opened (new, empty, or pages usersync wrote before: nothing else is ever replaced), written
- * beside it under a temporary name a page at a time, then put in its place whole, so a reader
- * never sees half of it and a reviewer dropped since leaves no page behind.
+ * beside it under a temporary name a page at a time, then moved into place (writePagesFolder), so
+ * a reader never sees half a page and a reviewer dropped since leaves no page behind.
  */
 import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { writeChunksAtomic } from "../../files.js";
 import {
@@ -44,35 +44,43 @@ export async function checkPagesFolder(option: string, dir: string): Promise<voi
     );
 }
 
-/** The index and every reviewer's pages into DIR, replacing what it held. Returns the files written. */
+/**
+ * The index and every reviewer's pages into DIR. A new DIR is the staged folder renamed whole; an
+ * existing one (its own permissions kept, a share's say) gets each page moved in, replacing the
+ * page of that name, and loses the pages not written this time (a reviewer dropped since).
+ * Returns the number of files written.
+ */
 export async function writePagesFolder(
   dir: string,
   campaign: Campaign,
   rowsPerPage: number,
 ): Promise<number> {
-  const staging = join(dirname(dir), `.${basename(dir)}.${process.pid}.tmp`);
-  const old = join(dirname(dir), `.${basename(dir)}.${process.pid}.old`);
+  const at = resolve(dir);
+  const staging = join(dirname(at), `.${basename(at)}.${process.pid}.tmp`);
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   try {
     const reviewers = pageFiles(campaign.reviewers, rowsPerPage);
     const rowsOf = rowsByReviewer(campaign);
     await writeChunksAtomic(join(staging, "index.html"), indexPageChunks(campaign, reviewers, rowsPerPage));
-    let written = 1;
     for (const r of reviewers) {
       let part = 0;
       for (const rows of reviewerParts(campaign, rowsOf.get(r.email)!, rowsPerPage)) {
         part += 1;
         const file = join(staging, r.files[part - 1]!);
         await writeChunksAtomic(file, partPageChunks(campaign, r, part, rows, rowsPerPage));
-        written += 1;
       }
     }
-    const had = await stat(dir).catch(() => undefined);
-    if (had !== undefined) await rename(dir, old);
-    await rename(staging, dir);
-    await rm(old, { recursive: true, force: true });
-    return written;
+    const files = new Set(await readdir(staging));
+    if ((await stat(at).catch(() => undefined)) === undefined) {
+      await rename(staging, at);
+      return files.size;
+    }
+    // The index last, so a folder with the new index holds every page it links.
+    for (const f of [...files].filter((f) => f !== "index.html")) await rename(join(staging, f), join(at, f));
+    await rename(join(staging, "index.html"), join(at, "index.html"));
+    for (const f of await readdir(at)) if (!files.has(f) && f.endsWith(".html")) await rm(join(at, f));
+    return files.size;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
