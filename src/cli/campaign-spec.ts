@@ -35,7 +35,17 @@ const CAMPAIGN_OPTIONS = {
   html: {
     type: "string",
     value: "FILE",
-    help: "open: also write the decision page (a reviewer's rows, keep/revoke/\nchange buttons, a decisions file to download)",
+    help: "open: also write the decision page, one file (a reviewer's rows,\nkeep/revoke/change buttons, a decisions file to download); up to\n20,000 rows, past that use --html-dir",
+  },
+  "html-dir": {
+    type: "string",
+    value: "DIR",
+    help: "open: the decision pages as a folder: index.html (every reviewer,\ntheir rows, links) and each reviewer's own pages",
+  },
+  "html-rows": {
+    type: "string",
+    value: "N",
+    help: "open: rows on a reviewer's page of --html-dir (default 2000)",
   },
   due: {
     type: "string",
@@ -100,7 +110,9 @@ export function campaignSpec<G>(o: { planOptions: { target: Spec }; globals: G; 
     description:
       'The access-review campaign (docs/audits.md, "The campaign"):\n' +
       "  open       --review SNAPSHOT --campaign FILE: every row of the review gets its reviewer(s)\n" +
-      "             (config: review.reviewers, review.due); rows nobody is assigned are listed\n" +
+      "             (config: review.reviewers, review.due); rows nobody is assigned are listed;\n" +
+      "             --csv FILE the reviewers' CSV, --html FILE one decision page (a small\n" +
+      "             campaign), --html-dir DIR an index and each reviewer's own pages\n" +
       "  decide     --campaign FILE --decisions FILE [--reviewer EMAIL] FILE...: check the page's\n" +
       "             decisions files or the filled CSV, merge them, print coverage per reviewer\n" +
       "  remediate  --campaign FILE --decisions FILE --out PLAN: revocations as a plan (apply --plan)\n" +

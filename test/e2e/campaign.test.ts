@@ -9,7 +9,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
@@ -61,7 +61,7 @@ describe("a campaign from opening to close-out", { timeout: 600_000 }, () => {
       const refused = await cli(["campaign", "open", "--review", "tampered.json", "--campaign", "t.json"], 4);
       expect(refused.stderr).toMatch(/does not match its digest/);
 
-      await cli([
+      const opened = await cli([
         "campaign",
         "open",
         "--review",
@@ -70,9 +70,18 @@ describe("a campaign from opening to close-out", { timeout: 600_000 }, () => {
         "c.json",
         "--csv",
         "c.csv",
+        "--html-dir",
+        "pages",
         "--due",
         "2030-01-01",
       ]);
+      // The decision pages: an index and a page for each reviewer with rows (the default has none).
+      expect(opened.stdout).toContain(
+        "decision pages: pages/index.html (2 reviewer page(s), at most 2000 rows each)",
+      );
+      expect(readdirSync(join(dir, "pages")).sort()).toEqual(
+        ["index.html", ...[FINANCE, SALES].map((e) => `${e}.html`)].sort(),
+      );
       const campaign = JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as {
         id: string;
         snapshot: { digest: string };

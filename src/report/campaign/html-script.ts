@@ -3,6 +3,8 @@
  * each (keep, revoke, change to fewer permissions) with a comment, and downloads the decisions
  * file. Decisions not yet downloaded are kept in the browser's localStorage, per campaign and
  * reviewer, so a reload (or a closed tab) loses nothing. Everything is built with textContent.
+ * A reviewer's page of a large campaign (pages.ts) has a `page` in its data: its reviewer is
+ * chosen, its decisions are kept and downloaded per page (the file named by the part).
  */
 export const DECISION_SCRIPT = `(function () {
 "use strict";
@@ -10,13 +12,15 @@ var c = JSON.parse(document.getElementById("campaign-data").textContent);
 var $ = function (id) { return document.getElementById(id); };
 var who = $("reviewer"), body = $("rows"), count = $("count");
 function el(tag, text, cls) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
-function key() { return "usersync-campaign:" + c.id + ":" + who.value; }
+var page = c.page;
+function key() { return "usersync-campaign:" + c.id + ":" + who.value + (page ? ":" + page.part : ""); }
 function load() { try { return JSON.parse(localStorage.getItem(key()) || "{}"); } catch (e) { return {}; } }
 function save(d) { try { localStorage.setItem(key(), JSON.stringify(d)); } catch (e) { /* private mode: kept until reload */ } }
 var state = {};
 c.reviewers.forEach(function (r) { var o = el("option", r.email + " (" + r.rows + ")"); o.value = r.email; who.appendChild(o); });
 var fromHash = /reviewer=([^&]+)/.exec(location.hash);
 if (fromHash) who.value = decodeURIComponent(fromHash[1]);
+if (page) who.value = page.reviewer;
 function mine() { return c.rows.filter(function (r) { return who.value !== "" && r.reviewers.indexOf(who.value) >= 0; }); }
 function setDecision(row, decision, tr) {
   var d = state[row.rowId] || {};
@@ -35,7 +39,7 @@ function paint(tr, row) {
 }
 function tally() {
   var rows = mine(), n = rows.filter(function (r) { return state[r.rowId]; }).length;
-  count.textContent = n + " of " + rows.length + " row(s) decided";
+  count.textContent = n + " of " + rows.length + " row(s) decided" + (page && page.parts > 1 ? " on this page" : "");
   $("download").disabled = n === 0;
 }
 function rowOf(row) {
@@ -85,7 +89,7 @@ $("download").addEventListener("click", function () {
     return out;
   });
   var file = { formatVersion: 1, kind: "usersync-campaign-decisions", campaign: c.id, digest: c.snapshot.digest, decisions: decisions };
-  var a = el("a"); a.download = "decisions-" + who.value.replace(/[^A-Za-z0-9._-]/g, "_") + ".json";
+  var a = el("a"); a.download = "decisions-" + who.value.replace(/[^A-Za-z0-9._-]/g, "_") + (page && page.parts > 1 ? "-" + page.part : "") + ".json";
   a.href = "data:application/json;charset=utf-8," + encodeURIComponent(JSON.stringify(file, null, 2) + "\\n");
   document.body.appendChild(a); a.click(); a.remove();
 });

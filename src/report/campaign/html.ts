@@ -3,14 +3,15 @@
  * opened from disk, no server. A reviewer picks their name and sees their rows ("my rows"), with
  * keep / revoke / change buttons and a comment on each, and downloads a decisions file for
  * `campaign decide`. Like the review's page it loads nothing (inline style and script, allowed by
- * hash in its Content-Security-Policy) and builds its rows with textContent only.
+ * hash in its Content-Security-Policy) and builds its rows with textContent only. A large
+ * campaign's pages are one reviewer's rows each, in parts (pages.ts), with the same script.
  */
 import type { Campaign } from "../../review/campaign/types.js";
 import { cspHash, escapeHtml } from "../html-page.js";
 import { jsonForScriptChunks } from "../review/html.js";
 import { DECISION_SCRIPT } from "./html-script.js";
 
-const CSS = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#111}
+export const DECISION_CSS = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#111}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.35rem;text-align:left;vertical-align:top}
 button{margin-right:.25rem;padding:.2rem .6rem;border:1px solid #888;background:#fff;border-radius:4px;cursor:pointer}
 button[aria-pressed=true]{background:#1d4ed8;color:#fff}button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f59e0b}
@@ -20,11 +21,25 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{color:#5
 
 const CSP = [
   "default-src 'none'",
-  `style-src ${cspHash(CSS)}`,
+  `style-src ${cspHash(DECISION_CSS)}`,
   `script-src ${cspHash(DECISION_SCRIPT)}`,
   "base-uri 'none'",
   "form-action 'none'",
 ].join("; ");
+
+/** The campaign's facts every page shows: its organization, snapshot, dates. */
+export function campaignFacts(campaign: Campaign): Array<[string, string]> {
+  const s = campaign.snapshot;
+  return [
+    ["Organization", s.organization],
+    ["Snapshot", `${s.generatedAt} (${s.digest})`],
+    ["Opened", campaign.openedAt],
+    ["Due", campaign.due ?? "not set"],
+  ];
+}
+
+export const factList = (facts: Array<[string, string]>): string =>
+  `<dl>${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>`;
 
 export function renderDecisionPage(campaign: Campaign): string {
   return [...decisionPageChunks(campaign)].join("");
@@ -32,22 +47,29 @@ export function renderDecisionPage(campaign: Campaign): string {
 
 /** The same page in pieces, the campaign's data row by row: a large campaign is never one string. */
 export function* decisionPageChunks(campaign: Campaign): Generator<string> {
-  const s = campaign.snapshot;
-  const facts: Array<[string, string]> = [
-    ["Organization", s.organization],
-    ["Snapshot", `${s.generatedAt} (${s.digest})`],
-    ["Opened", campaign.openedAt],
-    ["Due", campaign.due ?? "not set"],
-    ["Rows", `${campaign.rows.length} (${campaign.unassigned.length} without a reviewer)`],
-  ];
+  const facts = campaignFacts(campaign);
+  facts.push(["Rows", `${campaign.rows.length} (${campaign.unassigned.length} without a reviewer)`]);
+  yield* pageChunks({ title: campaign.snapshot.organization, facts, data: campaign });
+}
+
+/**
+ * A decision page: its title, facts and links (`nav`, HTML), and the data its script reads (a
+ * campaign, or a reviewer's part of one with its `page`), written row by row.
+ */
+export function* pageChunks(o: {
+  title: string;
+  facts: Array<[string, string]>;
+  nav?: string;
+  data: unknown;
+}): Generator<string> {
   yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Access review decisions: ${escapeHtml(s.organization)}</title>
-<style>${CSS}</style></head><body>
-<h1>Access review decisions: ${escapeHtml(s.organization)}</h1>
-<dl>${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>
+<title>Access review decisions: ${escapeHtml(o.title)}</title>
+<style>${DECISION_CSS}</style></head><body>
+<h1>Access review decisions: ${escapeHtml(o.title)}</h1>
+${o.nav ?? ""}${factList(o.facts)}
 <div class="bar"><label>Reviewer <select id="reviewer"><option value="">choose your name</option></select></label>
 <span id="count" role="status" aria-live="polite"></span>
 <button type="button" id="download">Download decisions</button></div>
@@ -55,7 +77,7 @@ export function* decisionPageChunks(campaign: Campaign): Generator<string> {
 <table><caption>My rows</caption><thead><tr><th scope="col">person</th><th scope="col">name</th><th scope="col">workspace</th><th scope="col">permissions</th><th scope="col">reason</th><th scope="col">status</th><th scope="col">decision</th></tr></thead>
 <tbody id="rows"></tbody></table>
 <script type="application/json" id="campaign-data">`;
-  yield* jsonForScriptChunks(campaign);
+  yield* jsonForScriptChunks(o.data);
   yield `</script>
 <script>${DECISION_SCRIPT}</script>
 </body></html>
