@@ -102,6 +102,6 @@ function pageRows(step: StepInput): number {
 export function refuseLargePage(html: string, rows: number, dirToo: boolean): void {
   if (rows <= SINGLE_PAGE_MAX_ROWS) return;
   throw new ConfigError({
-    message: `--html ${html}: the campaign has ${rows} rows, too many for one page (at most ${SINGLE_PAGE_MAX_ROWS}; a browser could not open it). ${dirToo ? "Leave out --html: --html-dir writes" : "Give --html-dir DIR instead:"} an index and each reviewer's rows on pages of their own. Nothing was written.`,
+    message: `--html ${html}: the campaign has ${rows} rows, too many for one page (at most ${SINGLE_PAGE_MAX_ROWS}: past that a browser is slow to open one page, and at 100,000 people it cannot). ${dirToo ? "Leave out --html: --html-dir writes" : "Give --html-dir DIR instead:"} an index and each reviewer's rows on pages of their own. Nothing was written.`,
   });
 }
