@@ -3,7 +3,8 @@
  * slapd.conf (mdb, `sizelimit 500` so a read of more entries must page), the core, cosine,
  * inetorgperson and nis schemas, and an LDIF loaded with slapadd before the start (much faster
  * than ldapadd). With `stats`, slapd logs every operation and `operations()` lists the searches
- * asked (base, filter, attributes). `findSlapd()` is undefined where the Debian packages `slapd` and `ldap-utils`
+ * asked (base, filter, attributes); with `accessLog`, slapo-accesslog logs the writes under
+ * LOG_BASE. `findSlapd()` is undefined where the Debian packages `slapd` and `ldap-utils`
  * are not installed; .ci/run installs them.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -69,8 +70,41 @@ export const moduleDir = (): string | undefined =>
     existsSync(join(d, "back_mdb.so")),
   );
 
-function config(dir: string, strictSizeLimit: boolean): string {
+/** With `accessLog`: the suffix of the access log database, and its own root (to purge by hand). */
+export const LOG_BASE = "cn=accesslog";
+export const LOG_ROOT_DN = `cn=admin,${LOG_BASE}`;
+
+/**
+ * slapo-accesslog(5): a log database (mdb, `index reqStart eq`) only the reader may read, and the
+ * overlay on the main database logging successful writes; purged after a day (tests purge by
+ * hand as the log's root).
+ */
+function accessLog(dir: string): { before: string[]; after: string[] } {
+  return {
+    before: [
+      ...(moduleDir() ? ["moduleload accesslog"] : []),
+      "database mdb",
+      "maxsize 104857600",
+      `suffix "${LOG_BASE}"`,
+      `rootdn "${LOG_ROOT_DN}"`,
+      `rootpw ${ROOT_PASSWORD}`,
+      `directory ${join(dir, "log")}`,
+      "index reqStart eq",
+      `access to * by dn.exact="${READER_DN}" read by * none`,
+    ],
+    after: [
+      "overlay accesslog",
+      `logdb ${LOG_BASE}`,
+      "logops writes",
+      "logsuccess TRUE",
+      "logpurge 1+00:00 1+00:00",
+    ],
+  };
+}
+
+function config(dir: string, strictSizeLimit: boolean, withLog = false): string {
   const modules = moduleDir();
+  const log = withLog ? accessLog(dir) : { before: [], after: [] };
   return [
     ...["core", "cosine", "inetorgperson", "nis"].map((s) => `include /etc/ldap/schema/${s}.schema`),
     `pidfile ${join(dir, "slapd.pid")}`,
@@ -78,6 +112,7 @@ function config(dir: string, strictSizeLimit: boolean): string {
     // Paged results may go past the limit (as most sites allow); a plain search may not.
     // Strict: a bare `sizelimit 500`, which caps paged searches at 500 too (slapd's default).
     strictSizeLimit ? "sizelimit 500" : "sizelimit size.soft=500 size.hard=500 size.prtotal=unlimited",
+    ...log.before,
     "database mdb",
     "maxsize 2147483648",
     `suffix "${SUFFIX}"`,
@@ -87,6 +122,7 @@ function config(dir: string, strictSizeLimit: boolean): string {
     "index objectClass eq",
     "access to attrs=userPassword by anonymous auth by * none",
     "access to * by * read",
+    ...log.after,
     "",
   ].join("\n");
 }
@@ -123,6 +159,8 @@ export interface SlapdOptions {
   baseEntries?: boolean;
   /** Log every operation (`-d stats`), for `operations()`. */
   stats?: boolean;
+  /** Add slapo-accesslog (LOG_BASE) to this helper's config: for `changesBy: accesslog`. */
+  accessLog?: boolean;
 }
 
 /** The searches of a stats log: `SRCH base=… filter="…"`, then `SRCH attr=…` of the same op. */
@@ -147,10 +185,15 @@ export async function startSlapd(ldif: string, options: SlapdOptions = {}): Prom
   if (!bins) throw new Error(SKIP_MESSAGE);
   const dir = await mkdtemp(join(tmpdir(), "usersync-slapd-"));
   await mkdir(join(dir, "db"));
+  if (options.accessLog) await mkdir(join(dir, "log"));
   const conf = join(dir, "slapd.conf");
-  await writeFile(conf, options.conf?.(dir) ?? config(dir, options.strictSizeLimit ?? false));
+  await writeFile(
+    conf,
+    options.conf?.(dir) ?? config(dir, options.strictSizeLimit ?? false, options.accessLog),
+  );
   await writeFile(join(dir, "data.ldif"), options.baseEntries === false ? ldif : `${baseLdif()}\n${ldif}`);
-  const load = spawnSync(bins.slapadd, ["-q", "-f", conf, "-l", join(dir, "data.ldif")], {
+  const database = options.accessLog ? ["-b", SUFFIX] : [];
+  const load = spawnSync(bins.slapadd, ["-q", "-f", conf, ...database, "-l", join(dir, "data.ldif")], {
     encoding: "utf8",
   });
   if (load.status !== 0) throw new Error(`slapadd failed: ${load.stderr}`);

@@ -69,10 +69,21 @@ export interface Window {
   unchanged?: boolean;
 }
 
+/** What a reader that reads its own changes (`read`) is given. */
+export interface ChangesInput {
+  config: LdapConfig;
+  connection: LdapConnection;
+  since: Position;
+  picture: Picture;
+  now: number;
+}
+
 /** How a changes-only read finds the changed entries: a filter clause since a position. */
 export interface ChangeReader {
   /** `source.ldap.changesBy` as resolved: the position's kind. */
-  readonly by: "usn" | "timestamp";
+  readonly by: "usn" | "timestamp" | "accesslog";
+  /** A reader that proves removals itself (accesslog.ts): the whole batch, no DN listings. */
+  read?(o: ChangesInput): Promise<ChangeBatch>;
   /** The position of a whole read that begins now (taken before it reads). */
   position(now: number): Promise<Position>;
   /** The clause finding the entries changed since `since`, and the next position; or why not. */
@@ -151,7 +162,7 @@ async function groupChanges(o: {
   clause: string;
   picture: Picture;
   reads: ReadTally[];
-}): Promise<DirectoryChange[] | ChangeBatch> {
+}): Promise<DirectoryChange[] | Fallback> {
   const { config, connection } = o;
   const base = config.groupBaseDn ?? config.baseDn;
   const { dns, read } = await listDns(connection, base, config.groupFilter);
@@ -165,6 +176,21 @@ async function groupChanges(o: {
   });
   const kept = new Map(o.picture.groups.filter((g) => g.id !== USERS).map((g) => [g.id, g]));
   const removed = [...kept.keys()].filter((id) => !dns.has(id));
+  return groupBatch({ config, picture: o.picture, changed, removed });
+}
+
+/**
+ * The changes of the groups from the groups read again (`changed`) and the kept groups gone
+ * (`removed`), or why they cannot be applied to the picture: shared by the readers.
+ */
+export function groupBatch(o: {
+  config: LdapConfig;
+  picture: Picture;
+  changed: readonly PicturedGroup[];
+  removed: readonly string[];
+}): DirectoryChange[] | Fallback {
+  const { config, changed, removed } = o;
+  const kept = new Map(o.picture.groups.filter((g) => g.id !== USERS).map((g) => [g.id, g]));
   if (config.nested === "inChain" && (changed.length > 0 || removed.length > 0))
     return fallback(
       "groups-changed",
@@ -210,6 +236,7 @@ export async function readLdapChanges(o: {
   picture: Picture;
   now: number;
 }): Promise<ChangeBatch> {
+  if (o.reader.read !== undefined) return o.reader.read(o);
   const window = await o.reader.window(o.since, o.now);
   if ("kind" in window) return window;
   const { clause, position } = window;

@@ -19,6 +19,7 @@
  */
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import type { Position } from "../changes/feed.js";
+import { accessLogReader } from "./accesslog.js";
 import { fallback, positionKind, timestampReader, type ChangeReader } from "./changes.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { binaryText, normaliseDn, valuesOf } from "./template.js";
@@ -128,6 +129,7 @@ export function usnReader(connection: LdapConnection, chosen: Chosen): ChangeRea
  */
 export async function chooseReader(config: LdapConfig, connection: LdapConnection): Promise<ChangeReader> {
   if (config.changesBy === "timestamp") return timestampReader;
+  if (config.changesBy === "accesslog") return accessLogReader(config, connection);
   if (config.changesBy === "usn") return usnReader(connection, { url: config.url, setting: "usn" });
   let root: RootDse | undefined;
   try {
