@@ -9,7 +9,10 @@
  * - **The position** is the `reqStart` of a write the log holds when the whole read begins (the
  *   newest one found within ten minutes, a day, or at all): every write after it is in the log as
  *   long as that entry is (purging goes by age, oldest first). A log with no write yet keeps an
- *   empty position, which the next run reads whole (nothing in the log can prove it whole).
+ *   empty position, which the next run reads whole (nothing in the log can prove it whole). The
+ *   position also keeps the writes of the OVERLAP_MS before it (`seen`): a write is logged when
+ *   it ends, stamped with when it began, so the next run searches from the oldest of them and
+ *   reads the ones it has not seen.
  * - **A later run** makes one search of the log, the writes from the position on. The position's
  *   entry missing from the answer: purged, or another server answered, so a whole read
  *   (`position-expired`). Otherwise every DN written since (and each new DN of a rename or move)
@@ -34,6 +37,14 @@ import { normaliseDn, valuesOf } from "./template.js";
 export const DEFAULT_LOG_BASE = "cn=accesslog";
 /** How far back the whole read looks for a write to anchor on, in turn; then the whole log. */
 const ANCHOR_WINDOWS_MS = [10 * 60_000, 86_400_000];
+/**
+ * The overlap: a write is logged when it ends, stamped with when it began, so a long write may
+ * show after a newer one. Each run searches again from the writes of the last OVERLAP_MS before
+ * its position (at most MAX_SEEN of them), kept in the position as `seen`, and reads only the
+ * entries it has not seen.
+ */
+const OVERLAP_MS = 5 * 60_000;
+const MAX_SEEN = 1000;
 const LOG_ATTRIBUTES = ["reqStart", "reqType", "reqDN", "reqNewRDN", "reqNewSuperior", "reqResult"];
 
 export const logBase = (config: LdapConfig): string => config.accessLogBase ?? DEFAULT_LOG_BASE;
@@ -45,11 +56,12 @@ function fixed(config: LdapConfig, err: unknown): unknown {
   });
 }
 
-/** The successful writes of the log from `from` on (all of them without it), oldest first. */
+/** The successful writes of the log from `from` on (all without it), oldest first, less `skip`. */
 export async function logWrites(
   config: LdapConfig,
   connection: LdapConnection,
   from?: string,
+  skip: ReadonlySet<string> = new Set(),
 ): Promise<{ writes: LogWrite[]; starts: Set<string>; read: ReadTally }> {
   const base = logBase(config);
   const filter = `(&(objectClass=auditWriteObject)${from === undefined ? "" : `(reqStart>=${escapeFilterValue(from)})`})`;
@@ -64,7 +76,7 @@ export async function logWrites(
         const text = (name: string) => String(v.get(name.toLowerCase())?.[0] ?? "");
         const start = text("reqStart");
         starts.add(start);
-        if (start === from || text("reqResult") !== "0") continue;
+        if (skip.has(start) || text("reqResult") !== "0") continue;
         const write: LogWrite = { start, type: text("reqType"), dn: text("reqDN") };
         if (write.type === "modrdn") {
           const superior = text("reqNewSuperior") || parentDn(write.dn);
@@ -84,16 +96,27 @@ export async function logWrites(
   };
 }
 
-export function accessLogPosition(config: LdapConfig, reqStart: string, now: number): Position {
+const STAMP = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})/;
+
+/** The position after the log's writes `starts`: the newest, and those of the overlap before it. */
+export function accessLogPosition(config: LdapConfig, starts: Iterable<string>, now: number): Position {
+  const sorted = [...starts].sort();
+  const reqStart = sorted.pop() ?? "";
+  const m = STAMP.exec(reqStart);
+  const floor =
+    m === null
+      ? ""
+      : generalizedTime(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) - OVERLAP_MS);
+  const seen = sorted.filter((s) => s >= floor).slice(-MAX_SEEN);
   return {
     kind: "ldap",
-    streams: { reqStart, accessLog: normaliseDn(logBase(config)) },
+    streams: { reqStart, seen: seen.join(" "), accessLog: normaliseDn(logBase(config)) },
     takenAt: new Date(now).toISOString(),
   };
 }
 
-/** The newest write of the log, looking back ten minutes, a day, then at all; "" when none. */
-async function anchor(config: LdapConfig, connection: LdapConnection, now: number): Promise<string> {
+/** The writes of the log from its newest back, ten minutes, a day, then all; none when empty. */
+async function anchor(config: LdapConfig, connection: LdapConnection, now: number): Promise<Set<string>> {
   try {
     if ((await connection.entry({ dn: logBase(config), attributes: ["1.1"] })) === undefined)
       throw new DirectoryError({
@@ -105,10 +128,9 @@ async function anchor(config: LdapConfig, connection: LdapConnection, now: numbe
   for (const back of [...ANCHOR_WINDOWS_MS, undefined]) {
     const from = back === undefined ? undefined : generalizedTime(now - back);
     const { starts } = await logWrites(config, connection, from);
-    const newest = [...starts].sort().pop();
-    if (newest !== undefined) return newest;
+    if (starts.size > 0) return starts;
   }
-  return "";
+  return new Set();
 }
 
 /** The reader by OpenLDAP's access log. */
@@ -143,15 +165,15 @@ async function readAccessLogChanges(o: ChangesInput): Promise<ChangeBatch> {
   const { config, connection } = o;
   const why = refused(config, o.since);
   if (why !== undefined) return why;
-  const from = o.since.streams["reqStart"]!;
-  const log = await logWrites(config, connection, from);
-  if (!log.starts.has(from))
+  const anchor = o.since.streams["reqStart"]!;
+  const seen = (o.since.streams["seen"] ?? "").split(" ").filter((x) => x !== "");
+  const log = await logWrites(config, connection, seen[0] ?? anchor, new Set([...seen, anchor]));
+  if (!log.starts.has(anchor))
     return fallback(
       "position-expired",
-      `the access log ${logBase(config)} no longer holds reqStart=${from} (purged by logpurge, or another server answered), so it cannot prove itself whole since the last read`,
+      `the access log ${logBase(config)} no longer holds reqStart=${anchor} (purged by logpurge, or another server answered), so it cannot prove itself whole since the last read`,
     );
-  const newest = [...log.starts].sort().pop()!;
-  const position = accessLogPosition(config, newest, o.now);
+  const position = accessLogPosition(config, log.starts, o.now);
   const reads: ReadTally[] = [log.read];
   const touched = await readTouched({ ...o, writes: log.writes, reads });
   if (!Array.isArray(touched)) return touched;

@@ -2,7 +2,9 @@
  * LDAP's changes since a position (docs/ldap.md, "Changes-only runs"): the entries a reader's
  * filter clause finds changed since it. Two readers (ChangeReader): by `modifyTimestamp` (RFC
  * 4512's operational attribute, kept by every server: here) and by Active Directory's `uSNChanged`
- * (usn.ts); feed.ts picks one by `source.ldap.changesBy`.
+ * (usn.ts); feed.ts picks one by `source.ldap.changesBy`. A third, OpenLDAP's access log
+ * (accesslog.ts), proves removals itself and reads its own batch (`ChangeReader.read`): none of
+ * what follows but the groups' rules (groupBatch) applies to it.
  *
  * A search by change sees entries added or changed, never entries deleted or moved out of the
  * search's filter. So every changes-only read also lists the DNs (no attributes) of the user
