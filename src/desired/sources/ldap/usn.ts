@@ -13,9 +13,9 @@
  *   changes): otherwise a whole read.
  *
  * Deletions are seen by the DN listings every changes-only read makes (changes.ts), not by the
- * documented search of the Deleted Objects container (the Show Deleted control): a tombstone
- * keeps neither the DN nor the attributes the picture is keyed by, and the listings also see
- * people who left the filter (a disabled account) or the base (a move), which tombstones do not.
+ * documented search with the Show Deleted control: the listings also see people who left the
+ * filter (a disabled account) or the base (a move), which tombstones do not. docs/ldap.md ("Next:
+ * Active Directory without listings") has the design that would drop them.
  */
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import type { Position } from "../changes/feed.js";
