@@ -86,6 +86,8 @@ export interface ChangeReader {
   readonly by: "usn" | "timestamp" | "accesslog";
   /** A reader that proves removals itself (accesslog.ts): the whole batch, no DN listings. */
   read?(o: ChangesInput): Promise<ChangeBatch>;
+  /** The people's changes its own way (tombstones.ts, `showDeleted`) instead of userChanges. */
+  users?(o: UserChangesInput): Promise<DirectoryChange[]>;
   /** The position of a whole read that begins now (taken before it reads). */
   position(now: number): Promise<Position>;
   /** The clause finding the entries changed since `since`, and the next position; or why not. */
@@ -134,14 +136,18 @@ export function since(filter: string, clause: string): string {
   return `(&${f}${clause})`;
 }
 
-/** The changes of the user search: people changed, new to it, or gone from it. */
-async function userChanges(o: {
+/** What the people's changes are read from: the window's clause, the people of USERS. */
+export interface UserChangesInput {
   config: LdapConfig;
   connection: LdapConnection;
   clause: string;
   users: ReadonlySet<string>;
+  picture: Picture;
   reads: ReadTally[];
-}): Promise<DirectoryChange[]> {
+}
+
+/** The changes of the user search: people changed, new to it, or gone from it. */
+async function userChanges(o: UserChangesInput): Promise<DirectoryChange[]> {
   const { config, connection } = o;
   const changed = await readPicturePeople(config, connection, since(config.userFilter, o.clause));
   const { dns: now, read } = await listDns(connection, config.baseDn, config.userFilter);
@@ -245,7 +251,7 @@ export async function readLdapChanges(o: {
   if (window.unchanged === true) return { kind: "changes", changes: [], position, reads: [] };
   const reads: ReadTally[] = [];
   const users = new Set(o.picture.groups.find((g) => g.id === USERS)?.people ?? []);
-  const people = await userChanges({ ...o, clause, users, reads });
+  const people = await (o.reader.users ?? userChanges)({ ...o, clause, users, reads });
   const groups = o.config.groups.length > 0 ? await groupChanges({ ...o, clause, reads }) : [];
   if (!Array.isArray(groups)) return groups;
   return { kind: "changes", changes: [...people, ...groups], position, reads };

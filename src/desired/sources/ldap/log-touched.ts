@@ -38,30 +38,55 @@ export function parentDn(dn: string): string {
 /** Whether `dn` is `base` or below it (both normalised). */
 export const under = (dn: string, base: string): boolean => dn === base || dn.endsWith(`,${base}`);
 
-/** `(|(entryDN=a)(entryDN=b)…)` for each batch of DNs. */
-function batches(dns: readonly string[]): string[] {
+/**
+ * `(|(entryDN=a)(entryDN=b)…)` for each batch of DNs; on Active Directory, which has no `entryDN`
+ * (RFC 5020), `distinguishedName` (tombstones.ts).
+ */
+function batches(dns: readonly string[], attribute = "entryDN"): string[] {
   const out: string[] = [];
   for (let i = 0; i < dns.length; i += DN_BATCH)
     out.push(
       `(|${dns
         .slice(i, i + DN_BATCH)
-        .map((dn) => `(entryDN=${escapeFilterValue(dn)})`)
+        .map((dn) => `(${attribute}=${escapeFilterValue(dn)})`)
         .join("")})`,
     );
   return out;
 }
 
-async function peopleAt(config: LdapConfig, connection: LdapConnection, dns: string[], reads: ReadTally[]) {
+/** The people of the user search among `dns`, searched DN_BATCH at a time. */
+export async function peopleAt(
+  o: { config: LdapConfig; connection: LdapConnection; reads: ReadTally[]; dnAttribute?: string },
+  dns: string[],
+): Promise<PicturedPerson[]> {
+  const { config, connection } = o;
   const found: PicturedPerson[] = [];
-  for (const clause of batches(dns)) {
+  for (const clause of batches(dns, o.dnAttribute)) {
     const { people, read } = await readPicturePeople(config, connection, since(config.userFilter, clause));
     found.push(...people);
-    reads.push({
+    o.reads.push({
       ...read,
-      what: `users under ${config.baseDn} (${people.length} of ${dns.length} DNs the access log names)`,
+      what: `users under ${config.baseDn} (${people.length} of ${dns.length} DNs changed)`,
     });
   }
   return found;
+}
+
+/** The people's changes: found -> upserted or new to USERS; a person of USERS named, not found -> gone. */
+export function personChanges(
+  people: readonly PicturedPerson[],
+  users: ReadonlySet<string>,
+  named: Iterable<string>,
+): DirectoryChange[] {
+  const found = new Set(people.map((p) => p.id));
+  const out: DirectoryChange[] = [];
+  for (const person of people)
+    if (users.has(person.id)) out.push({ type: "person-upserted", person });
+    else out.push({ type: "member-added", group: USERS, member: person.id, memberKind: "person", person });
+  for (const dn of named)
+    if (users.has(dn) && !found.has(dn))
+      out.push({ type: "member-removed", group: USERS, member: dn, memberKind: "person" });
+  return out;
 }
 
 async function groupsAt(config: LdapConfig, connection: LdapConnection, dns: string[], reads: ReadTally[]) {
@@ -101,7 +126,7 @@ export async function readTouched(
   const kept = new Set(picture.groups.filter((g) => g.id !== USERS).map((g) => g.id));
   const { spelled, renames } = named(o.writes);
   const at = (base: string) => [...spelled].filter(([dn]) => under(dn, base)).map(([, as]) => as);
-  const people = await peopleAt(config, connection, at(userBase), reads);
+  const people = await peopleAt(o, at(userBase));
   const groups = config.groups.length > 0 ? await groupsAt(config, connection, at(groupBase), reads) : [];
   const found = new Set([...people, ...groups].map((e) => e.id));
   const known = new Set([...users, ...kept, ...picture.groups.flatMap((g) => g.people), ...found]);
@@ -114,13 +139,7 @@ export async function readTouched(
         `the access log names ${w.dn} renamed or moved to ${w.newDn}, an entry that is not a person or group of the picture: entries below it may have moved with it, unnamed`,
       );
   }
-  const out: DirectoryChange[] = [];
-  for (const person of people)
-    if (users.has(person.id)) out.push({ type: "person-upserted", person });
-    else out.push({ type: "member-added", group: USERS, member: person.id, memberKind: "person", person });
-  for (const dn of spelled.keys())
-    if (users.has(dn) && !found.has(dn))
-      out.push({ type: "member-removed", group: USERS, member: dn, memberKind: "person" });
+  const out = personChanges(people, users, spelled.keys());
   if (config.groups.length === 0) return out;
   const nested = await newlyNested({ ...o, groups, known, groupBase });
   if (!Array.isArray(nested)) return nested;
