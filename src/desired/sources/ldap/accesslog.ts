@@ -76,7 +76,9 @@ export async function logWrites(
         const text = (name: string) => String(v.get(name.toLowerCase())?.[0] ?? "");
         const start = text("reqStart");
         starts.add(start);
-        if (skip.has(start) || text("reqResult") !== "0") continue;
+        // A failed write changed nothing (`logsuccess FALSE` logs those too); no result: count it.
+        const result = text("reqResult");
+        if (skip.has(start) || (result !== "" && result !== "0")) continue;
         const write: LogWrite = { start, type: text("reqType"), dn: text("reqDN") };
         if (write.type === "modrdn") {
           const superior = text("reqNewSuperior") || parentDn(write.dn);
