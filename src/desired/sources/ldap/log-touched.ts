@@ -144,6 +144,13 @@ export async function readTouched(
   const nested = await newlyNested({ ...o, groups, known, groupBase });
   if (!Array.isArray(nested)) return nested;
   const removed = [...spelled.keys()].filter((dn) => kept.has(dn) && !found.has(dn));
+  // inChain: the server expands nesting, so which picked groups a group change reaches is not in
+  // the log; this reader reads them whole (the uSNChanged reader asks the server instead).
+  if (config.nested === "inChain" && (nested.length > 0 || removed.length > 0))
+    return fallback(
+      "groups-changed",
+      `${nested.length + removed.length} groups changed; with nested: inChain a group change is read whole`,
+    );
   const batch = groupBatch({ config, picture, changed: nested, removed });
   return Array.isArray(batch) ? [...out, ...batch] : batch;
 }
