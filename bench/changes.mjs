@@ -223,12 +223,19 @@ async function main() {
         `the hundred changes' leavers revoked: ${results.hundredRevoked} of 50; seeding read ${round(seedMs / 1000, 1)} s; ` +
         `a whole plan after (c): ${results.wholePlanAfter}`,
     );
-    await writeResult(`changes-${SOURCE}`, {
+    const by =
+      SOURCE === "ldap" && process.env.BENCH_LDAP_CHANGES_BY ? `-${process.env.BENCH_LDAP_CHANGES_BY}` : "";
+    await writeResult(`changes-${SOURCE}${by}`, {
       source: SOURCE,
       people: PEOPLE,
       groups: GROUPS,
       latencyMs: LATENCY_MS,
-      ...(SOURCE === "ldap" ? { pageSize: Number(process.env.BENCH_LDAP_PAGE_SIZE ?? 500) } : {}),
+      ...(SOURCE === "ldap"
+        ? {
+            pageSize: Number(process.env.BENCH_LDAP_PAGE_SIZE ?? 500),
+            changesBy: process.env.BENCH_LDAP_CHANGES_BY ?? "auto",
+          }
+        : {}),
       ...results,
     });
   } finally {

@@ -6,12 +6,15 @@
  * `modifyTimestamp` and lists DNs (slapd's stats log shows those four searches and the rootDSE)
  * and lists only them on the service; a mapping made by hand is caught by the full reconcile
  * only; the directory gone during a changes-only run is exit 5 with nothing written; a position
- * that is not a time is a whole read.
+ * that is not a time is a whole read. The same scenario with `changesBy: accesslog` (slapd with
+ * slapo-accesslog): the leaver's run makes one search of the log and reads the leaver's DN again,
+ * no listing; a purged position is a whole read.
  */
 import { Attribute, Change, Client } from "ldapts";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { EmulatorHandle } from "../../src/emulator/types.js";
 import {
+  LOG_BASE,
   READER_DN,
   READER_PASSWORD,
   ROOT_DN,
@@ -59,8 +62,8 @@ afterAll(async () => {
   await slapd?.remove();
 });
 
-async function disable(email: string): Promise<void> {
-  const client = new Client({ url: slapd.url });
+async function disable(email: string, server = slapd): Promise<void> {
+  const client = new Client({ url: server.url });
   await client.bind(ROOT_DN, ROOT_PASSWORD);
   try {
     const uid = email.split("@")[0]!;
@@ -70,6 +73,21 @@ async function disable(email: string): Promise<void> {
     await client.unbind();
   }
 }
+
+/** The frequent run's source block against `url`, reading changes as `changesBy` says. */
+const ldapSource = (url: string, changesBy?: string) => ({
+  type: "ldap",
+  ldap: {
+    url,
+    bindDn: READER_DN,
+    baseDn: `ou=people,${SUFFIX}`,
+    groupBaseDn: `ou=groups,${SUFFIX}`,
+    userFilter: USERS,
+    attributes: { email: "{mail}", id: "{uid}", authenticationId: "{uid}" },
+    groups: [{ cn: "Platform" }, { cn: "Analytics Team" }],
+    ...(changesBy ? { changesBy } : {}),
+  },
+});
 
 describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", () => {
   it("a disabled leaver loses every workspace and filter; the full reconcile catches a hand-made mapping; the directory gone is exit 5, an unknown position a whole read", async () => {
@@ -81,24 +99,13 @@ describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", (
           config: () =>
             writeChangesConfig(dir, {
               emulator,
-              source: {
-                type: "ldap",
-                ldap: {
-                  url: slapd.url,
-                  bindDn: READER_DN,
-                  baseDn: `ou=people,${SUFFIX}`,
-                  groupBaseDn: `ou=groups,${SUFFIX}`,
-                  userFilter: USERS,
-                  attributes: { email: "{mail}", id: "{uid}", authenticationId: "{uid}" },
-                  groups: [{ cn: "Platform" }, { cn: "Analytics Team" }],
-                },
-              },
+              source: ldapSource(slapd.url),
               extra: { identity: { default: "external" } },
             }),
           env: { USERSYNC_TOKEN: TOKEN, USERSYNC_LDAP_PASSWORD: READER_PASSWORD },
           leaver: "ken@example.org",
           other: "ada@example.org",
-          disable,
+          disable: (email) => disable(email),
           // Two searches by modifyTimestamp, two listings of DNs only (attribute 1.1), the rootDSE.
           feed: {
             mark: () => {
@@ -125,6 +132,72 @@ describe.skipIf(!available)("LDAP changes only through the built CLI (slapd)", (
           expire: {
             run: (dir) => setPosition(dir, { streams: { modifyTimestamp: "yesterday" } }),
             reason: "position-unknown",
+          },
+        },
+        (args, env) => runCli(args, { env }),
+      ),
+    );
+  }, 300_000);
+});
+
+describe.skipIf(!available)("LDAP changes only by the access log through the built CLI (slapd)", () => {
+  let logged: Slapd;
+  let organization: EmulatorHandle;
+  beforeAll(async () => {
+    logged = await startSlapd(LDIF, { stats: true, accessLog: true });
+    organization = await startOrganization(TOKEN);
+    // slapadd logs nothing: one write (outside both bases) for the first read to anchor on.
+    const client = new Client({ url: logged.url });
+    await client.bind(ROOT_DN, ROOT_PASSWORD);
+    const description = new Attribute({ type: "description", values: ["anchor"] });
+    await client.modify(SUFFIX, new Change({ operation: "add", modification: description }));
+    await client.unbind();
+  }, 60_000);
+  afterAll(async () => {
+    await organization?.close();
+    await logged?.remove();
+  });
+
+  it("a disabled leaver is revoked at one search of the log and one read of their DN; a purged position is a whole read", async () => {
+    await withTempDir((dir) =>
+      changesScenario(
+        dir,
+        organization,
+        {
+          config: () =>
+            writeChangesConfig(dir, {
+              emulator: organization,
+              source: ldapSource(logged.url, "accesslog"),
+              extra: { identity: { default: "external" } },
+            }),
+          env: { USERSYNC_TOKEN: TOKEN, USERSYNC_LDAP_PASSWORD: READER_PASSWORD },
+          leaver: "ken@example.org",
+          other: "ada@example.org",
+          disable: (email) => disable(email, logged),
+          feed: {
+            mark: () => {
+              const at = logged.operations().length;
+              return () =>
+                logged
+                  .operations()
+                  .slice(at)
+                  .map((op) => op.replace(/reqStart>=[\d.]+Z/, "reqStart>=P"))
+                  .sort();
+            },
+            expected: [
+              `${LOG_BASE}|(&(objectClass=auditWriteObject)(reqStart>=P))|reqStart reqType reqDN reqNewRDN reqNewSuperior reqResult`,
+              `ou=people,${SUFFIX}|(&${USERS}(|(entryDN=${person("ken")})))|mail uid`,
+            ],
+          },
+          breakFeed: () => logged.stop(),
+          mendFeed: () => logged.start(),
+          broken: /ldap:\/\/127\.0\.0\.1/,
+          expire: {
+            run: (dir) =>
+              setPosition(dir, {
+                streams: { reqStart: "20000101000000.000000Z", seen: "", accessLog: LOG_BASE },
+              }),
+            reason: "position-expired",
           },
         },
         (args, env) => runCli(args, { env }),

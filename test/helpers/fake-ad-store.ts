@@ -12,13 +12,20 @@
  *   new `invocationId`;
  * - `memberOf` is a back link computed from the groups' `member`: a membership change is a write
  *   of the group only, never of its members;
- * - a deleted object is gone (the fake keeps no tombstones; the Show Deleted control is not
- *   modelled); the groups that listed it lose the link.
+ * - every object has an `objectGUID` (given, or made at its add) and a `distinguishedName`;
+ * - a deleted object becomes a tombstone in the same update (MS-ADTS 3.1.1.5.5.6.1): under
+ *   `CN=Deleted Objects` with a delete-mangled RDN (`<rdn>\0ADEL:<guid>`), keeping objectClass,
+ *   objectGUID, sAMAccountName, userAccountControl and uSNChanged, with `isDeleted: TRUE`,
+ *   `lastKnownParent` (its parent's DN) and `msDS-LastKnownRDN` (its RDN's value); only a search
+ *   with the Show Deleted control sees it (fake-ad.ts); the groups that listed it lose the link;
+ * - a rename or move (modifyDN) is one update of the object; the groups that list it follow it
+ *   (AD's links are to the object, not to its name).
  */
 import { randomUUID } from "node:crypto";
 
 export const AD_SUFFIX = "DC=corp,DC=example,DC=com";
 export const AD_CONFIGURATION = `CN=Configuration,${AD_SUFFIX}`;
+export const DELETED_OBJECTS = `CN=Deleted Objects,${AD_SUFFIX}`;
 /** MS-ADTS 3.1.1.3.4.3: LDAP_CAP_ACTIVE_DIRECTORY_OID. */
 export const AD_CAPABILITY = "1.2.840.113556.1.4.800";
 
@@ -63,6 +70,10 @@ export class AdStore {
   private stored: AdEntry[];
   /** The objects as read: memberOf added. */
   view: AdEntry[] = [];
+  /** Deleted objects (tombstones), seen only with the Show Deleted control. */
+  tombstones: AdEntry[] = [];
+  /** The bind account may not see the Deleted Objects container (AD's default for non-admins). */
+  hideDeleted = false;
   byDn = new Map<string, AdEntry>();
   usn: number;
   controller: string;
@@ -73,6 +84,8 @@ export class AdStore {
     this.usn = firstUsn;
     this.stored = entries.map(copy);
     for (const e of this.stored) this.stamp(e, true);
+    for (const e of this.stored)
+      if (valuesOf(e, "objectGUID").length === 0) setValues(e, "objectGUID", [randomUUID()]);
     this.refresh();
   }
 
@@ -85,7 +98,10 @@ export class AdStore {
 
   /** Recomputes memberOf (AD's back link) and the index by DN. */
   private refresh(): void {
-    this.view = this.stored.map((e) => ({ dn: e.dn, attributes: { ...e.attributes } }));
+    this.view = this.stored.map((e) => ({
+      dn: e.dn,
+      attributes: { ...e.attributes, distinguishedName: [e.dn] },
+    }));
     this.byDn = new Map(this.view.map((e) => [normDn(e.dn), e]));
     for (const group of this.view)
       for (const member of valuesOf(group, "member")) {
@@ -96,6 +112,18 @@ export class AdStore {
 
   private find(dn: string): AdEntry | undefined {
     return this.stored.find((e) => normDn(e.dn) === normDn(dn));
+  }
+
+  /** The Deleted Objects container (itself a deleted object: Show Deleted finds it). */
+  deletedObjects(): AdEntry {
+    return {
+      dn: DELETED_OBJECTS,
+      attributes: {
+        objectClass: ["top", "container"],
+        isDeleted: ["TRUE"],
+        distinguishedName: [DELETED_OBJECTS],
+      },
+    };
   }
 
   /** The NTDS Settings object of the controller that answers (in the configuration NC). */
@@ -112,6 +140,7 @@ export class AdStore {
   add(dn: string, attributes: Record<string, string[]>): "exists" | "ok" {
     if (this.find(dn)) return "exists";
     const entry = copy({ dn, attributes });
+    if (valuesOf(entry, "objectGUID").length === 0) setValues(entry, "objectGUID", [randomUUID()]);
     this.stored.push(entry);
     this.stamp(entry, true);
     this.refresh();
@@ -148,7 +177,28 @@ export class AdStore {
         );
     }
     // The tombstone's update.
-    this.usn += 1;
+    this.tombstones.push(tombstoneOf(entry));
+    this.stamp(this.tombstones.at(-1)!, false);
+    this.refresh();
+    return "ok";
+  }
+
+  /** modifyDN: a new RDN and/or parent; the groups listing it follow. */
+  rename(dn: string, newDn: string): "missing" | "exists" | "ok" {
+    const entry = this.find(dn);
+    if (!entry) return "missing";
+    if (this.find(newDn)) return "exists";
+    entry.dn = newDn;
+    for (const group of this.stored) {
+      const members = valuesOf(group, "member");
+      if (members.some((m) => normDn(m) === normDn(dn)))
+        setValues(
+          group,
+          "member",
+          members.map((m) => (normDn(m) === normDn(dn) ? newDn : m)),
+        );
+    }
+    this.stamp(entry, false);
     this.refresh();
     return "ok";
   }
@@ -173,6 +223,28 @@ export class AdStore {
     for (const e of this.stored) this.stamp(e, true);
     this.refresh();
   }
+}
+
+/** What deleting an object leaves: MS-ADTS 3.1.1.5.5.6.1's tombstone (the attributes kept). */
+function tombstoneOf(entry: AdEntry): AdEntry {
+  const [rdn, parent] = entry.dn.split(/,(.*)/s) as [string, string];
+  const [type, value] = rdn.split(/=(.*)/s) as [string, string];
+  const guid = valuesOf(entry, "objectGUID")[0]!;
+  const kept = ["objectClass", "objectGUID", "sAMAccountName", "userAccountControl"];
+  const attributes: Record<string, string[]> = {};
+  for (const name of kept)
+    if (valuesOf(entry, name).length > 0) attributes[name] = [...valuesOf(entry, name)];
+  const dn = `${type}=${value}\\0ADEL:${guid},${DELETED_OBJECTS}`;
+  return {
+    dn,
+    attributes: {
+      ...attributes,
+      isDeleted: ["TRUE"],
+      lastKnownParent: [parent],
+      "msDS-LastKnownRDN": [value],
+      distinguishedName: [dn],
+    },
+  };
 }
 
 /** A GUID's 16 bytes as AD sends them (the first three parts little-endian). */

@@ -16,8 +16,11 @@
  *   supportedCapabilities with AD's OID, highestCommittedUSN, dsServiceName and the naming
  *   contexts; the NTDS Settings object dsServiceName names, with the controller's invocationId
  *   (binary), in the configuration naming context, which a search of the domain does not reach;
- * - writes (add, modify, delete) bound as AD_ADMIN_DN, each one update of the controller's
- *   counter (fake-ad-store.ts: uSNChanged, failover to another controller, restore from backup).
+ * - writes (add, modify, delete, modifyDN) bound as AD_ADMIN_DN, each one update of the
+ *   controller's counter (fake-ad-store.ts: uSNChanged, tombstones, failover to another
+ *   controller, restore from backup);
+ * - the Show Deleted control (1.2.840.113556.1.4.417, "Retrieving Deleted Objects"): a search
+ *   with it sees the tombstones too (under `CN=Deleted Objects`, so a search of the domain).
  *
  * `tamper` may rewrite or drop (undefined) a ranged answer, to play a broken server. Every request
  * is logged in `requests`.
@@ -46,6 +49,7 @@ const IN_CHAIN = "1.2.840.113556.1.4.1941";
 const BIT_AND = "1.2.840.113556.1.4.803";
 const BIT_OR = "1.2.840.113556.1.4.804";
 const PAGED = "1.2.840.113556.1.4.319";
+const SHOW_DELETED = "1.2.840.113556.1.4.417";
 /** Attributes AD sends as bytes (GUIDs), kept as text in the store. */
 const BINARY = new Set(["objectguid", "invocationid"]);
 
@@ -172,10 +176,13 @@ function found(req: LdapRequest, store: AdStore): AdEntry[] {
   // not reach it (AD answers such a search with the domain's objects only).
   const configuration = normDn(AD_CONFIGURATION);
   const inConfiguration = base === configuration || base.endsWith(`,${configuration}`);
-  const entries = inConfiguration ? [store.ntdsSettings()] : store.view;
+  // Deleted objects: only with the Show Deleted control, and only to an account allowed to see them.
+  const shown = req.controls.some((c) => c.type === SHOW_DELETED) && !store.hideDeleted;
+  const deleted = shown ? [store.deletedObjects(), ...store.tombstones] : [];
+  const entries = inConfiguration ? [store.ntdsSettings()] : [...store.view, ...deleted];
   const byDn = inConfiguration ? new Map(entries.map((e) => [normDn(e.dn), e])) : store.byDn;
   if (req.scope === 0) {
-    const entry = byDn.get(base);
+    const entry = byDn.get(base) ?? deleted.find((e) => normDn(e.dn) === base);
     if (!entry) throw new ldap.NoSuchObjectError(`no entry ${req.dn.toString()}`);
     return matches(req.filter, entry, byDn) ? [entry] : [];
   }
@@ -237,7 +244,7 @@ function rootDse(store: AdStore, log: FakeAd["requests"]) {
       dn: "",
       attributes: {
         supportedCapabilities: [AD_CAPABILITY],
-        supportedControl: [PAGED, IN_CHAIN],
+        supportedControl: [PAGED, IN_CHAIN, SHOW_DELETED],
         highestCommittedUSN: [String(store.usn)],
         dsServiceName: [store.ntdsSettings().dn],
         defaultNamingContext: [AD_SUFFIX],
@@ -290,6 +297,16 @@ const modifies: Write = (req, store) => {
     return new ldap.NoSuchObjectError(`no entry ${req.dn.toString()}`);
   return undefined;
 };
+/** What ldapjs gives of a modifyDN. */
+type ModifyDnRequest = { newRdn: { toString(): string }; newSuperior?: { toString(): string } };
+const renames: Write = (req, store) => {
+  const r = req as unknown as ModifyDnRequest;
+  const dn = req.dn.toString();
+  const parent = r.newSuperior?.toString() || dn.split(/,(.*)/s)[1]!;
+  const got = store.rename(dn, `${r.newRdn.toString()},${parent}`);
+  if (got === "missing") return new ldap.NoSuchObjectError(`no entry ${dn}`);
+  return got === "exists" ? new ldap.EntryAlreadyExistsError(`${r.newRdn.toString()} exists`) : undefined;
+};
 const deletes: Write = (req, store) =>
   store.delete(req.dn.toString()) === "missing"
     ? new ldap.NoSuchObjectError(`no entry ${req.dn.toString()}`)
@@ -313,6 +330,7 @@ export async function startFakeAd(options: FakeAdOptions): Promise<FakeAd> {
   server.add(AD_SUFFIX, write(store, adds));
   server.modify(AD_SUFFIX, write(store, modifies));
   server.del(AD_SUFFIX, write(store, deletes));
+  server.modifyDN(AD_SUFFIX, write(store, renames));
   const sockets = new Set<Socket>();
   server.server.on("connection", (s: Socket) => {
     sockets.add(s);

@@ -45,6 +45,7 @@ declare module "ldapjs" {
     add(dn: string, handler: Handler): void;
     modify(dn: string, handler: Handler): void;
     del(dn: string, handler: Handler): void;
+    modifyDN(dn: string, handler: Handler): void;
     listen(port: number, host: string, callback: () => void): void;
     address(): { port: number };
     close(callback: () => void): void;

@@ -8,6 +8,15 @@ export function slapdConf(o: {
   rootPassword?: string;
   strictSizeLimit?: boolean;
   maxSize?: number;
+  /** slapo-accesslog: the log's suffix, who may read it, its own root, its purge (`age interval`). */
+  accessLog?: {
+    base: string;
+    readerDn: string;
+    rootDn?: string;
+    rootPassword?: string;
+    purge?: string;
+    maxSize?: number;
+  };
 }): string;
 export interface SlapdProcess {
   port: number;
@@ -20,4 +29,10 @@ export interface SlapdProcess {
   /** What slapd wrote to stderr (every operation with `stats`). */
   log(): string;
 }
-export function serveSlapd(o: { conf: string; ldifFile: string; stats?: boolean }): Promise<SlapdProcess>;
+export function serveSlapd(o: {
+  conf: string;
+  ldifFile: string;
+  stats?: boolean;
+  /** The suffix slapadd loads, where the conf has more than one database. */
+  database?: string;
+}): Promise<SlapdProcess>;

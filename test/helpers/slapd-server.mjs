@@ -29,7 +29,39 @@ export const moduleDir = () =>
     existsSync(join(d, "back_mdb.so")),
   );
 
-/** The slapd.conf of a server whose files are in `dir` (its db in `dir/db`). */
+/**
+ * slapo-accesslog(5): a log database (mdb in `dir/log`, `index reqStart eq`) only `readerDn` may
+ * read (and its own root, to purge by hand), before the main database; the overlay on the main
+ * database, after it, logging successful writes, purged after `purge`.
+ */
+function accessLogLines(dir, modules, log) {
+  if (!log) return { before: [], after: [] };
+  return {
+    before: [
+      ...(modules ? ["moduleload accesslog"] : []),
+      "database mdb",
+      `maxsize ${log.maxSize ?? 104857600}`,
+      `suffix "${log.base}"`,
+      ...(log.rootDn ? [`rootdn "${log.rootDn}"`] : []),
+      ...(log.rootPassword ? [`rootpw ${log.rootPassword}`] : []),
+      `directory ${join(dir, "log")}`,
+      "index reqStart eq",
+      `access to * by dn.exact="${log.readerDn}" read by * none`,
+    ],
+    after: [
+      "overlay accesslog",
+      `logdb ${log.base}`,
+      "logops writes",
+      "logsuccess TRUE",
+      `logpurge ${log.purge ?? "1+00:00 1+00:00"}`,
+    ],
+  };
+}
+
+/**
+ * The slapd.conf of a server whose files are in `dir` (its db in `dir/db`; with `accessLog`, the
+ * log in `dir/log`, which must exist too).
+ */
 export function slapdConf({
   dir,
   suffix,
@@ -37,8 +69,10 @@ export function slapdConf({
   rootPassword,
   strictSizeLimit = false,
   maxSize = 2147483648,
+  accessLog,
 }) {
   const modules = moduleDir();
+  const log = accessLogLines(dir, modules, accessLog);
   return [
     ...["core", "cosine", "inetorgperson", "nis"].map((s) => `include /etc/ldap/schema/${s}.schema`),
     `pidfile ${join(dir, "slapd.pid")}`,
@@ -46,6 +80,7 @@ export function slapdConf({
     // Paged results may go past the limit (as most sites allow); a plain search may not.
     // Strict: a bare `sizelimit 500`, which caps paged searches at 500 too (slapd's default).
     strictSizeLimit ? "sizelimit 500" : "sizelimit size.soft=500 size.hard=500 size.prtotal=unlimited",
+    ...log.before,
     "database mdb",
     `maxsize ${maxSize}`,
     `suffix "${suffix}"`,
@@ -55,6 +90,7 @@ export function slapdConf({
     "index objectClass eq",
     "access to attrs=userPassword by anonymous auth by * none",
     "access to * by * read",
+    ...log.after,
     "",
   ].join("\n");
 }
@@ -86,13 +122,18 @@ async function waitForPort(port, child) {
 
 /**
  * Loads `ldifFile` with slapadd (the db folder `conf` names must exist) and starts slapd with
- * `conf` on a free port. With `stats`, slapd logs every operation to what `log()` gives.
+ * `conf` on a free port. With `stats`, slapd logs every operation to what `log()` gives. With
+ * `database` (a suffix), slapadd loads that database (needed where the conf has two: the log's).
  */
-export async function serveSlapd({ conf, ldifFile, stats = false }) {
+export async function serveSlapd({ conf, ldifFile, stats = false, database }) {
   const bins = findSlapd();
   if (!bins) throw new Error("slapd not found: install the Debian packages slapd and ldap-utils");
   const loadStart = performance.now();
-  const load = spawnSync(bins.slapadd, ["-q", "-f", conf, "-l", ldifFile], { encoding: "utf8" });
+  const load = spawnSync(
+    bins.slapadd,
+    ["-q", "-f", conf, ...(database ? ["-b", database] : []), "-l", ldifFile],
+    { encoding: "utf8" },
+  );
   if (load.status !== 0) throw new Error(`slapadd failed: ${load.stderr}`);
   const loadMs = performance.now() - loadStart;
   const port = await freePort();

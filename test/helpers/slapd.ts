@@ -3,8 +3,9 @@
  * slapd-server.mjs (shared with the bench scripts): a temporary slapd.conf (mdb, `sizelimit 500` so
  * a read of more entries must page), the core, cosine, inetorgperson and nis schemas, and an LDIF
  * loaded with slapadd before the start. With `stats`, slapd logs every operation and
- * `operations()` lists the searches asked (base, filter, attributes). `findSlapd()` is undefined
- * where the Debian packages `slapd` and `ldap-utils` are not installed; .ci/run installs them.
+ * `operations()` lists the searches asked (base, filter, attributes); with `accessLog`,
+ * slapo-accesslog logs the writes under LOG_BASE. `findSlapd()` is undefined where the Debian
+ * packages `slapd` and `ldap-utils` are not installed; .ci/run installs them.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -41,8 +42,29 @@ export interface Slapd {
   operations(): string[];
 }
 
-function config(dir: string, strictSizeLimit: boolean): string {
-  return slapdConf({ dir, suffix: SUFFIX, rootDn: ROOT_DN, rootPassword: ROOT_PASSWORD, strictSizeLimit });
+/** With `accessLog`: the suffix of the access log database, and its own root (to purge by hand). */
+export const LOG_BASE = "cn=accesslog";
+export const LOG_ROOT_DN = `cn=admin,${LOG_BASE}`;
+
+/** With `withLog`: slapo-accesslog, purged after a day (tests purge by hand as the log's root). */
+function config(dir: string, strictSizeLimit: boolean, withLog = false): string {
+  return slapdConf({
+    dir,
+    suffix: SUFFIX,
+    rootDn: ROOT_DN,
+    rootPassword: ROOT_PASSWORD,
+    strictSizeLimit,
+    ...(withLog
+      ? {
+          accessLog: {
+            base: LOG_BASE,
+            readerDn: READER_DN,
+            rootDn: LOG_ROOT_DN,
+            rootPassword: ROOT_PASSWORD,
+          },
+        }
+      : {}),
+  });
 }
 
 /** The base entries every test directory has: the suffix, ou=people, ou=groups and the reader. */
@@ -63,6 +85,8 @@ export interface SlapdOptions {
   baseEntries?: boolean;
   /** Log every operation (`-d stats`), for `operations()`. */
   stats?: boolean;
+  /** Add slapo-accesslog (LOG_BASE) to this helper's config: for `changesBy: accesslog`. */
+  accessLog?: boolean;
 }
 
 /** The searches of a stats log: `SRCH base=… filter="…"`, then `SRCH attr=…` of the same op. */
@@ -86,10 +110,19 @@ export async function startSlapd(ldif: string, options: SlapdOptions = {}): Prom
   if (!findSlapd()) throw new Error(SKIP_MESSAGE);
   const dir = await mkdtemp(join(tmpdir(), "usersync-slapd-"));
   await mkdir(join(dir, "db"));
+  if (options.accessLog) await mkdir(join(dir, "log"));
   const conf = join(dir, "slapd.conf");
-  await writeFile(conf, options.conf?.(dir) ?? config(dir, options.strictSizeLimit ?? false));
+  await writeFile(
+    conf,
+    options.conf?.(dir) ?? config(dir, options.strictSizeLimit ?? false, options.accessLog),
+  );
   await writeFile(join(dir, "data.ldif"), options.baseEntries === false ? ldif : `${baseLdif()}\n${ldif}`);
-  const server = await serveSlapd({ conf, ldifFile: join(dir, "data.ldif"), stats: options.stats ?? false });
+  const server = await serveSlapd({
+    conf,
+    ldifFile: join(dir, "data.ldif"),
+    stats: options.stats ?? false,
+    ...(options.accessLog ? { database: SUFFIX } : {}),
+  });
   return {
     url: server.url,
     port: server.port,

@@ -2,7 +2,9 @@
  * LDAP's changes since a position (docs/ldap.md, "Changes-only runs"): the entries a reader's
  * filter clause finds changed since it. Two readers (ChangeReader): by `modifyTimestamp` (RFC
  * 4512's operational attribute, kept by every server: here) and by Active Directory's `uSNChanged`
- * (usn.ts); feed.ts picks one by `source.ldap.changesBy`.
+ * (usn.ts); feed.ts picks one by `source.ldap.changesBy`. A third, OpenLDAP's access log
+ * (accesslog.ts), proves removals itself and reads its own batch (`ChangeReader.read`): none of
+ * what follows but the groups' rules (groupBatch) applies to it.
  *
  * A search by change sees entries added or changed, never entries deleted or moved out of the
  * search's filter. So every changes-only read also lists the DNs (no attributes) of the user
@@ -71,10 +73,23 @@ export interface Window {
   unchanged?: boolean;
 }
 
+/** What a reader that reads its own changes (`read`) is given. */
+export interface ChangesInput {
+  config: LdapConfig;
+  connection: LdapConnection;
+  since: Position;
+  picture: Picture;
+  now: number;
+}
+
 /** How a changes-only read finds the changed entries: a filter clause since a position. */
 export interface ChangeReader {
   /** `source.ldap.changesBy` as resolved: the position's kind. */
-  readonly by: "usn" | "timestamp";
+  readonly by: "usn" | "timestamp" | "accesslog";
+  /** A reader that proves removals itself (accesslog.ts): the whole batch, no DN listings. */
+  read?(o: ChangesInput): Promise<ChangeBatch>;
+  /** The people's changes its own way (tombstones.ts, `showDeleted`) instead of userChanges. */
+  users?(o: UserChangesInput): Promise<DirectoryChange[]>;
   /** The position of a whole read that begins now (taken before it reads). */
   position(now: number): Promise<Position>;
   /** The clause finding the entries changed since `since`, and the next position; or why not. */
@@ -123,14 +138,18 @@ export function since(filter: string, clause: string): string {
   return `(&${f}${clause})`;
 }
 
-/** The changes of the user search: people changed, new to it, or gone from it. */
-async function userChanges(o: {
+/** What the people's changes are read from: the window's clause, the people of USERS. */
+export interface UserChangesInput {
   config: LdapConfig;
   connection: LdapConnection;
   clause: string;
   users: ReadonlySet<string>;
+  picture: Picture;
   reads: ReadTally[];
-}): Promise<DirectoryChange[]> {
+}
+
+/** The changes of the user search: people changed, new to it, or gone from it. */
+async function userChanges(o: UserChangesInput): Promise<DirectoryChange[]> {
   const { config, connection } = o;
   const changed = await readPicturePeople(config, connection, since(config.userFilter, o.clause));
   const { dns: now, read } = await listDns(connection, config.baseDn, config.userFilter);
@@ -153,7 +172,7 @@ async function groupChanges(o: {
   clause: string;
   picture: Picture;
   reads: ReadTally[];
-}): Promise<DirectoryChange[] | ChangeBatch> {
+}): Promise<DirectoryChange[] | Fallback> {
   const { config, connection } = o;
   const base = config.groupBaseDn ?? config.baseDn;
   const { dns, read } = await listDns(connection, base, config.groupFilter);
@@ -165,8 +184,21 @@ async function groupChanges(o: {
     pages: 1,
     read: changed.length,
   });
+  const removed = o.picture.groups.filter((g) => g.id !== USERS && !dns.has(g.id)).map((g) => g.id);
+  return groupBatch({ picture: o.picture, changed, removed });
+}
+
+/**
+ * The changes of the groups from the groups read again (`changed`) and the kept groups gone
+ * (`removed`), or why they cannot be applied to the picture: shared by the readers.
+ */
+export function groupBatch(o: {
+  picture: Picture;
+  changed: readonly PicturedGroup[];
+  removed: readonly string[];
+}): DirectoryChange[] | Fallback {
+  const { changed, removed } = o;
   const kept = new Map(o.picture.groups.filter((g) => g.id !== USERS).map((g) => [g.id, g]));
-  const removed = [...kept.keys()].filter((id) => !dns.has(id));
   const byId = new Map(changed.map((g) => [g.id, g]));
   const out: DirectoryChange[] = removed.map((id) => ({ type: "group-removed", id }));
   const todo = changed.filter((g) => kept.has(g.id) || g.rule !== undefined);
@@ -207,13 +239,14 @@ export async function readLdapChanges(o: {
   picture: Picture;
   now: number;
 }): Promise<ChangeBatch> {
+  if (o.reader.read !== undefined) return o.reader.read(o);
   const window = await o.reader.window(o.since, o.now);
   if ("kind" in window) return window;
   const { clause, position } = window;
   if (window.unchanged === true) return { kind: "changes", changes: [], position, reads: [] };
   const reads: ReadTally[] = [];
   const users = new Set(o.picture.groups.find((g) => g.id === USERS)?.people ?? []);
-  const people = await userChanges({ ...o, clause, users, reads });
+  const people = await (o.reader.users ?? userChanges)({ ...o, clause, users, reads });
   const groups =
     o.config.groups.length === 0
       ? []

@@ -7,17 +7,22 @@
  * or filter) a DirectoryError (exit 4: the settings need fixing).
  */
 import { readFile } from "node:fs/promises";
-import type { Client, Entry } from "ldapts";
+import type { Client, Control, Entry } from "ldapts";
 import { DirectoryError, RETRYABLE_NETWORK_CODES, SourceUnavailableError } from "../../../errors.js";
 import type { Config } from "../../../config/schema.js";
 
 export type LdapConfig = NonNullable<Config["source"]["ldap"]>;
 
 export interface LdapConnection {
-  /** Every entry of a paged search, one page at a time. */
-  pages(options: { base: string; filter: string; attributes: string[] }): AsyncGenerator<Entry[]>;
+  /** Every entry of a paged search, one page at a time (deleted objects too with `showDeleted`, AD). */
+  pages(options: {
+    base: string;
+    filter: string;
+    attributes: string[];
+    showDeleted?: boolean;
+  }): AsyncGenerator<Entry[]>;
   /** One entry by its DN (a base-scope search), `undefined` if the server returns none. */
-  entry(options: { dn: string; attributes: string[] }): Promise<Entry | undefined>;
+  entry(options: { dn: string; attributes: string[]; showDeleted?: boolean }): Promise<Entry | undefined>;
   close(): Promise<void>;
 }
 
@@ -78,7 +83,7 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
     });
   const tlsOptions = config.caFile !== undefined ? { ca: [await readCa(config.caFile)] } : undefined;
   // Loaded when an LDAP source is read, not at start (docs/architecture.md, "Start-up").
-  const { Client } = await import("ldapts");
+  const { Client, Control } = await import("ldapts");
   const client = new Client({
     url: config.url,
     timeout: config.timeoutMs,
@@ -103,8 +108,11 @@ export async function openLdap(config: LdapConfig, env: NodeJS.ProcessEnv): Prom
       throw fail(`bind as ${config.bindDn}`, err);
     }
   }
-  return searches(client, config, fail);
+  return searches(client, config, fail, new Control(SHOW_DELETED_OID, { critical: true }));
 }
+
+/** LDAP_SERVER_SHOW_DELETED_OID (AD): a search that sees deleted objects too (tombstones.ts). */
+const SHOW_DELETED_OID = "1.2.840.113556.1.4.417";
 
 type Fail = (step: string, err: unknown) => DirectoryError | SourceUnavailableError;
 
@@ -121,30 +129,32 @@ function bufferAttributes(attributes: string[]): string[] {
 }
 
 /** The searches of a bound connection; every failure becomes a DirectoryError through `fail`. */
-function searches(client: Client, config: LdapConfig, fail: Fail): LdapConnection {
+function searches(client: Client, config: LdapConfig, fail: Fail, showDeleted: Control): LdapConnection {
   return {
-    async *pages({ base, filter, attributes }) {
+    async *pages({ base, filter, attributes, showDeleted: deleted }) {
       try {
-        for await (const page of client.searchPaginated(base, {
-          scope: "sub",
+        const options = {
+          scope: "sub" as const,
           filter,
           attributes,
           explicitBufferAttributes: bufferAttributes(attributes),
           paged: { pageSize: config.pageSize },
-        }))
+        };
+        for await (const page of client.searchPaginated(base, options, deleted ? showDeleted : undefined))
           yield page.searchEntries;
       } catch (err) {
         throw fail(`search under ${base} with filter ${filter}`, err);
       }
     },
-    async entry({ dn, attributes }) {
+    async entry({ dn, attributes, showDeleted: deleted }) {
       try {
-        const { searchEntries } = await client.search(dn, {
-          scope: "base",
+        const options = {
+          scope: "base" as const,
           filter: "(objectClass=*)",
           attributes,
           explicitBufferAttributes: bufferAttributes(attributes),
-        });
+        };
+        const { searchEntries } = await client.search(dn, options, deleted ? showDeleted : undefined);
         return searchEntries[0];
       } catch (err) {
         throw fail(`read of ${dn} (attributes ${attributes.join(", ")})`, err);

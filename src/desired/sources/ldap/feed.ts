@@ -2,9 +2,10 @@
  * LDAP's change feed (../changes/feed.ts): the whole read takes its position first (AD's
  * highestCommittedUSN: usn.ts; or the time it began, less a margin: changes.ts), then reads every
  * group and every user into a picture (picture.ts); a changes-only run searches by `uSNChanged`
- * or `modifyTimestamp` since the position and lists the DNs to see what left (changes.ts). The
- * reader is chosen once per run by `source.ldap.changesBy` (usn.ts). The desired state is built
- * from the picture (build.ts).
+ * or `modifyTimestamp` since the position and lists the DNs to see what left (changes.ts; on AD
+ * with `showDeleted`, tombstones instead of the users' listing: tombstones.ts), or reads
+ * OpenLDAP's access log (accesslog.ts). The reader is chosen once per run by
+ * `source.ldap.changesBy` (usn.ts). The desired state is built from the picture (build.ts).
  */
 import type { Config } from "../../../config/schema.js";
 import { ConfigError } from "../../../errors.js";

@@ -151,7 +151,9 @@ export async function readPicturePeople(
 ): Promise<{ people: PicturedPerson[]; read: ReadTally }> {
   const people: PicturedPerson[] = [];
   let pages = 0;
-  const attributes = userAttributes(config);
+  // With showDeleted the picture keys people by objectGUID too (tombstones.ts).
+  const attributes =
+    config.showDeleted === true ? [...userAttributes(config), "objectGUID"] : userAttributes(config);
   for await (const page of connection.pages({ base: config.baseDn, filter, attributes })) {
     pages += 1;
     for (const entry of page) people.push(personOf(entry));

@@ -52,6 +52,10 @@ export const ldapSection = z.strictObject({
   lowerCase: z.array(z.enum(LDAP_FIELDS)).default([]),
   nested: z.enum(["member", "inChain", "none"]).default("member"),
   /** How a changes-only run finds what changed (docs/ldap.md, "Changes-only runs"). */
-  changesBy: z.enum(["auto", "usn", "timestamp"]).default("auto"),
+  changesBy: z.enum(["auto", "usn", "timestamp", "accesslog"]).default("auto"),
+  /** Reading by uSNChanged (AD): find leavers by the Show Deleted control, not a DN listing. */
+  showDeleted: z.boolean().optional(),
+  /** With changesBy accesslog: the suffix of OpenLDAP's access log database (unset: cn=accesslog). */
+  accessLogBase: z.string().min(1).optional(),
   groups: z.array(ldapGroupRule).default([]),
 });

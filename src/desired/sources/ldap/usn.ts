@@ -12,16 +12,17 @@
  *   object) and one not restored from a backup (that object's `invocationId`, which a restore
  *   changes): otherwise a whole read.
  *
- * Deletions are seen by the DN listings every changes-only read makes (changes.ts), not by the
- * documented search of the Deleted Objects container (the Show Deleted control): a tombstone
- * keeps neither the DN nor the attributes the picture is keyed by, and the listings also see
- * people who left the filter (a disabled account) or the base (a move), which tombstones do not.
+ * Deletions are seen by the DN listings every changes-only read makes (changes.ts), or, with
+ * `source.ldap.showDeleted`, by the objects written in the window searched with the Show Deleted
+ * control and the DNs they name read again (tombstones.ts): no listing of the user search.
  */
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import type { Position } from "../changes/feed.js";
+import { accessLogReader } from "./accesslog.js";
 import { fallback, positionKind, timestampReader, type ChangeReader } from "./changes.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { binaryText, normaliseDn, valuesOf } from "./template.js";
+import { tombstoneUserChanges } from "./tombstones.js";
 
 /** LDAP_CAP_ACTIVE_DIRECTORY_OID in the rootDSE's supportedCapabilities (MS-ADTS 3.1.1.3.4.3). */
 export const AD_CAPABILITY = "1.2.840.113556.1.4.800";
@@ -99,9 +100,10 @@ function refused(since: Position, dc: Controller): string | undefined {
 }
 
 /** The reader by uSNChanged on one domain controller. */
-export function usnReader(connection: LdapConnection, chosen: Chosen): ChangeReader {
+export function usnReader(connection: LdapConnection, chosen: Chosen, showDeleted = false): ChangeReader {
   return {
     by: "usn",
+    ...(showDeleted ? { users: tombstoneUserChanges } : {}),
     position: async (now) => usnPosition(await controller(connection, chosen), now),
     async window(since, now) {
       const { uSNChanged: n, dsServiceName, invocationId } = since.streams;
@@ -128,7 +130,10 @@ export function usnReader(connection: LdapConnection, chosen: Chosen): ChangeRea
  */
 export async function chooseReader(config: LdapConfig, connection: LdapConnection): Promise<ChangeReader> {
   if (config.changesBy === "timestamp") return timestampReader;
-  if (config.changesBy === "usn") return usnReader(connection, { url: config.url, setting: "usn" });
+  if (config.changesBy === "accesslog") return accessLogReader(config, connection);
+  const tombstones = config.showDeleted === true;
+  if (config.changesBy === "usn")
+    return usnReader(connection, { url: config.url, setting: "usn" }, tombstones);
   let root: RootDse | undefined;
   try {
     root = await readRootDse(connection);
@@ -136,6 +141,6 @@ export async function chooseReader(config: LdapConfig, connection: LdapConnectio
     if (err instanceof SourceUnavailableError) throw err;
   }
   return root?.capabilities.includes(AD_CAPABILITY)
-    ? usnReader(connection, { url: config.url, setting: "auto" })
+    ? usnReader(connection, { url: config.url, setting: "auto" }, tombstones)
     : timestampReader;
 }
