@@ -25,7 +25,8 @@
  *   changes/run.ts (chooseRead, readWithChanges), changes/touched.ts (the desired state's digests:
  *   the touched people without building the kept picture again), state/changes-file.ts
  *   (KeptChanges, the file; formatVersion 2 keeps the digests),
- *   entra/feed.ts (the first feed, a model for the others).
+ *   entra/feed.ts (the first feed, a model for the others). Since: `BuildInput.only`, a partial
+ *   build every feed's `build` honours (changes/partial.ts).
  */
 import type { Config } from "../../../config/schema.js";
 import type { RecordContext } from "../../records.js";
@@ -208,6 +209,12 @@ export interface BuildInput {
   ctx: SourceContext;
   reads: readonly ReadTally[];
   rc?: RecordContext;
+  /**
+   * A partial build (changes/partial.ts): only these people's (picture ids) desired records, every
+   * group as always. Each record is the one a whole build gives that person (the same line, groups
+   * and fields); the evidence's group sizes stay whole, its skipped counts are of these people.
+   */
+  only?: ReadonlySet<string>;
 }
 
 /**

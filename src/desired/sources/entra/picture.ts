@@ -82,8 +82,24 @@ function userItem(p: PicturedPerson): GraphUserItem {
   return { ...p.attributes, id: p.id, accountEnabled: p.status === "enabled" };
 }
 
-/** The picked groups of a picture as the whole read's members, in rule order, for `build`. */
-export function membersFromPicture(config: EntraConfig, picture: Picture): GroupMembers[] {
+/**
+ * A partial build's extra (BuildInput.only): each built person's line as a whole build numbers it
+ * (people in picked groups, by id) and each picked group's size, as the whole read counts them.
+ */
+export interface PartialMembers {
+  lineOf: ReadonlyMap<string, number>;
+  sizes: ReadonlyMap<string, number>;
+}
+
+/**
+ * The picked groups of a picture as the whole read's members, in rule order, for `build`. With
+ * `only`, the members listed are only those people (the sizes and lines of a whole read beside).
+ */
+export function membersFromPicture(
+  config: EntraConfig,
+  picture: Picture,
+  only?: ReadonlySet<string>,
+): { members: GroupMembers[]; partial?: PartialMembers } {
   const people = new Map(picture.people.map((p) => [p.id, p]));
   const reach = membersOf(picture);
   const below = nestedBelow(picture);
@@ -95,6 +111,7 @@ export function membersFromPicture(config: EntraConfig, picture: Picture): Group
   const usersOf = (ids: readonly string[]): GraphUserItem[] => {
     const users: GraphUserItem[] = [];
     for (const id of ids) {
+      if (only !== undefined && !only.has(id)) continue;
       let item = items.get(id);
       const p = item === undefined ? people.get(id) : undefined;
       if (p !== undefined) items.set(id, (item = userItem(p)));
@@ -102,15 +119,45 @@ export function membersFromPicture(config: EntraConfig, picture: Picture): Group
     }
     return users;
   };
-  return picked.map((g) => ({
+  const members = picked.map((g) => ({
     picked: {
       group: { ...g.attributes, id: g.id } as GraphGroupItem,
       rule: config.groups[g.rule!]!,
       ruleKey: `source.entra.groups[${g.rule!}]`,
     },
     users: usersOf(reach.get(g.id) ?? []),
-    nested: below.get(g.id) ?? new Set(),
+    nested: below.get(g.id) ?? new Set<string>(),
     others: g.others ?? 0,
     nestedRead: true,
   }));
+  if (only === undefined) return { members };
+  return { members, partial: partialOf(picked, reach, people, only) };
+}
+
+/** The lines and sizes a whole build would give, for a partial one (picture.people is sorted by id). */
+function partialOf(
+  picked: readonly PicturedGroup[],
+  reach: ReadonlyMap<string, readonly string[]>,
+  people: ReadonlyMap<string, PicturedPerson>,
+  only: ReadonlySet<string>,
+): PartialMembers {
+  const sizes = new Map<string, number>();
+  const held = new Set<string>();
+  for (const g of picked) {
+    let size = 0;
+    for (const id of reach.get(g.id) ?? [])
+      if (people.has(id)) {
+        size++;
+        held.add(id);
+      }
+    sizes.set(g.id, size);
+  }
+  const lineOf = new Map<string, number>();
+  let line = 0;
+  for (const id of people.keys())
+    if (held.has(id)) {
+      line++;
+      if (only.has(id)) lineOf.set(id, line);
+    }
+  return { lineOf, sizes };
 }

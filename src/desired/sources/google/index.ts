@@ -57,6 +57,7 @@ function desiredUsers(o: {
   config: GoogleConfig;
   rc: RecordContext;
   skipped: SkipCounter;
+  only: ReadonlySet<string> | undefined;
 }) {
   const groupsOf = new Map<string, string[]>();
   for (const [gid, m] of o.members)
@@ -68,6 +69,7 @@ function desiredUsers(o: {
   const users: DesiredUser[] = [];
   const googleOf = new Map<string, GoogleUserJson>();
   [...groupsOf.keys()].sort().forEach((uid, i) => {
+    if (o.only?.has(uid) === false) return;
     const user = o.directory?.get(uid);
     if (user === undefined) {
       o.skipped.skip(`members who are not users of the ${googleSourceName(o.config)} (outside it)`, uid);
@@ -89,6 +91,8 @@ export interface GoogleRead {
   directory: Map<string, GoogleUserJson> | undefined;
   reads: ReadTally[];
   skipped: SkipCounter;
+  /** A partial build (BuildInput.only): only these members' records, each as a whole build gives it. */
+  only?: ReadonlySet<string>;
 }
 
 /** The token (its first one fetched now: a setup mistake stops here, exit 4) and the client. */
@@ -142,6 +146,7 @@ export function googleResult(config: GoogleConfig, ctx: SourceContext, read: Goo
     config,
     rc,
     skipped,
+    only: read.only,
   });
   checkUsers(users, problems);
   checkGroups(groups, users, problems);

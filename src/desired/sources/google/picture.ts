@@ -97,6 +97,8 @@ export function readOfPicture(
   config: GoogleConfig,
   picture: Picture,
   reads: readonly ReadTally[],
+  /** A partial build (BuildInput.only): only these people are read from the picture's directory. */
+  only?: ReadonlySet<string>,
 ): GoogleRead {
   const people = membersOf(picture);
   const picked = picture.groups
@@ -114,6 +116,14 @@ export function readOfPicture(
     });
   const members = new Map(picked.map((p) => [p.group.id, { people: people.get(p.group.id) ?? [] }]));
   const anyone = [...members.values()].some((m) => m.people.length > 0);
-  const directory = anyone ? new Map(picture.people.map((p) => [p.id, userOf(p)])) : undefined;
-  return { picked, members, directory, reads: [...reads], skipped: new SkipCounter() };
+  const listed = only === undefined ? picture.people : picture.people.filter((p) => only.has(p.id));
+  const directory = anyone ? new Map(listed.map((p) => [p.id, userOf(p)])) : undefined;
+  return {
+    picked,
+    members,
+    directory,
+    reads: [...reads],
+    skipped: new SkipCounter(),
+    ...(only !== undefined ? { only } : {}),
+  };
 }

@@ -88,7 +88,13 @@ export function oktaPicture(o: {
 }
 
 /** A picture as a read: what oktaResult builds the desired state from. */
-export function readOfPicture(config: OktaConfig, picture: Picture, reads: readonly ReadTally[]): OktaRead {
+export function readOfPicture(
+  config: OktaConfig,
+  picture: Picture,
+  reads: readonly ReadTally[],
+  /** A partial build (BuildInput.only): only these people's profiles are read, everyone is counted. */
+  only?: ReadonlySet<string>,
+): OktaRead {
   const people = new Map(picture.people.map((p) => [p.id, p]));
   const members = new Map<string, Member>();
   const sizes = new Map<string, number>();
@@ -108,12 +114,12 @@ export function readOfPicture(config: OktaConfig, picture: Picture, reads: reado
       const p = people.get(id);
       if (p === undefined) continue;
       const m = members.get(id) ?? {
-        user: { id, status: oktaStatus(p), profile: profileOf(p.attributes) },
+        user: { id, status: oktaStatus(p), profile: only?.has(id) === false ? {} : profileOf(p.attributes) },
         groups: new Set(),
       };
       m.groups.add(g.id);
       members.set(id, m);
     }
   }
-  return { picked, members, sizes, reads: [...reads] };
+  return { picked, members, sizes, reads: [...reads], ...(only !== undefined ? { only } : {}) };
 }
