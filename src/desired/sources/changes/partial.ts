@@ -107,6 +107,7 @@ export function partialBuild(o: {
   allowed: PartialAllowed;
 }): PartialBuild | undefined {
   const { kept, allowed } = o;
+  if (o.feed.partial !== true) return undefined;
   if (kept.builtBy !== allowed.version || kept.digests.present === undefined) return undefined;
   if (kept.managedUsers === undefined) return undefined;
   const only = candidatesOf(kept.picture, o.picture, o.changes);

@@ -38,6 +38,7 @@ export function openEntraFeed(config: Config, ctx: SourceContext): ChangeFeed {
         throw err;
       }
     },
+    partial: true,
     build: ({ picture, ctx: c, reads, only }) => {
       const { members, partial } = membersFromPicture(entra, picture, only);
       return build(entra, c, members, [...reads], partial);

@@ -79,6 +79,7 @@ export function openGoogleFeed(config: Config, ctx: SourceContext): ChangeFeed {
       const { http, actor } = await connected();
       return readGoogleChanges({ http, config: google, actor, since, picture, now: Date.now() });
     },
+    partial: true,
     build: ({ picture, ctx: c, reads, only }) =>
       googleResult(google, c, readOfPicture(google, picture, reads, only)),
     close: async () => {

@@ -120,7 +120,6 @@ export function buildLdapDesired(config: LdapConfig, input: BuildInput): SourceR
     const person = people.get(id);
     if (person === undefined) continue;
     line += 1;
-    if (input.only?.has(id) === false) continue; // a partial build (BuildInput.only)
     const raw = userRecord({
       dn: String(person.attributes[DN] ?? id),
       values: valuesOfAttributes(person.attributes),
