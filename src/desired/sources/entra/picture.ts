@@ -100,7 +100,9 @@ export function membersFromPicture(
   picture: Picture,
   only?: ReadonlySet<string>,
 ): { members: GroupMembers[]; partial?: PartialMembers } {
-  const people = new Map(picture.people.map((p) => [p.id, p]));
+  // Each person's place in the picture's people (sorted by id): a whole build's lines follow it.
+  const index = new Map<string, number>();
+  picture.people.forEach((p, i) => index.set(p.id, i));
   const reach = membersOf(picture);
   const below = nestedBelow(picture);
   const picked = picture.groups
@@ -113,7 +115,8 @@ export function membersFromPicture(
     for (const id of ids) {
       if (only !== undefined && !only.has(id)) continue;
       let item = items.get(id);
-      const p = item === undefined ? people.get(id) : undefined;
+      const at = item === undefined ? index.get(id) : undefined;
+      const p = at === undefined ? undefined : picture.people[at];
       if (p !== undefined) items.set(id, (item = userItem(p)));
       if (item !== undefined) users.push(item);
     }
@@ -131,33 +134,35 @@ export function membersFromPicture(
     nestedRead: true,
   }));
   if (only === undefined) return { members };
-  return { members, partial: partialOf(picked, reach, people, only) };
+  return { members, partial: partialOf(picked, reach, { index, count: picture.people.length }, only) };
 }
 
 /** The lines and sizes a whole build would give, for a partial one (picture.people is sorted by id). */
 function partialOf(
   picked: readonly PicturedGroup[],
   reach: ReadonlyMap<string, readonly string[]>,
-  people: ReadonlyMap<string, PicturedPerson>,
+  people: { index: ReadonlyMap<string, number>; count: number },
   only: ReadonlySet<string>,
 ): PartialMembers {
   const sizes = new Map<string, number>();
-  const held = new Set<string>();
+  const held = new Uint8Array(people.count);
   for (const g of picked) {
     let size = 0;
-    for (const id of reach.get(g.id) ?? [])
-      if (people.has(id)) {
-        size++;
-        held.add(id);
-      }
+    for (const id of reach.get(g.id) ?? []) {
+      const at = people.index.get(id);
+      if (at === undefined) continue;
+      size++;
+      held[at] = 1;
+    }
     sizes.set(g.id, size);
   }
+  // A person's line: how many held people sort before them, plus one.
+  const before = new Uint32Array(people.count + 1);
+  for (let i = 0; i < people.count; i++) before[i + 1] = before[i]! + held[i]!;
   const lineOf = new Map<string, number>();
-  let line = 0;
-  for (const id of people.keys())
-    if (held.has(id)) {
-      line++;
-      if (only.has(id)) lineOf.set(id, line);
-    }
+  for (const id of only) {
+    const at = people.index.get(id);
+    if (at !== undefined && held[at] === 1) lineOf.set(id, before[at]! + 1);
+  }
   return { lineOf, sizes };
 }
