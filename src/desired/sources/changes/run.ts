@@ -5,7 +5,8 @@
  * read. Either way the desired state is built from a picture by the feed's one `build`, and the
  * picture and position to keep are handed back, with the digests of the desired state built from
  * it (touched.ts: the next run's touched people, without building the kept picture again); the
- * caller writes them only after a successful apply (cli/changes-file.ts).
+ * caller writes them only after a successful apply (cli/changes-file.ts). After changes, where the
+ * run allows it and it is proved enough, only the people the batch can touch are built (partial.ts).
  */
 import type { ReadHow } from "../../types.js";
 import type { DesiredDigests, KeptChanges } from "../../../state/changes-file.js";
