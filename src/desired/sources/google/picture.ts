@@ -118,12 +118,57 @@ export function readOfPicture(
   const anyone = [...members.values()].some((m) => m.people.length > 0);
   const listed = only === undefined ? picture.people : picture.people.filter((p) => only.has(p.id));
   const directory = anyone ? new Map(listed.map((p) => [p.id, userOf(p)])) : undefined;
+  const lineOf = only === undefined ? undefined : linesOf(picture, members.values(), only);
   return {
     picked,
     members,
     directory,
     reads: [...reads],
     skipped: new SkipCounter(),
-    ...(only !== undefined ? { only } : {}),
+    ...(lineOf !== undefined ? { lineOf } : {}),
   };
+}
+
+/**
+ * A partial build's lines: a whole build numbers every member of a picked group by id, those
+ * outside the directory (not in the picture's people) too. Each of `only` among them gets how
+ * many sort before it, plus one.
+ */
+function linesOf(
+  picture: Picture,
+  members: Iterable<{ people: readonly string[] }>,
+  only: ReadonlySet<string>,
+) {
+  const index = new Map<string, number>();
+  picture.people.forEach((p, i) => index.set(p.id, i));
+  const held = new Uint8Array(picture.people.length);
+  const outside = new Set<string>();
+  for (const m of members)
+    for (const id of m.people) {
+      const at = index.get(id);
+      if (at === undefined) outside.add(id);
+      else held[at] = 1;
+    }
+  const before = new Uint32Array(held.length + 1);
+  for (let i = 0; i < held.length; i++) before[i + 1] = before[i]! + held[i]!;
+  const lineOf = new Map<string, number>();
+  for (const id of only) {
+    const at = index.get(id);
+    if (at === undefined ? !outside.has(id) : held[at] === 0) continue;
+    let line = before[at ?? placeOf(picture, id)]! + 1;
+    for (const o of outside) if (o < id) line++;
+    lineOf.set(id, line);
+  }
+  return lineOf;
+}
+
+/** How many of the picture's people sort before an id that is not among them (a binary search). */
+function placeOf(picture: Picture, id: string): number {
+  let [lo, hi] = [0, picture.people.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (picture.people[mid]!.id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
