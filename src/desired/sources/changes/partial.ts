@@ -47,6 +47,8 @@ export interface PartialBuild {
   groupsChanged: boolean;
   digests: DesiredDigests;
   counts: PartialCounts;
+  /** How many people (picture ids) were built. */
+  built: number;
 }
 
 /** The people below a group (itself included), at any depth. */
@@ -149,6 +151,7 @@ export function partialBuild(o: {
     groupsChanged: groups !== kept.digests.groups,
     digests: { users, groups, present: counts.present },
     counts,
+    built: only.size,
   };
 }
 

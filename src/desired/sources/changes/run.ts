@@ -171,6 +171,10 @@ function fromChanges(
     });
   if (part) {
     const { result, touched, groupsChanged, digests, counts } = part;
+    ctx.logger.info(
+      { built: part.built, touched: touched.length, people: counts.users },
+      `built the desired records of the ${part.built} people the changes can touch, not of all ${counts.users}`,
+    );
     return { result, touched, groupsChanged, how, next: next(digests), partial: counts };
   }
   // One build: the kept picture's desired state is known by its digests (touched.ts).
