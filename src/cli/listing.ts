@@ -49,7 +49,7 @@ export async function listChecked(
   // is targeted; should that ever not hold, stop before any write.
   if (targeted === undefined && o.desired.partial !== undefined)
     throw new Error(
-      "a desired state of the touched people only cannot be planned against a whole listing (nothing was sent): run again with source.changes.mode: whole, and report this as a usersync bug",
+      "a desired state of the touched people only cannot be planned against a whole listing (nothing was changed): run again with source.changes.mode: whole, and report this as a usersync bug",
     );
   const actual =
     targeted?.actual ?? (await listActualState(connection.client, { permissions, dataFilters, jit }));
