@@ -42,7 +42,14 @@ export async function changesInput(
   if (file === undefined) return undefined; // refused with the config (exit 4)
   const kept = await readChanges(changesFileOf(file));
   const usable = partial && config.targets.length === 0 ? partialUsable(config) : undefined;
-  return { kept, now: Date.now(), version: version(), ...(usable ? { usable } : {}) };
+  // Without a known version (no package.json beside the build), nothing built is trusted as the same.
+  const own = version();
+  return {
+    kept,
+    now: Date.now(),
+    ...(own !== "unknown" ? { version: own } : {}),
+    ...(usable ? { usable } : {}),
+  };
 }
 
 /**
