@@ -10,6 +10,9 @@ import type { Config } from "../config/index.js";
 import type { DesiredState } from "../desired/index.js";
 import type { ChangesInput } from "../desired/sources/changes/source.js";
 import { changesFileOf, readChanges, writeChanges, type KeptChanges } from "../state/changes-file.js";
+import { toPolicy } from "../config/index.js";
+import { dataFilterListing, permissionListing } from "../plan/index.js";
+import { version } from "./version.js";
 
 /** What a changes-only read is given, or undefined when the run reads as always. */
 export async function changesInput(
@@ -17,6 +20,8 @@ export async function changesInput(
   logger: Logger,
   /** With targets: the one target's state file (`--target NAME`). */
   targetState?: string,
+  /** `plan` and `apply` of one organization: they can plan from the touched people alone. */
+  partial = false,
 ): Promise<ChangesInput | undefined> {
   if (config.source.changes.mode === "off") return undefined;
   if (config.source.type === "file") {
@@ -36,7 +41,32 @@ export async function changesInput(
   const file = targetState ?? config.state.file;
   if (file === undefined) return undefined; // refused with the config (exit 4)
   const kept = await readChanges(changesFileOf(file));
-  return { kept, now: Date.now() };
+  const usable = partial && config.targets.length === 0 ? partialUsable(config) : undefined;
+  // Without a known version (no package.json beside the build), nothing built is trusted as the same.
+  const own = version();
+  return {
+    kept,
+    now: Date.now(),
+    ...(own !== "unknown" ? { version: own } : {}),
+    ...(usable ? { usable } : {}),
+  };
+}
+
+/**
+ * Whether a run may plan from the touched people alone (changes/partial.ts): only where the
+ * targeted listing (targeted-listing.ts) is sure to be taken but for the people's own answers,
+ * i.e. no grace record (`policy.revokeAfter`) and no grants or filters to list for the groups.
+ */
+function partialUsable(config: Config): ((groups: DesiredState["groups"]) => boolean) | undefined {
+  const policy = toPolicy(config, {});
+  if (policy.revokeAfter !== undefined) return undefined;
+  return (groups) => {
+    const desired: DesiredState = { users: [], groups, files: [] };
+    return (
+      permissionListing(desired, policy, config.execution.pageSize) === undefined &&
+      dataFilterListing({ desired, policy }) === undefined
+    );
+  };
 }
 
 /**

@@ -44,6 +44,13 @@ export async function listChecked(
     o.review || permissions || dataFilters
       ? undefined
       : await listTargeted({ client: connection.client, desired: o.desired, policy, jit, logger });
+  // A partial state (changes/partial.ts) holds only the touched people: planned against a whole
+  // listing, everyone else would read as gone. changes-file.ts allows one only where the listing
+  // is targeted; should that ever not hold, stop before any write.
+  if (targeted === undefined && o.desired.partial !== undefined)
+    throw new Error(
+      "a desired state of the touched people only cannot be planned against a whole listing (nothing was changed): run again with source.changes.mode: whole, and report this as a usersync bug",
+    );
   const actual =
     targeted?.actual ?? (await listActualState(connection.client, { permissions, dataFilters, jit }));
   const desired = targeted?.desired ?? o.desired;

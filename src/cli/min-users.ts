@@ -16,8 +16,9 @@ import { SourceIncompleteError } from "../desired/sources/errors.js";
 import type { Config } from "../config/index.js";
 import type { DesiredState } from "../desired/index.js";
 
+/** The present users; of the whole state for a partial one (a changes-only run's, DesiredState.partial). */
 function present(state: DesiredState): number {
-  return state.users.filter((u) => u.state === "present").length;
+  return state.partial?.present ?? state.users.filter((u) => u.state === "present").length;
 }
 
 /** What gave the people: the source's files, or a target's slice of them. */

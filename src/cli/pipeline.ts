@@ -48,6 +48,8 @@ export interface Runtime {
   allowEmptyGroups?: boolean;
   /** `--target NAME` of a config with targets: the state file whose changes file the shared read keeps. */
   changesState?: string | undefined;
+  /** `plan`/`apply` of one organization: a changes-only read may build the touched people only. */
+  partialDesired?: boolean;
   /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
   /** `changesPlanned`: for `--all-targets`'s summary; `metricsRecorded`: else run-targets.ts records. */
@@ -123,7 +125,7 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
     ctx: { env: runtime.io.env, logger, defaultIdentity: config.identity.default },
     lastGroupSizes: lastGood,
     allowEmptyGroups: runtime.allowEmptyGroups ?? false,
-    changes: await changesInput(config, logger, runtime.changesState),
+    changes: await changesInput(config, logger, runtime.changesState, runtime.partialDesired),
   });
   const { keep, touched, groupsChanged } = read;
   const stateFile = runtime.changesState ?? config.state.file;
@@ -133,7 +135,7 @@ export async function readFromSource(runtime: Runtime): Promise<SourceResult> {
   if (config.source.type !== "file")
     logger.info(
       {
-        users: state.users.length,
+        users: read.partial?.users ?? state.users.length,
         groups: state.groups.length,
         pages: evidence.reads.reduce((n, r) => n + r.pages, 0),
         skipped: evidence.skipped.reduce((n, s) => n + s.count, 0),

@@ -99,6 +99,12 @@ export interface DesiredState {
    * Non-enumerable, like signIn.
    */
   readonly targeted?: { people: readonly string[]; groupsChanged: boolean; managedUsers?: number };
+  /**
+   * A partial state (src/desired/sources/changes/partial.ts): `users` holds only the people a
+   * changes-only run built (those its changes can have touched), for a targeted listing; the whole
+   * state's counts of users and of present ones. Non-enumerable, like signIn.
+   */
+  readonly partial?: { users: number; present: number };
 }
 
 /** What the sign-in step of a source is given (DESIGN section 9, "Who signs in as whom"). */

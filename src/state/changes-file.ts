@@ -20,6 +20,8 @@ export const CHANGES_FORMAT_VERSION = 2;
 export interface DesiredDigests {
   users: ReadonlyMap<string, string>;
   groups: string;
+  /** How many of the users are present (not absent): the whole state's, for a partial build's guards. */
+  present?: number;
 }
 
 export interface KeptChanges {
@@ -31,6 +33,11 @@ export interface KeptChanges {
   fullAt?: string;
   /** Managed users at the last whole listing: the base of a percentage guard in a targeted run. */
   managedUsers?: number;
+  /**
+   * The usersync version that built the desired state the digests are of: a partial build
+   * (changes/partial.ts) trusts the digests of the people it does not build only from the same one.
+   */
+  builtBy?: string;
 }
 
 /** `state.json` -> `state.changes.json`; any other name gets `.changes.json` added. */
@@ -80,8 +87,11 @@ function positionProblem(p: unknown, kind: unknown): string | undefined {
  * digest): 100,000 of them parse several times faster than as an object's keys.
  */
 function digestsProblem(d: unknown): DesiredDigests | string {
-  const why = "digests needs groups (text) and users (a list of user ids each followed by a digest)";
+  const why =
+    "digests needs groups (text), users (a list of user ids each followed by a digest) and, if set, present (a count)";
   if (!isRecord(d) || typeof d["groups"] !== "string" || !Array.isArray(d["users"])) return why;
+  const present = d["present"];
+  if (present !== undefined && !(Number.isInteger(present) && (present as number) >= 0)) return why;
   const list: unknown[] = d["users"];
   if (list.length % 2 !== 0) return why;
   const users = new Map<string, string>();
@@ -90,14 +100,14 @@ function digestsProblem(d: unknown): DesiredDigests | string {
     if (typeof id !== "string" || typeof digest !== "string") return why;
     users.set(id, digest);
   }
-  return { users, groups: d["groups"] };
+  return { users, groups: d["groups"], ...(typeof present === "number" ? { present } : {}) };
 }
 
 /** The digests as the file keeps them. */
-function digestsRecord(d: DesiredDigests): { groups: string; users: string[] } {
+function digestsRecord(d: DesiredDigests): { groups: string; present?: number; users: string[] } {
   const users: string[] = [];
   for (const [id, digest] of d.users) users.push(id, digest);
-  return { groups: d.groups, users };
+  return { groups: d.groups, ...(d.present !== undefined ? { present: d.present } : {}), users };
 }
 
 /** The content, or why it cannot be used. All or nothing. */
@@ -122,12 +132,15 @@ export function parseChanges(text: string): KeptChanges | string {
   const managed = value["managedUsers"];
   if (managed !== undefined && !(Number.isInteger(managed) && (managed as number) >= 0))
     return "managedUsers is not a count";
+  const builtBy = value["builtBy"];
+  if (builtBy !== undefined && typeof builtBy !== "string") return "builtBy is not text";
   return {
     picture: value["picture"] as unknown as Picture,
     position: value["position"] as unknown as Position,
     digests,
     ...(typeof value["fullAt"] === "string" ? { fullAt: value["fullAt"] } : {}),
     ...(typeof managed === "number" ? { managedUsers: managed } : {}),
+    ...(typeof builtBy === "string" ? { builtBy } : {}),
   };
 }
 
@@ -138,6 +151,7 @@ export function serializeChanges(kept: KeptChanges): string {
       "usersync's picture of the directory and where its change feed stood, for runs of source.changes.mode: changes. Written after a successful run; delete it to make the next run read whole. See docs/configuration.md.",
     ...(kept.fullAt !== undefined ? { fullAt: kept.fullAt } : {}),
     ...(kept.managedUsers !== undefined ? { managedUsers: kept.managedUsers } : {}),
+    ...(kept.builtBy !== undefined ? { builtBy: kept.builtBy } : {}),
     position: kept.position,
     digests: digestsRecord(kept.digests),
     picture: kept.picture,

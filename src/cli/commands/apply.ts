@@ -93,7 +93,8 @@ async function preparePlan(
     }
     return prepareSavedPlan(runtime, savedPlan);
   }
-  const desired = await loadDesired(runtime);
+  // Planned here and now: a changes-only read may build the touched people only (DesiredState.partial).
+  const desired = await loadDesired({ ...runtime, partialDesired: true });
   const planned = await planAgainstService(runtime, { values, desired });
   return { plan: planned.plan, connection: planned.connection, desired };
 }

@@ -40,7 +40,8 @@ export async function runPlan({ values }: ParsedCommand, runtime: Runtime): Prom
   const metricsTo = metricsTargets(outputs.metrics?.path, runtime);
   const metrics = runMetrics("plan", metricsTo);
   try {
-    const desired = await loadDesired(runtime);
+    // A changes-only read may build the touched people only (DesiredState.partial).
+    const desired = await loadDesired({ ...runtime, partialDesired: true });
     const planned = await planAgainstService(runtime, { values, desired });
     metrics.client = planned.connection.client;
     try {

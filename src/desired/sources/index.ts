@@ -16,6 +16,7 @@ import { openOktaSource } from "./okta/source.js";
 import { openGoogleSource } from "./google/source.js";
 import { readChangesOnly, type ChangesInput } from "./changes/source.js";
 import type { KeptChanges } from "../../state/changes-file.js";
+import type { PartialCounts } from "./changes/partial.js";
 
 export type {
   Count,
@@ -72,6 +73,8 @@ export type ReadSourceResult = SourceResult & {
   touched?: string[];
   /** After changes only: whether the desired groups changed. */
   groupsChanged?: boolean;
+  /** A partial build (changes/partial.ts): the state holds the touched people; the whole one's counts. */
+  partial?: PartialCounts;
 };
 
 /** The configured source read and proved whole; its evidence rides on the state (`state.evidence`). */
@@ -94,7 +97,9 @@ export async function readSource(o: ReadSourceOptions): Promise<ReadSourceResult
     lastGood: o.lastGroupSizes,
     allowEmpty: o.allowEmptyGroups ?? false,
   });
-  result.evidence.people = result.state.users.length;
+  result.evidence.people = result.partial?.users ?? result.state.users.length;
+  if (result.partial)
+    Object.defineProperty(result.state, "partial", { value: result.partial, enumerable: false });
   // A directory's ids come from its rule, never from a person writing one down: they count as
   // derived, so a person's existing mapping under another id is adopted (plan/adopt.ts).
   if (o.config.source.type !== "file") for (const u of result.state.users) u.idDerived = true;

@@ -25,7 +25,8 @@
  *   changes/run.ts (chooseRead, readWithChanges), changes/touched.ts (the desired state's digests:
  *   the touched people without building the kept picture again), state/changes-file.ts
  *   (KeptChanges, the file; formatVersion 2 keeps the digests),
- *   entra/feed.ts (the first feed, a model for the others).
+ *   entra/feed.ts (the first feed, a model for the others). Since: `BuildInput.only` and
+ *   `ChangeFeed.partial`, a partial build (changes/partial.ts; Entra, Okta and Google).
  */
 import type { Config } from "../../../config/schema.js";
 import type { RecordContext } from "../../records.js";
@@ -208,6 +209,13 @@ export interface BuildInput {
   ctx: SourceContext;
   reads: readonly ReadTally[];
   rc?: RecordContext;
+  /**
+   * A partial build (changes/partial.ts), for a feed whose `partial` is true: only these people's
+   * (picture ids) desired records, every group as always. Each record is the one a whole build
+   * gives that person (the same line, groups and fields); the evidence's group sizes stay whole,
+   * its skipped counts are of these people. A feed without `partial` builds whole.
+   */
+  only?: ReadonlySet<string>;
 }
 
 /**
@@ -230,6 +238,8 @@ export interface ChangeFeed {
   readChanges(since: Position, picture: Picture): Promise<ChangeBatch>;
   /** The desired state from a picture (the same after a whole read and after changes). */
   build: BuildDesired;
+  /** Its `build` honours BuildInput.only (a partial build, changes/partial.ts). */
+  readonly partial?: boolean;
   /** Closes connections; called once, whatever happened. */
   close(): Promise<void>;
 }

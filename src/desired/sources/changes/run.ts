@@ -5,15 +5,17 @@
  * read. Either way the desired state is built from a picture by the feed's one `build`, and the
  * picture and position to keep are handed back, with the digests of the desired state built from
  * it (touched.ts: the next run's touched people, without building the kept picture again); the
- * caller writes them only after a successful apply (cli/changes-file.ts).
+ * caller writes them only after a successful apply (cli/changes-file.ts). After changes, where the
+ * run allows it and it is proved enough, only the people the batch can touch are built (partial.ts).
  */
 import type { ReadHow } from "../../types.js";
-import type { KeptChanges } from "../../../state/changes-file.js";
+import type { DesiredDigests, KeptChanges } from "../../../state/changes-file.js";
 import type { SourceContext, SourceResult } from "../contract.js";
 import { applyChanges } from "./apply.js";
-import type { ChangeFeed, WholeReason } from "./feed.js";
+import type { ChangeBatch, ChangeFeed, Picture, WholeReason } from "./feed.js";
 import type { ChangesConfig } from "./schema.js";
 import { desiredDigests, touchedSince } from "./touched.js";
+import { partialBuild, type PartialAllowed, type PartialCounts } from "./partial.js";
 import { durationSeconds } from "../../../config/values.js";
 
 export type Choice =
@@ -85,47 +87,32 @@ export interface ChangesRead {
   /** To keep after a successful apply. */
   next: KeptChanges;
   how: ReadHow;
+  /** A partial build (partial.ts): the state holds the touched people only; the whole one's counts. */
+  partial?: PartialCounts;
 }
 
-/** Reads as chosen; a feed's or the picture's fallback becomes a whole read (never a partial plan). */
-export async function readWithChanges(o: {
+interface ReadInput {
   feed: ChangeFeed;
   choice: Choice;
   ctx: SourceContext;
   now: number;
-}): Promise<ChangesRead> {
+  /** usersync's version, kept as `builtBy`. */
+  version?: string | undefined;
+  /** When the run can take a partial state (partial.ts); undefined: always a whole build. */
+  partial?: Omit<PartialAllowed, "version"> | undefined;
+}
+
+/** Reads as chosen; a feed's or the picture's fallback becomes a whole read (never a partial plan). */
+export async function readWithChanges(o: ReadInput): Promise<ChangesRead> {
   const { feed, choice, ctx } = o;
   let reason: WholeReason;
   let detail: string;
   if (choice.read === "changes") {
-    const { picture, position, fullAt } = choice.kept;
+    const { picture, position } = choice.kept;
     const batch = await feed.readChanges(position, picture);
     if (batch.kind === "changes") {
       const applied = applyChanges(picture, batch.changes, iso(o.now));
-      if ("picture" in applied) {
-        // One build: the kept picture's desired state is known by its digests (touched.ts).
-        const result = feed.build({ picture: applied.picture, ctx, reads: batch.reads });
-        const digests = desiredDigests(result.state);
-        const how: ReadHow = {
-          source: "changes",
-          changes: batch.changes.length,
-          since: position.takenAt,
-          listing: "whole",
-        };
-        return {
-          result,
-          touched: touchedSince(choice.kept.digests, digests),
-          groupsChanged: digests.groups !== choice.kept.digests.groups,
-          how,
-          next: {
-            picture: applied.picture,
-            position: batch.position,
-            digests,
-            ...(fullAt ? { fullAt } : {}),
-            ...(choice.kept.managedUsers !== undefined ? { managedUsers: choice.kept.managedUsers } : {}),
-          },
-        };
-      }
+      if ("picture" in applied) return fromChanges(o, choice.kept, batch, applied.picture);
       ({ fallback: reason, detail } = applied);
     } else ({ reason, detail } = batch);
     ctx.logger.info({ reason, detail }, `the changes cannot be proved whole (${reason}): reading whole`);
@@ -143,6 +130,61 @@ export async function readWithChanges(o: {
       position: whole.position,
       digests: desiredDigests(result.state),
       ...(fullAt !== undefined ? { fullAt } : {}),
+      ...(o.version !== undefined ? { builtBy: o.version } : {}),
     },
+  };
+}
+
+/** The desired state after changes applied to the kept picture: of the touched people only when proved. */
+function fromChanges(
+  o: ReadInput,
+  kept: KeptChanges,
+  batch: Extract<ChangeBatch, { kind: "changes" }>,
+  picture: Picture,
+): ChangesRead {
+  const { feed, ctx } = o;
+  const how: ReadHow = {
+    source: "changes",
+    changes: batch.changes.length,
+    since: kept.position.takenAt,
+    listing: "whole",
+  };
+  const next = (digests: DesiredDigests): KeptChanges => ({
+    picture,
+    position: batch.position,
+    digests,
+    ...(kept.fullAt ? { fullAt: kept.fullAt } : {}),
+    ...(kept.managedUsers !== undefined ? { managedUsers: kept.managedUsers } : {}),
+    ...(o.version !== undefined ? { builtBy: o.version } : {}),
+  });
+  // The people the batch can have touched only, when that is proved enough (partial.ts).
+  const part =
+    o.partial &&
+    o.version !== undefined &&
+    partialBuild({
+      feed,
+      kept,
+      picture,
+      changes: batch.changes,
+      input: { ctx, reads: batch.reads },
+      allowed: { ...o.partial, version: o.version },
+    });
+  if (part) {
+    const { result, touched, groupsChanged, digests, counts } = part;
+    ctx.logger.info(
+      { built: part.built, touched: touched.length, people: counts.users },
+      `built the desired records of the ${part.built} people the changes can touch, not of all ${counts.users}`,
+    );
+    return { result, touched, groupsChanged, how, next: next(digests), partial: counts };
+  }
+  // One build: the kept picture's desired state is known by its digests (touched.ts).
+  const result = feed.build({ picture, ctx, reads: batch.reads });
+  const digests = desiredDigests(result.state);
+  return {
+    result,
+    touched: touchedSince(kept.digests, digests),
+    groupsChanged: digests.groups !== kept.digests.groups,
+    how,
+    next: next(digests),
   };
 }

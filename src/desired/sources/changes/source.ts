@@ -13,6 +13,7 @@ import { openOktaFeed } from "../okta/feed.js";
 import { sourceDigest } from "./digest.js";
 import type { OpenFeed } from "./feed.js";
 import { chooseRead, readWithChanges, type Kept } from "./run.js";
+import type { PartialAllowed, PartialCounts } from "./partial.js";
 
 /** The directories that can read changes only; the others read whole with `source.changes.mode` on. */
 const FEEDS: Partial<Record<Config["source"]["type"], OpenFeed>> = {
@@ -27,6 +28,13 @@ export interface ChangesInput {
   kept: Kept;
   /** Epoch ms: the run's clock. */
   now: number;
+  /** usersync's version (the changes file's `builtBy`). */
+  version?: string;
+  /**
+   * Set when the run can plan from the touched people alone (a targeted listing): whether the
+   * desired groups allow it. Then a batch of few changes may build only those people (partial.ts).
+   */
+  usable?: PartialAllowed["usable"] | undefined;
 }
 
 /** The read of a directory with a feed and `source.changes.mode` on; undefined: read as always. */
@@ -34,7 +42,15 @@ export async function readChangesOnly(
   config: Config,
   ctx: SourceContext,
   input: ChangesInput,
-): Promise<(SourceResult & { keep: KeptChanges; touched?: string[]; groupsChanged?: boolean }) | undefined> {
+): Promise<
+  | (SourceResult & {
+      keep: KeptChanges;
+      touched?: string[];
+      groupsChanged?: boolean;
+      partial?: PartialCounts;
+    })
+  | undefined
+> {
   const type = config.source.type;
   const open = FEEDS[type];
   if (config.source.changes.mode === "off") return undefined;
@@ -54,12 +70,15 @@ export async function readChangesOnly(
       digest: feed.configDigest,
       now: input.now,
     });
-    const read = await readWithChanges({ feed, choice, ctx, now: input.now });
+    const { usable, version } = input;
+    const partial = usable && { usable, maxPeople: config.source.changes.maxPeople };
+    const read = await readWithChanges({ feed, choice, ctx, now: input.now, version, partial });
     read.result.evidence.read = read.how;
     return {
       ...read.result,
       keep: read.next,
       ...(read.touched ? { touched: read.touched, groupsChanged: read.groupsChanged ?? true } : {}),
+      ...(read.partial ? { partial: read.partial } : {}),
     };
   } finally {
     await feed.close();

@@ -27,6 +27,7 @@ export function desiredDigests(state: {
   return {
     users: new Map(state.users.map((u) => [u.id, userDigest(u)])),
     groups: groupsDigest(state.groups),
+    present: state.users.filter((u) => u.state === "present").length,
   };
 }
 

@@ -38,7 +38,11 @@ export function openEntraFeed(config: Config, ctx: SourceContext): ChangeFeed {
         throw err;
       }
     },
-    build: ({ picture, ctx: c, reads }) => build(entra, c, membersFromPicture(entra, picture), [...reads]),
+    partial: true,
+    build: ({ picture, ctx: c, reads, only }) => {
+      const { members, partial } = membersFromPicture(entra, picture, only);
+      return build(entra, c, members, [...reads], partial);
+    },
     close: async () => {
       await http?.close();
     },

@@ -25,8 +25,9 @@ import type { DirectoryHttp } from "../directory-http.js";
 import { graphHttp } from "./graph.js";
 import { directoryParents, ruleScope, toDesiredGroup } from "./groups.js";
 import { pickGroups, readMembers, type GroupMembers } from "./members.js";
+import type { PartialMembers } from "./picture.js";
 import { entraSignIn } from "./sign-in.js";
-import { toDesiredUser, type GraphUserItem } from "./users.js";
+import { toDesiredUser, type GraphUserItem, type UserMapping } from "./users.js";
 import { limitedUserInfo, tokenProvider } from "./tokens.js";
 
 export function openEntraSource(config: Config, ctx: SourceContext): SourceReader {
@@ -99,11 +100,13 @@ async function readEntra(config: EntraConfig, ctx: SourceContext): Promise<Sourc
   }
 }
 
+/** The desired state of the members read; `partial`: of the members listed only (BuildInput.only). */
 export function build(
   config: EntraConfig,
   ctx: SourceContext,
   members: GroupMembers[],
   reads: ReadTally[],
+  partial?: PartialMembers,
 ): SourceResult {
   const source = entraSourceName(config);
   const problems = new ProblemList();
@@ -125,24 +128,7 @@ export function build(
     members.map((m) => m.picked),
     new Map(members.map((m) => [m.picked.group.id, m.nested])),
   );
-  // A person in many picked groups is read once per group and becomes one user in all of them.
-  const people = new Map<string, { item: GraphUserItem; groups: Set<string> }>();
-  for (const m of members)
-    for (const item of m.users) {
-      const entry = people.get(item.id) ?? people.set(item.id, { item, groups: new Set() }).get(item.id)!;
-      if (m.picked.desired) entry.groups.add(m.picked.desired.id);
-    }
-  const users: DesiredUser[] = [];
-  const graphOf = new Map<string, GraphUserItem>();
-  let line = 0;
-  for (const id of [...people.keys()].sort() /* by id: as `<` compares, no call per comparison */) {
-    const { item, groups: ids } = people.get(id)!;
-    const user = toDesiredUser(item, [...ids].sort(), ++line, { config, ctx: rc, skipped, source });
-    if (user) {
-      users.push(user);
-      graphOf.set(user.id, item);
-    }
-  }
+  const { users, graphOf } = desiredUsers(members, partial, { config, ctx: rc, skipped, source });
   checkUsers(users, problems);
   checkGroups(groups, users, problems);
   return {
@@ -155,9 +141,38 @@ export function build(
       scope: config.groups.map(ruleScope),
       reads,
       skipped: [...skipped.list(), ...otherMembers(members)],
-      groupSizes: Object.fromEntries(members.map((m) => [`entra:${m.picked.group.id}`, m.users.length])),
+      groupSizes: Object.fromEntries(
+        members.map((m) => [
+          `entra:${m.picked.group.id}`,
+          partial?.sizes.get(m.picked.group.id) ?? m.users.length,
+        ]),
+      ),
     },
   };
+}
+
+/** The people of the picked groups, each once with all their groups (or those `partial` lists). */
+function desiredUsers(members: GroupMembers[], partial: PartialMembers | undefined, m: UserMapping) {
+  // A person in many picked groups is read once per group and becomes one user in all of them.
+  const people = new Map<string, { item: GraphUserItem; groups: Set<string> }>();
+  for (const g of members)
+    for (const item of g.users) {
+      const entry = people.get(item.id) ?? people.set(item.id, { item, groups: new Set() }).get(item.id)!;
+      if (g.picked.desired) entry.groups.add(g.picked.desired.id);
+    }
+  const users: DesiredUser[] = [];
+  const graphOf = new Map<string, GraphUserItem>();
+  let line = 0;
+  for (const id of [...people.keys()].sort() /* by id: as `<` compares, no call per comparison */) {
+    const { item, groups: ids } = people.get(id)!;
+    line = partial?.lineOf.get(id) ?? line + 1;
+    const user = toDesiredUser(item, [...ids].sort(), line, m);
+    if (user) {
+      users.push(user);
+      graphOf.set(user.id, item);
+    }
+  }
+  return { users, graphOf };
 }
 
 /** Service principals, devices and contacts among the members: counted per group, never silent. */

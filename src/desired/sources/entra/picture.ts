@@ -82,9 +82,27 @@ function userItem(p: PicturedPerson): GraphUserItem {
   return { ...p.attributes, id: p.id, accountEnabled: p.status === "enabled" };
 }
 
-/** The picked groups of a picture as the whole read's members, in rule order, for `build`. */
-export function membersFromPicture(config: EntraConfig, picture: Picture): GroupMembers[] {
-  const people = new Map(picture.people.map((p) => [p.id, p]));
+/**
+ * A partial build's extra (BuildInput.only): each built person's line as a whole build numbers it
+ * (people in picked groups, by id) and each picked group's size, as the whole read counts them.
+ */
+export interface PartialMembers {
+  lineOf: ReadonlyMap<string, number>;
+  sizes: ReadonlyMap<string, number>;
+}
+
+/**
+ * The picked groups of a picture as the whole read's members, in rule order, for `build`. With
+ * `only`, the members listed are only those people (the sizes and lines of a whole read beside).
+ */
+export function membersFromPicture(
+  config: EntraConfig,
+  picture: Picture,
+  only?: ReadonlySet<string>,
+): { members: GroupMembers[]; partial?: PartialMembers } {
+  // Each person's place in the picture's people (sorted by id): a whole build's lines follow it.
+  const index = new Map<string, number>();
+  picture.people.forEach((p, i) => index.set(p.id, i));
   const reach = membersOf(picture);
   const below = nestedBelow(picture);
   const picked = picture.groups
@@ -95,22 +113,56 @@ export function membersFromPicture(config: EntraConfig, picture: Picture): Group
   const usersOf = (ids: readonly string[]): GraphUserItem[] => {
     const users: GraphUserItem[] = [];
     for (const id of ids) {
+      if (only !== undefined && !only.has(id)) continue;
       let item = items.get(id);
-      const p = item === undefined ? people.get(id) : undefined;
+      const at = item === undefined ? index.get(id) : undefined;
+      const p = at === undefined ? undefined : picture.people[at];
       if (p !== undefined) items.set(id, (item = userItem(p)));
       if (item !== undefined) users.push(item);
     }
     return users;
   };
-  return picked.map((g) => ({
+  const members = picked.map((g) => ({
     picked: {
       group: { ...g.attributes, id: g.id } as GraphGroupItem,
       rule: config.groups[g.rule!]!,
       ruleKey: `source.entra.groups[${g.rule!}]`,
     },
     users: usersOf(reach.get(g.id) ?? []),
-    nested: below.get(g.id) ?? new Set(),
+    nested: below.get(g.id) ?? new Set<string>(),
     others: g.others ?? 0,
     nestedRead: true,
   }));
+  if (only === undefined) return { members };
+  return { members, partial: partialOf(picked, reach, { index, count: picture.people.length }, only) };
+}
+
+/** The lines and sizes a whole build would give, for a partial one (picture.people is sorted by id). */
+function partialOf(
+  picked: readonly PicturedGroup[],
+  reach: ReadonlyMap<string, readonly string[]>,
+  people: { index: ReadonlyMap<string, number>; count: number },
+  only: ReadonlySet<string>,
+): PartialMembers {
+  const sizes = new Map<string, number>();
+  const held = new Uint8Array(people.count);
+  for (const g of picked) {
+    let size = 0;
+    for (const id of reach.get(g.id) ?? []) {
+      const at = people.index.get(id);
+      if (at === undefined) continue;
+      size++;
+      held[at] = 1;
+    }
+    sizes.set(g.id, size);
+  }
+  // A person's line: how many held people sort before them, plus one.
+  const before = new Uint32Array(people.count + 1);
+  for (let i = 0; i < people.count; i++) before[i + 1] = before[i]! + held[i]!;
+  const lineOf = new Map<string, number>();
+  for (const id of only) {
+    const at = people.index.get(id);
+    if (at !== undefined && held[at] === 1) lineOf.set(id, before[at]! + 1);
+  }
+  return { lineOf, sizes };
 }

@@ -79,7 +79,9 @@ export function openGoogleFeed(config: Config, ctx: SourceContext): ChangeFeed {
       const { http, actor } = await connected();
       return readGoogleChanges({ http, config: google, actor, since, picture, now: Date.now() });
     },
-    build: ({ picture, ctx: c, reads }) => googleResult(google, c, readOfPicture(google, picture, reads)),
+    partial: true,
+    build: ({ picture, ctx: c, reads, only }) =>
+      googleResult(google, c, readOfPicture(google, picture, reads, only)),
     close: async () => {
       if (client !== undefined) await (await client.catch(() => undefined))?.http.close();
     },

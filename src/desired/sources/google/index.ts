@@ -57,10 +57,12 @@ function desiredUsers(o: {
   config: GoogleConfig;
   rc: RecordContext;
   skipped: SkipCounter;
+  lineOf: ReadonlyMap<string, number> | undefined;
 }) {
   const groupsOf = new Map<string, string[]>();
   for (const [gid, m] of o.members)
     for (const uid of m.people) {
+      if (o.lineOf?.has(uid) === false) continue;
       const list = groupsOf.get(uid) ?? groupsOf.set(uid, []).get(uid)!;
       const ug = o.userGroupOf.get(gid);
       if (ug !== undefined) list.push(ug);
@@ -68,12 +70,13 @@ function desiredUsers(o: {
   const users: DesiredUser[] = [];
   const googleOf = new Map<string, GoogleUserJson>();
   [...groupsOf.keys()].sort().forEach((uid, i) => {
+    const line = o.lineOf?.get(uid) ?? i + 1;
     const user = o.directory?.get(uid);
     if (user === undefined) {
       o.skipped.skip(`members who are not users of the ${googleSourceName(o.config)} (outside it)`, uid);
       return;
     }
-    const d = toDesiredUser({ user, groupIds: groupsOf.get(uid)!, line: i + 1, config: o.config, ctx: o.rc });
+    const d = toDesiredUser({ user, groupIds: groupsOf.get(uid)!, line, config: o.config, ctx: o.rc });
     if (d === undefined) return;
     users.push(d);
     googleOf.set(d.id, user);
@@ -89,6 +92,8 @@ export interface GoogleRead {
   directory: Map<string, GoogleUserJson> | undefined;
   reads: ReadTally[];
   skipped: SkipCounter;
+  /** A partial build (BuildInput.only): only these members are built, with a whole build's lines. */
+  lineOf?: ReadonlyMap<string, number>;
 }
 
 /** The token (its first one fetched now: a setup mistake stops here, exit 4) and the client. */
@@ -142,6 +147,7 @@ export function googleResult(config: GoogleConfig, ctx: SourceContext, read: Goo
     config,
     rc,
     skipped,
+    lineOf: read.lineOf,
   });
   checkUsers(users, problems);
   checkGroups(groups, users, problems);

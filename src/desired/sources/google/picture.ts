@@ -97,6 +97,8 @@ export function readOfPicture(
   config: GoogleConfig,
   picture: Picture,
   reads: readonly ReadTally[],
+  /** A partial build (BuildInput.only): only these people are read from the picture's directory. */
+  only?: ReadonlySet<string>,
 ): GoogleRead {
   const people = membersOf(picture);
   const picked = picture.groups
@@ -114,6 +116,59 @@ export function readOfPicture(
     });
   const members = new Map(picked.map((p) => [p.group.id, { people: people.get(p.group.id) ?? [] }]));
   const anyone = [...members.values()].some((m) => m.people.length > 0);
-  const directory = anyone ? new Map(picture.people.map((p) => [p.id, userOf(p)])) : undefined;
-  return { picked, members, directory, reads: [...reads], skipped: new SkipCounter() };
+  const listed = only === undefined ? picture.people : picture.people.filter((p) => only.has(p.id));
+  const directory = anyone ? new Map(listed.map((p) => [p.id, userOf(p)])) : undefined;
+  const lineOf = only === undefined ? undefined : linesOf(picture, members.values(), only);
+  return {
+    picked,
+    members,
+    directory,
+    reads: [...reads],
+    skipped: new SkipCounter(),
+    ...(lineOf !== undefined ? { lineOf } : {}),
+  };
+}
+
+/**
+ * A partial build's lines: a whole build numbers every member of a picked group by id, those
+ * outside the directory (not in the picture's people) too. Each of `only` among them gets how
+ * many sort before it, plus one.
+ */
+function linesOf(
+  picture: Picture,
+  members: Iterable<{ people: readonly string[] }>,
+  only: ReadonlySet<string>,
+) {
+  const index = new Map<string, number>();
+  picture.people.forEach((p, i) => index.set(p.id, i));
+  const held = new Uint8Array(picture.people.length);
+  const outside = new Set<string>();
+  for (const m of members)
+    for (const id of m.people) {
+      const at = index.get(id);
+      if (at === undefined) outside.add(id);
+      else held[at] = 1;
+    }
+  const before = new Uint32Array(held.length + 1);
+  for (let i = 0; i < held.length; i++) before[i + 1] = before[i]! + held[i]!;
+  const lineOf = new Map<string, number>();
+  for (const id of only) {
+    const at = index.get(id);
+    if (at === undefined ? !outside.has(id) : held[at] === 0) continue;
+    let line = before[at ?? placeOf(picture, id)]! + 1;
+    for (const o of outside) if (o < id) line++;
+    lineOf.set(id, line);
+  }
+  return lineOf;
+}
+
+/** How many of the picture's people sort before an id that is not among them (a binary search). */
+function placeOf(picture: Picture, id: string): number {
+  let [lo, hi] = [0, picture.people.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (picture.people[mid]!.id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -44,7 +44,9 @@ export function openOktaFeed(config: Config, ctx: SourceContext): ChangeFeed {
     readWhole: async () => readOktaWhole({ http: await connected(), config: okta, digest, now: Date.now() }),
     readChanges: async (since, picture) =>
       readOktaChanges({ http: await connected(), config: okta, since, picture, now: Date.now() }),
-    build: ({ picture, ctx: c, reads }) => oktaResult(okta, c, readOfPicture(okta, picture, reads)),
+    partial: true,
+    build: ({ picture, ctx: c, reads, only }) =>
+      oktaResult(okta, c, readOfPicture(okta, picture, reads, only)),
     close: async () => {
       await http?.close();
     },

@@ -61,6 +61,8 @@ export interface OktaRead {
   members: Map<string, Member>;
   sizes: Map<string, number>;
   reads: ReadTally[];
+  /** A partial build (BuildInput.only): `members` are those people only; their lines in a whole build. */
+  lineOf?: ReadonlyMap<string, number>;
 }
 
 /** The picked groups and every member of them, each listing followed to its end. */
@@ -89,7 +91,8 @@ export function oktaResult(config: OktaConfig, ctx: SourceContext, read: OktaRea
   const sorted = [...members.values()].sort((a, b) => (a.user.id < b.user.id ? -1 : 1));
   sorted.forEach((member, i) => {
     const groupIds = [...member.groups].flatMap((id) => userGroupOf.get(id) ?? []);
-    const user = toDesiredUser({ member, line: i + 1, config, groupIds, ctx: rc });
+    const line = read.lineOf?.get(member.user.id) ?? i + 1;
+    const user = toDesiredUser({ member, line, config, groupIds, ctx: rc });
     if (user === undefined) return;
     users.push(user);
     oktaOf.set(user.id, member.user);

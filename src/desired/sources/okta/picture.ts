@@ -88,8 +88,17 @@ export function oktaPicture(o: {
 }
 
 /** A picture as a read: what oktaResult builds the desired state from. */
-export function readOfPicture(config: OktaConfig, picture: Picture, reads: readonly ReadTally[]): OktaRead {
-  const people = new Map(picture.people.map((p) => [p.id, p]));
+export function readOfPicture(
+  config: OktaConfig,
+  picture: Picture,
+  reads: readonly ReadTally[],
+  /** A partial build (BuildInput.only): only these people are members, with a whole build's lines. */
+  only?: ReadonlySet<string>,
+): OktaRead {
+  // Each person's place in the picture's people (sorted by id, as the build sorts its members).
+  const index = new Map<string, number>();
+  picture.people.forEach((p, i) => index.set(p.id, i));
+  const held = only === undefined ? undefined : new Uint8Array(picture.people.length);
   const members = new Map<string, Member>();
   const sizes = new Map<string, number>();
   const picked = [];
@@ -105,8 +114,11 @@ export function readOfPicture(config: OktaConfig, picture: Picture, reads: reado
     picked.push({ group, rule, ruleKey: `source.okta.groups[${g.rule}]` });
     sizes.set(g.id, g.people.length);
     for (const id of g.people) {
-      const p = people.get(id);
-      if (p === undefined) continue;
+      const at = index.get(id);
+      if (at === undefined) continue;
+      if (held !== undefined) held[at] = 1;
+      if (only?.has(id) === false) continue;
+      const p = picture.people[at]!;
       const m = members.get(id) ?? {
         user: { id, status: oktaStatus(p), profile: profileOf(p.attributes) },
         groups: new Set(),
@@ -115,5 +127,15 @@ export function readOfPicture(config: OktaConfig, picture: Picture, reads: reado
       members.set(id, m);
     }
   }
-  return { picked, members, sizes, reads: [...reads] };
+  const lineOf = held === undefined ? undefined : linesOf(held, members.keys(), index);
+  return { picked, members, sizes, reads: [...reads], ...(lineOf !== undefined ? { lineOf } : {}) };
+}
+
+/** A partial build's lines: how many held people sort before each one built, plus one. */
+function linesOf(held: Uint8Array, ids: Iterable<string>, index: ReadonlyMap<string, number>) {
+  const before = new Uint32Array(held.length + 1);
+  for (let i = 0; i < held.length; i++) before[i + 1] = before[i]! + held[i]!;
+  const lineOf = new Map<string, number>();
+  for (const id of ids) lineOf.set(id, before[index.get(id)!]! + 1);
+  return lineOf;
 }

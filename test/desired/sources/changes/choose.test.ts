@@ -86,6 +86,16 @@ describe("the changes file", () => {
   it("reads back what it wrote", () => {
     expect(parseChanges(serializeChanges(kept()))).toEqual(kept());
   });
+  it("reads back builtBy and the present count (changes/partial.ts), and a file without them", () => {
+    const full: KeptChanges = { ...kept(), builtBy: "1.2.3", digests: { ...kept().digests, present: 1 } };
+    expect(parseChanges(serializeChanges(full))).toEqual(full);
+    expect(parseChanges(serializeChanges(full).replace('"present":1,', '"present":-1,'))).toMatch(
+      /digests needs/,
+    );
+    expect(parseChanges(serializeChanges(full).replace('"builtBy":"1.2.3"', '"builtBy":7'))).toMatch(
+      /builtBy/,
+    );
+  });
   it.each([
     ["not JSON", "{", /not valid JSON/],
     ["another format", JSON.stringify({ formatVersion: 3 }), /formatVersion 2/],

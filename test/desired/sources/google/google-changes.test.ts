@@ -14,7 +14,12 @@ import { exitCodeFor } from "../../../../src/errors.js";
 import { createLogger } from "../../../../src/logging.js";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
 import type { ChangeFeed } from "../../../../src/desired/sources/changes/feed.js";
-import { changed, sourceShape as shape, usingFeed } from "../../../helpers/change-feed.js";
+import {
+  changed,
+  sourceShape as shape,
+  usingFeed,
+  expectPartialBuildsAgree,
+} from "../../../helpers/change-feed.js";
 import { readGoogleDesired } from "../../../../src/desired/sources/google/index.js";
 import { openGoogleFeed } from "../../../../src/desired/sources/google/feed.js";
 import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
@@ -75,6 +80,9 @@ describe("Google changes only (Reports API admin activity)", () => {
         "member-added",
       ]);
       const after = shape(feed.build({ picture, ctx, reads: [] }));
+      // A partial build agrees with the whole one, on the first picture and the changed one.
+      expectPartialBuildsAgree(feed, first.picture, ctx);
+      expectPartialBuildsAgree(feed, picture, ctx, 2);
       expect(after).toEqual(await whole(config));
       expect(after.users).toContainEqual(["ken@example.com", "absent", []]);
       expect(after.users.map((u) => u[0])).toContain("ada@example.com");

@@ -11,7 +11,12 @@ import { exitCodeFor } from "../../../../src/errors.js";
 import { createLogger } from "../../../../src/logging.js";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
 import type { ChangeFeed } from "../../../../src/desired/sources/changes/feed.js";
-import { changed, sourceShape as shape, usingFeed } from "../../../helpers/change-feed.js";
+import {
+  changed,
+  sourceShape as shape,
+  usingFeed,
+  expectPartialBuildsAgree,
+} from "../../../helpers/change-feed.js";
 import { readOktaDesired } from "../../../../src/desired/sources/okta/index.js";
 import { openOktaFeed } from "../../../../src/desired/sources/okta/feed.js";
 import { readChangesOnly } from "../../../../src/desired/sources/changes/source.js";
@@ -67,6 +72,9 @@ describe("Okta changes only (System Log)", () => {
         "member-added",
       ]);
       const after = shape(feed.build({ picture, ctx, reads: [] }));
+      // A partial build agrees with the whole one, on the first picture and the changed one.
+      expectPartialBuildsAgree(feed, first.picture, ctx);
+      expectPartialBuildsAgree(feed, picture, ctx, 2);
       expect(after).toEqual(await whole(config));
       expect(after.users).toContainEqual(["linus@example.org", "absent", ["team"]]);
       expect(after.users.map((u) => u[0])).toContain("solo@example.org");
