@@ -141,6 +141,7 @@ async function reportRun(
       "apply ended with failures or stopped",
     );
   io.stdout.write(renderApplySummary(result, { color: useColor(io.stdout, io.env), plan: options.plan }));
+  if (runtime.outcome !== undefined) runtime.outcome.stepsApplied = result.counts.succeeded;
   io.stdout.write(credentialsNote(options.passwords, result, options.plan));
 }
 

@@ -52,8 +52,11 @@ export interface Runtime {
   partialDesired?: boolean;
   /** A target's slice of the shared source, checked (run-targets.ts); else the config's source is read. */
   desired?: () => Promise<DesiredState>;
-  /** `changesPlanned`: for `--all-targets`'s summary; `metricsRecorded`: else run-targets.ts records. */
-  outcome?: { changesPlanned?: boolean; metricsRecorded?: boolean };
+  /**
+   * `changesPlanned` and `stepsApplied` (steps that succeeded): for `--all-targets`'s summary;
+   * `metricsRecorded`: else run-targets.ts records.
+   */
+  outcome?: { changesPlanned?: boolean; stepsApplied?: number; metricsRecorded?: boolean };
 }
 
 export async function loadRuntime(values: ParsedValues, io: Io): Promise<Runtime> {

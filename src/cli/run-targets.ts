@@ -155,11 +155,14 @@ export function summarize(
 ): number {
   const exitCode = combinedExitCode([...codes.values()]);
   const meaning = new Map(EXIT_CODE_HELP);
-  // A plan with changes exits 0 without --detailed-exitcode: "no changes" would be untrue.
-  const said = (n: string, code: number): string =>
-    code === ExitCode.ok && outcomes.get(n)?.changesPlanned === true
-      ? "changes planned"
-      : (meaning.get(code) ?? "");
+  // A plan with changes exits 0 without --detailed-exitcode, an apply that made changes too:
+  // "no changes" would be untrue for either.
+  const said = (n: string, code: number): string => {
+    const applied = outcomes.get(n)?.stepsApplied ?? 0;
+    if (code !== ExitCode.ok) return meaning.get(code) ?? "";
+    if (applied > 0) return `done: ${applied} step${applied === 1 ? "" : "s"} applied`;
+    return outcomes.get(n)?.changesPlanned === true ? "changes planned" : (meaning.get(code) ?? "");
+  };
   const width = Math.max(...names.map((n) => n.length));
   const lines = names.map((n) => {
     const code = codes.get(n);

@@ -188,6 +188,14 @@ describe("apply --all-targets over three organizations", () => {
     const r = await run(["apply", "--all-targets", "--yes"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Targets: 3, exit 0/);
+    // The summary says what each did: alpha had converged, gamma and beta applied their steps.
+    expect(r.stdout).toMatch(/alpha\s+exit 0 {2}done \/ no changes/);
+    for (const name of ["beta", "gamma"]) {
+      const part = r.stdout.split(`=== target ${name} `)[1]!.split("=== target ")[0]!;
+      const succeeded = /Apply finished: (\d+) succeeded/.exec(part)?.[1];
+      expect(succeeded, part).toBeDefined();
+      expect(r.stdout).toMatch(new RegExp(`${name}\\s+exit 0 {2}done: ${succeeded} steps? applied`));
+    }
     const gamma = emulators.gamma.state();
     expect(mapping(gamma, "ann@example.com")?.groups).toEqual(["gamma-ops"]);
     expect(login(gamma, "ann@example.com")?.displayName).toBe("Ann Gamma");
