@@ -61,9 +61,13 @@ export async function preparePasswords(runtime: Runtime, options: ExecuteOptions
       `${credentials.name} has no effect with identity.passwords: ${config.identity.passwords}: only generated passwords are written to the credentials file`,
     );
   if (source === "generate" && prefix !== undefined) {
-    if (credentials !== undefined)
+    const written = [
+      ...(credentials !== undefined ? ["the credentials file"] : []),
+      ...(options.outputs.credentialsDir !== undefined ? ["the credentials folder"] : []),
+    ];
+    if (written.length > 0)
       runtime.logger.warn(
-        "generated passwords go to Kubernetes Secrets (output.credentialsSecretPrefix); the credentials file is not written",
+        `generated passwords go to Kubernetes Secrets (output.credentialsSecretPrefix); ${written.join(" and ")} ${written.length > 1 ? "are" : "is"} not written`,
       );
     return openKubeSecrets({
       prefix,
