@@ -15,7 +15,8 @@
  *   appear beside an untouched person (whose ids and emails are the kept state's, which had none);
  * - every touched person is absent or gone now (a present one may be a joiner the targeted
  *   listing hands back to a whole listing, which needs everyone), at most `maxPeople` of them,
- *   and the caller's `usable` (no grants or filters to list, no grace record, ...).
+ *   none with grants or filters of their own, and the caller's `usable` (no grants or filters to
+ *   list for the groups, no grace record, ...).
  */
 import type { Logger } from "pino";
 import type { DesiredUser } from "../../types.js";
@@ -97,6 +98,10 @@ export function candidatesOf(
   return out;
 }
 
+/** A person's own grants or filters (a file's columns; no directory gives them). */
+const ownAccess = (u: DesiredUser): boolean =>
+  u.workspaces !== undefined || u.organization !== undefined || u.dataFilters !== undefined;
+
 const present = (users: readonly DesiredUser[]) => users.filter((u) => u.state === "present").length;
 
 /** The partial build, or undefined when a whole build is needed (see the header). */
@@ -136,6 +141,10 @@ export function partialBuild(o: {
   if (touched.length > allowed.maxPeople) return undefined;
   const stillThere = new Set(touched);
   if (result.state.users.some((u) => u.state === "present" && stillThere.has(u.id))) return undefined;
+  // `usable` judges the listings by the groups: the directories give access through groups (their
+  // rules), never to a person. A person's own grant or filter would need a permission listing the
+  // untouched people may call for: a whole build then.
+  if ([...before, ...result.state.users].some(ownAccess)) return undefined;
   if (!allowed.usable(result.state.groups)) return undefined;
   const users = new Map(keptUsers);
   for (const id of was.keys()) users.delete(id);
