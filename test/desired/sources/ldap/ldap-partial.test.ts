@@ -57,10 +57,19 @@ const LDIF = [
   ...Array.from({ length: PEOPLE }, (_, i) => personLdif(i)),
   groupLdif("All", [group("Team-0"), group("Team-1"), person(7)]),
   groupLdif("Team-0", [...people((i) => i < 100 && i % 4 === 0), group("Team-3")]),
-  groupLdif("Team-1", people((i) => i < 100 && (i % 4 === 1 || i % 10 === 0))),
-  groupLdif("Team-2", people((i) => i < 100 && i % 4 === 2)),
+  groupLdif(
+    "Team-1",
+    people((i) => i < 100 && (i % 4 === 1 || i % 10 === 0)),
+  ),
+  groupLdif(
+    "Team-2",
+    people((i) => i < 100 && i % 4 === 2),
+  ),
   groupLdif("Team-3", [...people((i) => i < 100 && i % 4 === 3), group("Inner")]),
-  groupLdif("Inner", people((i) => i >= 90 && i < 110)),
+  groupLdif(
+    "Inner",
+    people((i) => i >= 90 && i < 110),
+  ),
 ].join("\n");
 
 describe.skipIf(!slapdAvailable())("LDAP's partial build agrees with its whole build (slapd)", () => {
@@ -84,7 +93,10 @@ describe.skipIf(!slapdAvailable())("LDAP's partial build agrees with its whole b
           baseDn: `ou=people,${SUFFIX}`,
           groupBaseDn: `ou=groups,${SUFFIX}`,
           userFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
-          groups: [{ cn: "All", parents: [] }, { cn: "Team-*", parents: "directory" }],
+          groups: [
+            { cn: "All", parents: [] },
+            { cn: "Team-*", parents: "directory" },
+          ],
           ...extra,
         },
       },
@@ -150,9 +162,7 @@ describe.skipIf(!slapdAvailable())("LDAP's partial build agrees with its whole b
       }
       const { picture } = await changed(feed, since, first.picture);
       const direct = await readLdapDesired({ config: c.source.ldap!, env, defaultIdentity: "builtin" });
-      expect(feed.build({ picture, ctx, reads: [] }).evidence.groupSizes).toEqual(
-        direct.evidence.groupSizes,
-      );
+      expect(feed.build({ picture, ctx, reads: [] }).evidence.groupSizes).toEqual(direct.evidence.groupSizes);
       for (const seed of [4, 5]) expectPartialBuildsAgree(feed, picture, ctx, seed);
     });
   }, 60_000);
@@ -187,9 +197,24 @@ describe("LDAP's partial build agrees with its whole build (nested: inChain, the
     adGroup("All", [adGroupDn("Analytics"), adGroupDn("Sales")]),
     adGroup("Analytics", [...range((i) => i % 5 === 0), adGroupDn("Platform"), elsewhere("Temps")]),
     adGroup("Platform", [...range((i) => i % 5 === 1), elsewhere("Contractors")]),
-    adGroup("Sales", range((i) => i % 5 === 2 || i % 7 === 0)),
-    { ...adGroup("Contractors", range((i) => i % 5 === 3 && i < 60)), dn: elsewhere("Contractors") },
-    { ...adGroup("Temps", range((i) => i % 9 === 4)), dn: elsewhere("Temps") },
+    adGroup(
+      "Sales",
+      range((i) => i % 5 === 2 || i % 7 === 0),
+    ),
+    {
+      ...adGroup(
+        "Contractors",
+        range((i) => i % 5 === 3 && i < 60),
+      ),
+      dn: elsewhere("Contractors"),
+    },
+    {
+      ...adGroup(
+        "Temps",
+        range((i) => i % 9 === 4),
+      ),
+      dn: elsewhere("Temps"),
+    },
   ];
   let ad: FakeAd;
   beforeAll(async () => {
