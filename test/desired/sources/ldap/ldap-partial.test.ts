@@ -3,7 +3,8 @@
  * build, on pictures read whole over a real socket: slapd with `nested: member` (groups nested two
  * deep, a group picked by pattern, `parents: directory`, people in two groups, in none, and
  * disabled ones the user filter leaves out), the same with `nested: none`, the USERS pseudo-group
- * alone (no groups picked), a picture after a batch of changes (a leaver, a person moved); and the
+ * alone (no groups picked); a leaver through the run's own read (readWithChanges: built alone, the
+ * digests kept those of a whole build) and a person moved after; and the
  * AD stand-in with `nested: inChain` (nested groups outside groupBaseDn, a disabled person). Each
  * person's record is the whole build's, line and groups included; the group sizes are the whole
  * read's (and a whole read's sizes are those of the reader that does not keep a picture).
@@ -11,12 +12,15 @@
 import { Attribute, Change, Client } from "ldapts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
-import type { ChangeFeed, Picture } from "../../../../src/desired/sources/changes/feed.js";
+import type { ChangeFeed, Picture, Position } from "../../../../src/desired/sources/changes/feed.js";
+import { readWithChanges } from "../../../../src/desired/sources/changes/run.js";
+import { desiredDigests } from "../../../../src/desired/sources/changes/touched.js";
 import { generalizedTime } from "../../../../src/desired/sources/ldap/changes.js";
 import { openLdapFeed } from "../../../../src/desired/sources/ldap/feed.js";
 import { readLdapDesired } from "../../../../src/desired/sources/ldap/index.js";
 import { USERS } from "../../../../src/desired/sources/ldap/picture.js";
 import { createLogger } from "../../../../src/logging.js";
+import type { KeptChanges } from "../../../../src/state/changes-file.js";
 import { adGroup, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
 import { changed, expectPartialBuildsAgree, usingFeed } from "../../../helpers/change-feed.js";
 import {
@@ -138,31 +142,76 @@ describe.skipIf(!slapdAvailable())("LDAP's partial build agrees with its whole b
     });
   }, 60_000);
 
-  it("after a batch of changes (a leaver, a person moved between groups), on the changed picture", async () => {
+  it("a leaver through the run's own read (readWithChanges): built alone; then a person moved", async () => {
     const c = config({});
-    await usingFeed(openLdapFeed(c, ctx), async (feed) => {
-      const first = await feed.readWhole();
-      await new Promise((r) => setTimeout(r, 1100));
-      const since = {
-        kind: "ldap" as const,
-        streams: { modifyTimestamp: generalizedTime(Date.now()) },
-        takenAt: new Date().toISOString(),
-      };
-      await new Promise((r) => setTimeout(r, 1100));
+    const wait = () => new Promise((r) => setTimeout(r, 1100));
+    const positionNow = (): Position => ({
+      kind: "ldap",
+      streams: { modifyTimestamp: generalizedTime(Date.now()) },
+      takenAt: new Date().toISOString(),
+    });
+    const write = async (...changes: [string, "add" | "delete", string, string][]) => {
       const client = new Client({ url: slapd.url });
       await client.bind(ROOT_DN, ROOT_PASSWORD);
-      const change = (operation: "add" | "delete", type: string, value: string) =>
-        new Change({ operation, modification: new Attribute({ type, values: [value] }) });
       try {
-        await client.modify(person(5), change("add", "employeeType", "disabled"));
-        await client.modify(group("Team-2"), change("delete", "member", person(6)));
-        await client.modify(group("Team-3"), change("add", "member", person(6)));
+        for (const [dn, operation, type, value] of changes)
+          await client.modify(
+            dn,
+            new Change({ operation, modification: new Attribute({ type, values: [value] }) }),
+          );
       } finally {
         await client.unbind();
       }
-      const { picture } = await changed(feed, since, first.picture);
+    };
+    const allowed = { maxPeople: 1_000, usable: () => true };
+    await usingFeed(openLdapFeed(c, ctx), async (feed) => {
+      const first = await readWithChanges({
+        feed,
+        choice: { read: "whole", reason: "no-picture", detail: "first", full: true },
+        ctx,
+        now: Date.now(),
+        version: "v1",
+        partial: allowed,
+      });
+      const people = first.result.state.users.length;
+      await wait();
+      // The kept position at this second, not the whole read's (which reaches 5 minutes back).
+      const kept: KeptChanges = { ...first.next, position: positionNow(), managedUsers: people };
+      await wait();
+      await write([person(5), "add", "employeeType", "disabled"]);
+      const read = await readWithChanges({
+        feed,
+        choice: { read: "changes", kept },
+        ctx,
+        now: Date.now(),
+        version: "v1",
+        partial: allowed,
+      });
+      expect(read.how.source).toBe("changes");
+      // The id is derived from the email (no id mapped): "@" becomes "_".
+      expect(read.touched).toEqual(["p5_example.org"]);
+      // Built alone: the leaver is gone, so nobody's record is in the partial state.
+      expect(read.partial).toEqual({ users: people - 1, present: people - 1 });
+      expect(read.result.state.users).toEqual([]);
+      const whole = feed.build({ picture: read.next.picture, ctx, reads: [] });
       const direct = await readLdapDesired({ config: c.source.ldap!, env, defaultIdentity: "builtin" });
-      expect(feed.build({ picture, ctx, reads: [] }).evidence.groupSizes).toEqual(direct.evidence.groupSizes);
+      expect(read.result.state.groups).toEqual(whole.state.groups);
+      expect(read.result.evidence.groupSizes).toEqual(direct.evidence.groupSizes);
+      expect(read.result.problems).toEqual([]);
+      const digests = desiredDigests(whole.state);
+      expect(new Map(read.next.digests.users)).toEqual(new Map(digests.users));
+      expect(read.next.digests.groups).toBe(digests.groups);
+
+      // A person moved between groups (present, so the run builds whole): the parts still agree.
+      const since = positionNow();
+      await wait();
+      await write(
+        [group("Team-2"), "delete", "member", person(6)],
+        [group("Team-3"), "add", "member", person(6)],
+      );
+      const { picture } = await changed(feed, since, read.next.picture);
+      const after = await readLdapDesired({ config: c.source.ldap!, env, defaultIdentity: "builtin" });
+      expect(feed.build({ picture, ctx, reads: [] }).evidence.groupSizes).toEqual(after.evidence.groupSizes);
       for (const seed of [4, 5]) expectPartialBuildsAgree(feed, picture, ctx, seed);
     });
   }, 60_000);
