@@ -26,7 +26,7 @@
  *   the touched people without building the kept picture again), state/changes-file.ts
  *   (KeptChanges, the file; formatVersion 2 keeps the digests),
  *   entra/feed.ts (the first feed, a model for the others). Since: `BuildInput.only` and
- *   `ChangeFeed.partial`, a partial build (changes/partial.ts; Entra, Okta and Google).
+ *   `ChangeFeed.partial`, a partial build (changes/partial.ts; all four feeds).
  */
 import type { Config } from "../../../config/schema.js";
 import type { RecordContext } from "../../records.js";

@@ -4,6 +4,9 @@
  * the same desired state. The people are USERS' members; each person's groups are the picked
  * groups above the groups that list them (nesting followed unless `nested: none`); a group with
  * `parents: directory` gets the nearest picked groups above it, looking through unpicked ones.
+ * A partial build (BuildInput.only, changes/partial.ts) builds only the people listed, each with
+ * the line and groups a whole build gives them; the emptiness check and the group sizes stay the
+ * whole state's, counted from the picture (every member of USERS, whatever their record reads).
  */
 import { visible } from "../../characters.js";
 import { ProblemList } from "../../problems.js";
@@ -86,15 +89,25 @@ function userGroups(
     if (g.id === USERS) continue;
     for (const p of g.people) (direct.get(p) ?? direct.set(p, new Set()).get(p)!).add(g.id);
   }
+  // Each group's picked groups above it, found once per group (not once per person in it).
+  const reaching = new Map<string, string[]>();
+  const mappedAbove = (g: string) => {
+    let ids = reaching.get(g);
+    if (ids === undefined) {
+      ids = [];
+      for (const a of above(g, parents, nested)) {
+        const id = mapped.get(a);
+        if (id !== undefined) ids.push(id);
+      }
+      reaching.set(g, ids);
+    }
+    return ids;
+  };
   return {
     groups: made.map((m) => m.desired),
     groupsOf(person) {
       const ids = new Set<string>();
-      for (const g of direct.get(person) ?? [])
-        for (const a of above(g, parents, nested)) {
-          const id = mapped.get(a);
-          if (id !== undefined) ids.add(id);
-        }
+      for (const g of direct.get(person) ?? []) for (const id of mappedAbove(g)) ids.add(id);
       return [...ids].sort();
     },
   };
@@ -115,21 +128,33 @@ export function buildLdapDesired(config: LdapConfig, input: BuildInput): SourceR
   const people = new Map(picture.people.map((p) => [p.id, p]));
   const map = mappedFields(config);
   const users: DesiredUser[] = [];
+  // The whole state's counts, from the picture (a partial build builds some people only).
+  const sizes = new Map<string, number>(groups.map((g) => [g.id, 0]));
   let line = 0;
   for (const id of picture.groups.find((g) => g.id === USERS)?.people ?? []) {
     const person = people.get(id);
     if (person === undefined) continue;
     line += 1;
+    const theirs = withGroups ? groupsOf(id) : undefined;
+    for (const g of theirs ?? []) if (sizes.has(g)) sizes.set(g, sizes.get(g)! + 1);
+    if (input.only?.has(id) === false) continue; // a partial build (BuildInput.only)
     const raw = userRecord({
       dn: String(person.attributes[DN] ?? id),
       values: valuesOfAttributes(person.attributes),
       line,
       map,
       config,
-      ...(withGroups ? { groups: groupsOf(id) } : {}),
+      ...(theirs ? { groups: theirs } : {}),
     });
     const user = normaliseUser(raw, rc);
     if (user) users.push(user);
   }
-  return ldapResult({ config, users, groups, problems: rc.problems, reads: [...input.reads] });
+  return ldapResult({
+    config,
+    users,
+    groups,
+    problems: rc.problems,
+    reads: [...input.reads],
+    whole: { people: line, groupSizes: sizes },
+  });
 }

@@ -5,7 +5,8 @@
  * or `modifyTimestamp` since the position and lists the DNs to see what left (changes.ts; on AD
  * with `showDeleted`, tombstones instead of the users' listing: tombstones.ts), or reads
  * OpenLDAP's access log (accesslog.ts). The reader is chosen once per run by
- * `source.ldap.changesBy` (usn.ts). The desired state is built from the picture (build.ts).
+ * `source.ldap.changesBy` (usn.ts). The desired state is built from the picture (build.ts), after
+ * a batch of changes only for the people it can have touched (a partial build, changes/partial.ts).
  */
 import type { Config } from "../../../config/schema.js";
 import { ConfigError } from "../../../errors.js";
@@ -91,6 +92,7 @@ export function openLdapFeed(config: Config, ctx: SourceContext): ChangeFeed {
         now: Date.now(),
       }),
     build: (input) => buildLdapDesired(ldap, input),
+    partial: true,
     close: async () => {
       await connection?.close();
     },

@@ -75,16 +75,19 @@ export function ldapEvidence(
   config: LdapConfig,
   reads: ReadTally[],
   state: { users: DesiredUser[]; groups: DesiredGroup[] },
+  sizes?: ReadonlyMap<string, number>,
 ): Evidence {
   // Members per picked group (nesting expanded), by the user group it feeds: the yardstick for
-  // a group that suddenly reads empty (src/desired/sources/group-sizes.ts).
+  // a group that suddenly reads empty (src/desired/sources/group-sizes.ts). Counted from the
+  // users read, or given whole by a build from a picture (`sizes`, by desired group id).
   const groupSizes: Record<string, number> = {};
-  for (const g of state.groups) groupSizes[`ldap:${g.id}`] = 0;
-  for (const u of state.users)
-    for (const g of u.groups ?? []) {
-      const key = `ldap:${g}`;
-      if (key in groupSizes) groupSizes[key] = (groupSizes[key] ?? 0) + 1;
-    }
+  for (const g of state.groups) groupSizes[`ldap:${g.id}`] = sizes?.get(g.id) ?? 0;
+  if (sizes === undefined)
+    for (const u of state.users)
+      for (const g of u.groups ?? []) {
+        const key = `ldap:${g}`;
+        if (key in groupSizes) groupSizes[key] = (groupSizes[key] ?? 0) + 1;
+      }
   return {
     kind: "ldap",
     source: ldapSourceName(config),
@@ -102,10 +105,15 @@ export function ldapResult(o: {
   groups: DesiredGroup[];
   problems: ProblemList;
   reads: ReadTally[];
+  /**
+   * The whole state's people and group sizes, when `users` may be some of them only (a partial
+   * build from a picture, BuildInput.only): emptiness and sizes are the whole state's.
+   */
+  whole?: { people: number; groupSizes: ReadonlyMap<string, number> };
 }): SourceResult {
   const { config, users, groups, problems } = o;
   const source = ldapSourceName(config);
-  if (users.length === 0 && !problems.hasErrors)
+  if ((o.whole?.people ?? users.length) === 0 && !problems.hasErrors)
     problems.error(
       { file: source },
       "empty-directory",
@@ -116,7 +124,7 @@ export function ldapResult(o: {
   return {
     state: { users, groups, files: [source] },
     problems: sortProblems(problems.items, [source]),
-    evidence: ldapEvidence(config, o.reads, { users, groups }),
+    evidence: ldapEvidence(config, o.reads, { users, groups }, o.whole?.groupSizes),
   };
 }
 
