@@ -3,10 +3,33 @@
  * (`u0000`...), the group All-Staff with the first `big` of them as members, and Small-Team with
  * the first `small`.
  */
-import { AD_SUFFIX, type AdEntry } from "./fake-ad.js";
+import { AD_BIND_DN, AD_SUFFIX, type AdEntry } from "./fake-ad.js";
 
 export const STAFF_OU = `OU=Staff,${AD_SUFFIX}`;
 export const GROUPS_OU = `OU=Groups,${AD_SUFFIX}`;
+
+/** Enabled accounts only: userAccountControl's ACCOUNTDISABLE bit (2) clear (the AD recipe's filter). */
+export const ENABLED_USERS = "(&(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))";
+
+/**
+ * `source.ldap` for this tree on the fake AD at `url` (the password in AD_PW): people under
+ * OU=Staff who are enabled, groups under OU=Groups, e-mail and id from userPrincipalName and
+ * sAMAccountName; `over` adds or replaces keys (groups, nested, changesBy...).
+ */
+export function adLdapSource(url: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    url,
+    bindDn: AD_BIND_DN,
+    passwordEnv: "AD_PW",
+    baseDn: STAFF_OU,
+    groupBaseDn: GROUPS_OU,
+    userFilter: ENABLED_USERS,
+    groupFilter: "(objectClass=group)",
+    attributes: { email: "{userPrincipalName}", id: "{sAMAccountName}" },
+    lowerCase: ["email", "id"],
+    ...over,
+  };
+}
 
 export const userId = (i: number): string => `u${String(i).padStart(4, "0")}`;
 export const userDn = (i: number): string => `CN=User ${userId(i)},${STAFF_OU}`;

@@ -17,12 +17,11 @@ import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import { openLdapFeed } from "../../../../src/desired/sources/ldap/feed.js";
 import { readLdapDesired } from "../../../../src/desired/sources/ldap/index.js";
 import { createLogger } from "../../../../src/logging.js";
-import { adGroup, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
+import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
 import { normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
 import {
   AD_ADMIN_DN,
   AD_ADMIN_PASSWORD,
-  AD_BIND_DN,
   AD_PASSWORD,
   AD_SUFFIX,
   startFakeAd,
@@ -105,19 +104,10 @@ describe("LDAP changes only with nested: inChain, against the AD stand-in", () =
     configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: ad.url,
-          bindDn: AD_BIND_DN,
-          passwordEnv: "AD_PW",
-          baseDn: STAFF_OU,
-          groupBaseDn: GROUPS_OU,
-          userFilter: "(&(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))",
-          groupFilter: "(objectClass=group)",
-          attributes: { email: "{userPrincipalName}", id: "{sAMAccountName}" },
-          lowerCase: ["email", "id"],
+        ldap: adLdapSource(ad.url, {
           nested: "inChain",
           groups: PICKED.map((cn) => ({ cn, parents: "directory" })),
-        },
+        }),
       },
     });
   const shape = (r: SourceResult) => ({

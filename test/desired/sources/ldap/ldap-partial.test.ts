@@ -21,16 +21,9 @@ import { readLdapDesired } from "../../../../src/desired/sources/ldap/index.js";
 import { USERS } from "../../../../src/desired/sources/ldap/picture.js";
 import { createLogger } from "../../../../src/logging.js";
 import type { KeptChanges } from "../../../../src/state/changes-file.js";
-import { adGroup, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
+import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
 import { changed, expectPartialBuildsAgree, usingFeed } from "../../../helpers/change-feed.js";
-import {
-  AD_BIND_DN,
-  AD_PASSWORD,
-  AD_SUFFIX,
-  startFakeAd,
-  type AdEntry,
-  type FakeAd,
-} from "../../../helpers/fake-ad.js";
+import { AD_PASSWORD, AD_SUFFIX, startFakeAd, type AdEntry, type FakeAd } from "../../../helpers/fake-ad.js";
 import {
   READER_DN,
   READER_PASSWORD,
@@ -279,19 +272,10 @@ describe("LDAP's partial build agrees with its whole build (nested: inChain, the
     const config = configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: ad.url,
-          bindDn: AD_BIND_DN,
-          passwordEnv: "AD_PW",
-          baseDn: STAFF_OU,
-          groupBaseDn: GROUPS_OU,
-          userFilter: "(&(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))",
-          groupFilter: "(objectClass=group)",
-          attributes: { email: "{userPrincipalName}", id: "{sAMAccountName}" },
-          lowerCase: ["email", "id"],
+        ldap: adLdapSource(ad.url, {
           nested: "inChain",
           groups: ["All", "Analytics", "Sales"].map((cn) => ({ cn, parents: "directory" })),
-        },
+        }),
       },
     });
     await usingFeed(openLdapFeed(config, ctx), async (feed) => {

@@ -18,14 +18,13 @@ import { createLogger } from "../../../../src/logging.js";
 import {
   AD_ADMIN_DN,
   AD_ADMIN_PASSWORD,
-  AD_BIND_DN,
   AD_PASSWORD,
   AD_SUFFIX,
   startFakeAd,
   type FakeAd,
 } from "../../../helpers/fake-ad.js";
 import { normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
-import { adGroup, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
+import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
 const env = { AD_PW: AD_PASSWORD };
@@ -83,20 +82,11 @@ describe("AD leavers by tombstones (showDeleted), no DN listing of the users", (
     configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: ad.url,
-          bindDn: AD_BIND_DN,
-          passwordEnv: "AD_PW",
-          baseDn: STAFF_OU,
-          groupBaseDn: GROUPS_OU,
-          userFilter: "(&(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))",
-          groupFilter: "(objectClass=group)",
-          attributes: { email: "{userPrincipalName}", id: "{sAMAccountName}" },
-          lowerCase: ["email", "id"],
+        ldap: adLdapSource(ad.url, {
           groups: [{ cn: "Analytics" }],
           changesBy: "usn",
           showDeleted: true,
-        },
+        }),
       },
     });
   const shape = (r: SourceResult) =>

@@ -20,13 +20,12 @@ import { createLogger } from "../../../../src/logging.js";
 import {
   AD_ADMIN_DN,
   AD_ADMIN_PASSWORD,
-  AD_BIND_DN,
   AD_PASSWORD,
   startFakeAd,
   type FakeAd,
 } from "../../../helpers/fake-ad.js";
 import { ntdsSettingsDn, normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
-import { adGroup, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
+import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
 import { AD_SUFFIX } from "../../../helpers/fake-ad.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
@@ -98,19 +97,10 @@ describe("LDAP changes only by AD's uSNChanged, against the AD stand-in", () => 
     configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: ad.url,
-          bindDn: AD_BIND_DN,
-          passwordEnv: "AD_PW",
-          baseDn: STAFF_OU,
-          groupBaseDn: GROUPS_OU,
-          userFilter: "(&(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))",
-          groupFilter: "(objectClass=group)",
-          attributes: { email: "{userPrincipalName}", id: "{sAMAccountName}" },
-          lowerCase: ["email", "id"],
+        ldap: adLdapSource(ad.url, {
           groups: [{ cn: "Analytics" }, { cn: "All", parents: [] }],
           ...over,
-        },
+        }),
       },
     });
   const shape = (r: SourceResult) => ({
