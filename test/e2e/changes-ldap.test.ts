@@ -20,6 +20,10 @@ import {
   ROOT_DN,
   ROOT_PASSWORD,
   SUFFIX,
+  groupDn,
+  groupLdif,
+  personDn,
+  personLdif,
   slapdAvailable,
   startSlapd,
   type Slapd,
@@ -37,12 +41,8 @@ const USERS = "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))";
 /** The default groupFilter as slapd logs it (`?`: an attribute type its schema lacks). */
 const GROUPS = "(|(objectClass=groupOfNames)(?objectClass=group))";
 const available = slapdAvailable();
-const person = (uid: string) => `uid=${uid},ou=people,${SUFFIX}`;
-const group = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
-const personLdif = (uid: string) =>
-  `dn: ${person(uid)}\nobjectClass: inetOrgPerson\nuid: ${uid}\ncn: ${uid}\nsn: Example\nmail: ${uid}@example.org\n`;
-const groupLdif = (cn: string, members: string[]) =>
-  `dn: ${group(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}\n`).join("")}`;
+const person = personDn;
+const group = groupDn;
 const LDIF = [
   ...["ada", "grace", "ken", "linus"].map(personLdif),
   // Linus stays in Platform: a picked group that reads empty is not believed (exit 5).

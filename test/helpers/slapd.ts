@@ -67,6 +67,15 @@ function config(dir: string, strictSizeLimit: boolean, withLog = false): string 
   });
 }
 
+/** A person's DN under `ou` (default ou=people) and a group's under ou=groups. */
+export const personDn = (uid: string, ou = "people"): string => `uid=${uid},ou=${ou},${SUFFIX}`;
+export const groupDn = (cn: string): string => `cn=${cn},ou=groups,${SUFFIX}`;
+/** An inetOrgPerson under ou=people (mail uid@example.org), and a groupOfNames under ou=groups. */
+export const personLdif = (uid: string): string =>
+  `dn: ${personDn(uid)}\nobjectClass: inetOrgPerson\nuid: ${uid}\ncn: ${uid}\nsn: Example\nmail: ${uid}@example.org\n`;
+export const groupLdif = (cn: string, members: string[]): string =>
+  `dn: ${groupDn(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}\n`).join("")}`;
+
 /** The base entries every test directory has: the suffix, ou=people, ou=groups and the reader. */
 export function baseLdif(): string {
   return [

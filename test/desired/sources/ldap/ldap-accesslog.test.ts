@@ -24,18 +24,18 @@ import {
   ROOT_DN,
   ROOT_PASSWORD,
   SUFFIX,
+  groupDn,
+  groupLdif,
+  personDn,
+  personLdif,
   slapdAvailable,
   startSlapd,
   type Slapd,
 } from "../../../helpers/slapd.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
-const person = (uid: string, ou = "people") => `uid=${uid},ou=${ou},${SUFFIX}`;
-const group = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
-const personLdif = (uid: string) =>
-  `dn: ${person(uid)}\nobjectClass: inetOrgPerson\nuid: ${uid}\ncn: ${uid}\nsn: Example\nmail: ${uid}@example.org\n`;
-const groupLdif = (cn: string, members: string[]) =>
-  `dn: ${group(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}\n`).join("")}`;
+const person = personDn;
+const group = groupDn;
 
 const LDIF = [
   ...["ada", "grace", "linus", "ken", "solo", "mover"].map(personLdif),
