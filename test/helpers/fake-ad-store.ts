@@ -163,19 +163,25 @@ export class AdStore {
     return "ok";
   }
 
+  /** The groups listing `dn` as a member list `to` instead (none: the member is dropped). */
+  private relinkMembers(dn: string, to: string | undefined): void {
+    for (const group of this.stored) {
+      const members = valuesOf(group, "member");
+      if (!members.some((m) => normDn(m) === normDn(dn))) continue;
+      const others = members.filter((m) => normDn(m) !== normDn(dn));
+      setValues(
+        group,
+        "member",
+        to === undefined ? others : members.map((m) => (normDn(m) === normDn(dn) ? to : m)),
+      );
+    }
+  }
+
   delete(dn: string): "missing" | "ok" {
     const entry = this.find(dn);
     if (!entry) return "missing";
     this.stored = this.stored.filter((e) => e !== entry);
-    for (const group of this.stored) {
-      const members = valuesOf(group, "member");
-      if (members.some((m) => normDn(m) === normDn(dn)))
-        setValues(
-          group,
-          "member",
-          members.filter((m) => normDn(m) !== normDn(dn)),
-        );
-    }
+    this.relinkMembers(dn, undefined);
     // The tombstone's update.
     this.tombstones.push(tombstoneOf(entry));
     this.stamp(this.tombstones.at(-1)!, false);
@@ -189,15 +195,7 @@ export class AdStore {
     if (!entry) return "missing";
     if (this.find(newDn)) return "exists";
     entry.dn = newDn;
-    for (const group of this.stored) {
-      const members = valuesOf(group, "member");
-      if (members.some((m) => normDn(m) === normDn(dn)))
-        setValues(
-          group,
-          "member",
-          members.map((m) => (normDn(m) === normDn(dn) ? newDn : m)),
-        );
-    }
+    this.relinkMembers(dn, newDn);
     this.stamp(entry, false);
     this.refresh();
     return "ok";
