@@ -59,8 +59,8 @@ interface Controller {
 /** How the reader was chosen, for messages: `usn`, or `auto` on a server that says it is AD. */
 type Chosen = { url: string; setting: "usn" | "auto" };
 
-async function controller(connection: LdapConnection, chosen: Chosen): Promise<Controller> {
-  const root = await readRootDse(connection);
+async function controller(connection: LdapConnection, chosen: Chosen, read?: RootDse): Promise<Controller> {
+  const root = read ?? (await readRootDse(connection));
   const { highestCommittedUSN: usn, dsServiceName } = root;
   const how =
     chosen.setting === "usn"
@@ -99,12 +99,27 @@ function refused(since: Position, dc: Controller): string | undefined {
   return undefined;
 }
 
-/** The reader by uSNChanged on one domain controller. */
-export function usnReader(connection: LdapConnection, chosen: Chosen, showDeleted = false): ChangeReader {
+/**
+ * The reader by uSNChanged on one domain controller. `root`: the rootDSE `auto` has just read to
+ * choose it, used by the first position or window instead of a second read (a change after it has
+ * a higher number and is read next time).
+ */
+export function usnReader(
+  connection: LdapConnection,
+  chosen: Chosen,
+  showDeleted = false,
+  root?: RootDse,
+): ChangeReader {
+  let first = root;
+  const reached = (): Promise<Controller> => {
+    const read = first;
+    first = undefined;
+    return controller(connection, chosen, read);
+  };
   return {
     by: "usn",
     ...(showDeleted ? { users: tombstoneUserChanges } : {}),
-    position: async (now) => usnPosition(await controller(connection, chosen), now),
+    position: async (now) => usnPosition(await reached(), now),
     async window(since, now) {
       const { uSNChanged: n, dsServiceName, invocationId } = since.streams;
       if (since.kind !== "ldap" || n === undefined || !/^\d+$/.test(n) || !dsServiceName || !invocationId)
@@ -112,7 +127,7 @@ export function usnReader(connection: LdapConnection, chosen: Chosen, showDelete
           "position-unknown",
           `the kept position is not an Active Directory uSNChanged (it is ${positionKind(since)}): source.ldap.changesBy reads by uSNChanged now`,
         );
-      const dc = await controller(connection, chosen);
+      const dc = await reached();
       const why = refused(since, dc);
       if (why !== undefined) return fallback("position-unknown", why);
       return {
@@ -141,6 +156,6 @@ export async function chooseReader(config: LdapConfig, connection: LdapConnectio
     if (err instanceof SourceUnavailableError) throw err;
   }
   return root?.capabilities.includes(AD_CAPABILITY)
-    ? usnReader(connection, { url: config.url, setting: "auto" }, tombstones)
+    ? usnReader(connection, { url: config.url, setting: "auto" }, tombstones, root)
     : timestampReader;
 }

@@ -193,6 +193,9 @@ describe("LDAP changes only by AD's uSNChanged, against the AD stand-in", () => 
     const quiet = await changesSince(c, kept.position, kept.picture);
     expect(quiet.batch.changes).toEqual([]);
     expect(ad.requests.filter((r) => r.scope === "sub")).toEqual([]);
+    // changesBy auto: the rootDSE read that finds AD is the one the window counts from (read once),
+    // then the controller's NTDS Settings object: two small reads in all.
+    expect(ad.requests.map((r) => r.base)).toEqual(["", ntdsSettingsDn(ad.store.controller)]);
   });
 
   it("a person added to a nested group reaches the people of every group above it", async () => {
