@@ -17,20 +17,13 @@
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
 import type { DirectoryChange } from "../changes/feed.js";
 import type { UserChangesInput } from "./changes.js";
+import { namingContext } from "./in-chain-search.js";
 import { peopleAt, personChanges, under } from "./log-touched.js";
 import { binaryText, normaliseDn, valuesOf } from "./template.js";
 
 /** The Show Deleted control's OID (LDAP_SERVER_SHOW_DELETED_OID). */
 export const SHOW_DELETED = "1.2.840.113556.1.4.417";
 const CHANGED_ATTRIBUTES = ["objectGUID", "isDeleted", "msDS-LastKnownRDN", "lastKnownParent"];
-
-/** The domain naming context a DN is in: its trailing `DC=` RDNs (the DN itself when none). */
-export function domainOf(dn: string): string {
-  const rdns = dn.split(/,(?=\s*[A-Za-z][\w-]*\s*=)/).map((r) => r.trim());
-  let i = rdns.length;
-  while (i > 0 && /^dc\s*=/i.test(rdns[i - 1]!)) i -= 1;
-  return i === rdns.length ? dn : rdns.slice(i).join(",");
-}
 
 /** RFC 4514's escapes of an attribute value in a DN. */
 export function escapeDnValue(value: string): string {
@@ -78,14 +71,14 @@ async function deletedObjectsSeen(o: UserChangesInput, domain: string): Promise<
 /** ChangeReader.users with `showDeleted`: the people's changes from the objects written. */
 export async function tombstoneUserChanges(o: UserChangesInput): Promise<DirectoryChange[]> {
   const { config, connection, users } = o;
-  await deletedObjectsSeen(o, domainOf(config.baseDn));
+  const base = namingContext(config.baseDn);
+  await deletedObjectsSeen(o, base);
   const byGuid = new Map<string, string>();
   for (const p of o.picture.people) {
     const guid = (p.attributes["objectguid"] as string[] | undefined)?.[0];
     if (guid !== undefined) byGuid.set(guid.toLowerCase(), p.id);
   }
   const named = new Map<string, string>();
-  const base = domainOf(config.baseDn);
   const filter = `(&${o.clause})`;
   let pages = 0;
   let read = 0;
