@@ -187,6 +187,13 @@ export type ChangeBatch =
       detail: string;
     };
 
+/** A batch that reads whole instead, and why. */
+export type Fallback = Extract<ChangeBatch, { kind: "fallback" }>;
+
+export function fallback(reason: WholeReason, detail: string): Fallback {
+  return { kind: "fallback", reason, detail };
+}
+
 /** A whole read: the picture, the position taken before it, and its listings for the evidence. */
 export interface WholeRead {
   picture: Picture;

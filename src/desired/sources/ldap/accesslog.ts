@@ -26,9 +26,9 @@
  *   is down is exit 5, as every read.
  */
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
-import type { ChangeBatch, Position } from "../changes/feed.js";
+import { fallback, type ChangeBatch, type Position } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
-import { fallback, generalizedTime, positionKind, type ChangeReader, type ChangesInput } from "./changes.js";
+import { generalizedTime, positionKind, type ChangeReader, type ChangesInput } from "./changes.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { escapeFilterValue } from "./groups.js";
 import { parentDn, readTouched, type LogWrite } from "./log-touched.js";

@@ -25,16 +25,18 @@
  * when the read began, less CLOCK_MARGIN_MS for clock skew between client and server and for the
  * timestamp's one-second grain. Changes in the overlap are read twice, which is harmless.
  */
-import type {
-  ChangeBatch,
-  DirectoryChange,
-  Picture,
-  PicturedGroup,
-  Position,
-  WholeReason,
+import {
+  fallback,
+  type ChangeBatch,
+  type DirectoryChange,
+  type Fallback,
+  type Picture,
+  type PicturedGroup,
+  type Position,
 } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
+import { since } from "./groups.js";
 import { inChainChanges } from "./in-chain.js";
 import { listDns, readPictureGroups, readPicturePeople, USERS } from "./picture.js";
 
@@ -59,9 +61,6 @@ export function ldapPosition(now: number): Position {
     takenAt: new Date(now).toISOString(),
   };
 }
-
-/** A batch that reads whole instead, and why. */
-export type Fallback = Extract<ChangeBatch, { kind: "fallback" }>;
 
 /**
  * The changed entries' filter clause and the next position; `unchanged` when the directory says
@@ -96,10 +95,6 @@ export interface ChangeReader {
   window(since: Position, now: number): Promise<Window | Fallback>;
 }
 
-export function fallback(reason: WholeReason, detail: string): Fallback {
-  return { kind: "fallback", reason, detail };
-}
-
 /** The position's kind, for a message: which reader wrote it. */
 export function positionKind(p: Position): string {
   const names = Object.keys(p.streams);
@@ -131,12 +126,6 @@ export const timestampReader: ChangeReader = {
     return Promise.resolve({ clause: `(modifyTimestamp>=${t})`, position: ldapPosition(now) });
   },
 };
-
-/** The entries of `filter` (a filter written without its parentheses too) the clause finds. */
-export function since(filter: string, clause: string): string {
-  const f = filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
-  return `(&${f}${clause})`;
-}
 
 /** What the people's changes are read from: the window's clause, the people of USERS. */
 export interface UserChangesInput {

@@ -43,6 +43,16 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/[\\*()\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
+/** A filter written without its parentheses too, with them. */
+export function parenthesized(filter: string): string {
+  return filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
+}
+
+/** The entries of `filter` (a filter written without its parentheses too) the clause finds. */
+export function since(filter: string, clause: string): string {
+  return `(&${parenthesized(filter)}${clause})`;
+}
+
 /** Work left for after the paged search: reading the rest of a ranged attribute. */
 type Remaining = (connection: LdapConnection) => Promise<void>;
 

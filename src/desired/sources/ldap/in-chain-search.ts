@@ -8,7 +8,7 @@
 import type { PicturedGroup } from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
-import { IN_CHAIN_RULE, escapeFilterValue } from "./groups.js";
+import { IN_CHAIN_RULE, escapeFilterValue, parenthesized, since } from "./groups.js";
 import { listDns } from "./picture.js";
 import { firstRange, remainingRange } from "./ranged.js";
 import { normaliseDn, valuesOf } from "./template.js";
@@ -25,15 +25,9 @@ export function namingContext(baseDn: string): string {
   return rdns.slice(i === rdns.length ? rdns.length - 1 : i).join(",");
 }
 
-/** A filter written without its parentheses too, with them. */
-const paren = (filter: string): string =>
-  filter.trim().startsWith("(") ? filter.trim() : `(${filter.trim()})`;
-/** The entries of `filter` that `clause` finds too. */
-export const since = (filter: string, clause: string): string => `(&${paren(filter)}${clause})`;
-
 /** AD's group objects, and whatever `groupFilter` calls a group. */
 export const groupClass = (config: LdapConfig): string => {
-  const filter = paren(config.groupFilter);
+  const filter = parenthesized(config.groupFilter);
   return filter.toLowerCase() === "(objectclass=group)" ? filter : `(|(objectClass=group)${filter})`;
 };
 

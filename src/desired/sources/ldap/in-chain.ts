@@ -18,15 +18,18 @@
  * read again as a whole read reads them; the difference is member-added / member-removed. The
  * server's answer is the truth: a person who still reaches the group another way stays.
  */
-import type { ChangeBatch, DirectoryChange, Picture, PicturedGroup, WholeReason } from "../changes/feed.js";
+import {
+  fallback,
+  type DirectoryChange,
+  type Fallback,
+  type Picture,
+  type PicturedGroup,
+} from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
-import { searchGroups } from "./groups.js";
-import { below, groupClass, holding, namingContext, NESTED, nestedGraph, since } from "./in-chain-search.js";
+import { searchGroups, since } from "./groups.js";
+import { below, groupClass, holding, namingContext, NESTED, nestedGraph } from "./in-chain-search.js";
 import { inChainPeople, inChainSkeleton, listDns, pictureGroupsOf, prunedGroups, USERS } from "./picture.js";
-
-type Fallback = Extract<ChangeBatch, { kind: "fallback" }>;
-const fallback = (reason: WholeReason, detail: string): Fallback => ({ kind: "fallback", reason, detail });
 
 /** JSON with every object's keys sorted: groups compared whatever their attributes' order. */
 const canonical = (value: unknown): string =>

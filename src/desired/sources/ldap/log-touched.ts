@@ -8,11 +8,17 @@
  * searched with the group filter too (rounds, as deep as the new nesting goes, up to
  * MAX_ROUNDS), so members split into people and groups as a whole read splits them.
  */
-import type { DirectoryChange, PicturedGroup, PicturedPerson } from "../changes/feed.js";
+import {
+  fallback,
+  type DirectoryChange,
+  type Fallback,
+  type PicturedGroup,
+  type PicturedPerson,
+} from "../changes/feed.js";
 import type { ReadTally } from "../../types.js";
-import { fallback, groupBatch, since, type ChangesInput, type Fallback } from "./changes.js";
+import { groupBatch, type ChangesInput } from "./changes.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
-import { escapeFilterValue } from "./groups.js";
+import { escapeFilterValue, since } from "./groups.js";
 import { readPictureGroups, readPicturePeople, USERS } from "./picture.js";
 import { normaliseDn } from "./template.js";
 

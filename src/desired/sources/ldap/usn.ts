@@ -17,9 +17,9 @@
  * control and the DNs they name read again (tombstones.ts): no listing of the user search.
  */
 import { DirectoryError, SourceUnavailableError } from "../../../errors.js";
-import type { Position } from "../changes/feed.js";
+import { fallback, type Position } from "../changes/feed.js";
 import { accessLogReader } from "./accesslog.js";
-import { fallback, positionKind, timestampReader, type ChangeReader } from "./changes.js";
+import { positionKind, timestampReader, type ChangeReader } from "./changes.js";
 import type { LdapConfig, LdapConnection } from "./client.js";
 import { binaryText, normaliseDn, valuesOf } from "./template.js";
 import { tombstoneUserChanges } from "./tombstones.js";
