@@ -52,8 +52,40 @@ export interface PartialBuild {
   built: number;
 }
 
+/** Each person's place in the picture's people (sorted by id, the order every build numbers them in). */
+export function placesOf(picture: Picture): Map<string, number> {
+  const index = new Map<string, number>();
+  picture.people.forEach((p, i) => index.set(p.id, i));
+  return index;
+}
+
+/** How many held people (`held[i]`: the picture's i-th person is built) come before each place. */
+export function heldBefore(held: Uint8Array): Uint32Array {
+  const before = new Uint32Array(held.length + 1);
+  for (let i = 0; i < held.length; i++) before[i + 1] = before[i]! + held[i]!;
+  return before;
+}
+
+/**
+ * A partial build's lines (BuildInput.only): a whole build numbers the people it holds by id from
+ * 1, so each of `ids` that is held gets how many held people sort before it, plus one.
+ */
+export function wholeLines(
+  held: Uint8Array,
+  places: ReadonlyMap<string, number>,
+  ids: Iterable<string>,
+): Map<string, number> {
+  const before = heldBefore(held);
+  const lineOf = new Map<string, number>();
+  for (const id of ids) {
+    const at = places.get(id);
+    if (at !== undefined && held[at] === 1) lineOf.set(id, before[at]! + 1);
+  }
+  return lineOf;
+}
+
 /** The people below a group (itself included), at any depth. */
-function peopleBelow(picture: Picture, groups: ReadonlyMap<string, Picture["groups"][number]>, id: string) {
+function peopleBelow(groups: ReadonlyMap<string, Picture["groups"][number]>, id: string) {
   const out: string[] = [];
   for (const g of reachable(groups, id)) out.push(...(groups.get(g)?.people ?? []));
   return out;
@@ -66,9 +98,9 @@ export function candidatesOf(
   changes: readonly DirectoryChange[],
 ): Set<string> | undefined {
   const out = new Set<string>();
-  const pictures = [before, after].map((p) => ({ p, groups: new Map(p.groups.map((g) => [g.id, g])) }));
+  const pictures = [before, after].map((p) => new Map(p.groups.map((g) => [g.id, g])));
   const below = (id: string) => {
-    for (const { p, groups } of pictures) for (const person of peopleBelow(p, groups, id)) out.add(person);
+    for (const groups of pictures) for (const person of peopleBelow(groups, id)) out.add(person);
   };
   for (const c of changes)
     switch (c.type) {

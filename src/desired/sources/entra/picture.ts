@@ -9,6 +9,7 @@ import type { EntraConfig } from "./schema.js";
 import type { Attributes, Picture, PicturedGroup, PicturedPerson } from "../changes/feed.js";
 import { PICTURE_FORMAT_VERSION } from "../changes/feed.js";
 import { membersOf, nestedBelow } from "../changes/apply.js";
+import { placesOf, wholeLines } from "../changes/partial.js";
 import type { GraphGroupItem, Rule } from "./groups.js";
 import type { GroupMembers } from "./members.js";
 import type { GraphUserItem } from "./users.js";
@@ -101,8 +102,7 @@ export function membersFromPicture(
   only?: ReadonlySet<string>,
 ): { members: GroupMembers[]; partial?: PartialMembers } {
   // Each person's place in the picture's people (sorted by id): a whole build's lines follow it.
-  const index = new Map<string, number>();
-  picture.people.forEach((p, i) => index.set(p.id, i));
+  const index = placesOf(picture);
   const reach = membersOf(picture);
   const below = nestedBelow(picture);
   const picked = picture.groups
@@ -156,13 +156,5 @@ function partialOf(
     }
     sizes.set(g.id, size);
   }
-  // A person's line: how many held people sort before them, plus one.
-  const before = new Uint32Array(people.count + 1);
-  for (let i = 0; i < people.count; i++) before[i + 1] = before[i]! + held[i]!;
-  const lineOf = new Map<string, number>();
-  for (const id of only) {
-    const at = people.index.get(id);
-    if (at !== undefined && held[at] === 1) lineOf.set(id, before[at]! + 1);
-  }
-  return { lineOf, sizes };
+  return { lineOf: wholeLines(held, people.index, only), sizes };
 }

@@ -9,6 +9,7 @@
 import type { Picture, PicturedGroup, PicturedPerson } from "../changes/feed.js";
 import { PICTURE_FORMAT_VERSION } from "../changes/feed.js";
 import { membersOf } from "../changes/apply.js";
+import { heldBefore, placesOf } from "../changes/partial.js";
 import { SkipCounter } from "../contract.js";
 import type { ReadTally } from "../../types.js";
 import type { GoogleGroupJson, GoogleUserJson } from "./api.js";
@@ -139,8 +140,7 @@ function linesOf(
   members: Iterable<{ people: readonly string[] }>,
   only: ReadonlySet<string>,
 ) {
-  const index = new Map<string, number>();
-  picture.people.forEach((p, i) => index.set(p.id, i));
+  const index = placesOf(picture);
   const held = new Uint8Array(picture.people.length);
   const outside = new Set<string>();
   for (const m of members)
@@ -149,8 +149,7 @@ function linesOf(
       if (at === undefined) outside.add(id);
       else held[at] = 1;
     }
-  const before = new Uint32Array(held.length + 1);
-  for (let i = 0; i < held.length; i++) before[i + 1] = before[i]! + held[i]!;
+  const before = heldBefore(held);
   const lineOf = new Map<string, number>();
   for (const id of only) {
     const at = index.get(id);

@@ -6,6 +6,7 @@
  */
 import type { Attributes, Picture, PicturedGroup, PicturedPerson, PersonStatus } from "../changes/feed.js";
 import { PICTURE_FORMAT_VERSION } from "../changes/feed.js";
+import { placesOf, wholeLines } from "../changes/partial.js";
 import type { ReadTally } from "../../types.js";
 import type { OktaGroupJson, OktaUserJson } from "./api.js";
 import type { OktaRead } from "./index.js";
@@ -96,8 +97,7 @@ export function readOfPicture(
   only?: ReadonlySet<string>,
 ): OktaRead {
   // Each person's place in the picture's people (sorted by id, as the build sorts its members).
-  const index = new Map<string, number>();
-  picture.people.forEach((p, i) => index.set(p.id, i));
+  const index = placesOf(picture);
   const held = only === undefined ? undefined : new Uint8Array(picture.people.length);
   const members = new Map<string, Member>();
   const sizes = new Map<string, number>();
@@ -127,15 +127,6 @@ export function readOfPicture(
       members.set(id, m);
     }
   }
-  const lineOf = held === undefined ? undefined : linesOf(held, members.keys(), index);
+  const lineOf = held === undefined ? undefined : wholeLines(held, index, members.keys());
   return { picked, members, sizes, reads: [...reads], ...(lineOf !== undefined ? { lineOf } : {}) };
-}
-
-/** A partial build's lines: how many held people sort before each one built, plus one. */
-function linesOf(held: Uint8Array, ids: Iterable<string>, index: ReadonlyMap<string, number>) {
-  const before = new Uint32Array(held.length + 1);
-  for (let i = 0; i < held.length; i++) before[i + 1] = before[i]! + held[i]!;
-  const lineOf = new Map<string, number>();
-  for (const id of ids) lineOf.set(id, before[index.get(id)!]! + 1);
-  return lineOf;
 }
