@@ -24,7 +24,7 @@ import type { DesiredDigests, KeptChanges } from "../../../state/changes-file.js
 import type { SourceResult } from "../contract.js";
 import { reachable } from "./apply.js";
 import type { BuildInput, ChangeFeed, DirectoryChange, Picture } from "./feed.js";
-import { groupsDigest, userDigest } from "./touched.js";
+import { groupsDigest, presentCount, userDigest } from "./touched.js";
 
 /** What the run allows: a partial state only when it will plan from the touched people alone. */
 export interface PartialAllowed {
@@ -134,8 +134,6 @@ export function candidatesOf(
 const ownAccess = (u: DesiredUser): boolean =>
   u.workspaces !== undefined || u.organization !== undefined || u.dataFilters !== undefined;
 
-const present = (users: readonly DesiredUser[]) => users.filter((u) => u.state === "present").length;
-
 /** The partial build, or undefined when a whole build is needed (see the header). */
 export function partialBuild(o: {
   feed: ChangeFeed;
@@ -183,7 +181,7 @@ export function partialBuild(o: {
   for (const [id, d] of now) users.set(id, d);
   const counts = {
     users: users.size,
-    present: kept.digests.present - present(before) + present(result.state.users),
+    present: kept.digests.present - presentCount(before) + presentCount(result.state.users),
   };
   const groups = groupsDigest(result.state.groups);
   return {

@@ -19,6 +19,10 @@ export const userDigest = (u: DesiredUser): string => digestOf(JSON.stringify({ 
 export const groupsDigest = (groups: readonly DesiredGroup[]): string =>
   digestOf(JSON.stringify(groups.map((g) => ({ ...g, source: undefined }))));
 
+/** How many of the users are present (not absent). */
+export const presentCount = (users: readonly DesiredUser[]): number =>
+  users.filter((u) => u.state === "present").length;
+
 /** The digests of a desired state, to keep for the next run. */
 export function desiredDigests(state: {
   users: readonly DesiredUser[];
@@ -27,7 +31,7 @@ export function desiredDigests(state: {
   return {
     users: new Map(state.users.map((u) => [u.id, userDigest(u)])),
     groups: groupsDigest(state.groups),
-    present: state.users.filter((u) => u.state === "present").length,
+    present: presentCount(state.users),
   };
 }
 
