@@ -7,7 +7,7 @@
  * campaign's pages are one reviewer's rows each, in parts (pages.ts), with the same script.
  */
 import type { Campaign } from "../../review/campaign/types.js";
-import { cspHash, escapeHtml } from "../html-page.js";
+import { cspHash, escapeHtml, pageHead } from "../html-page.js";
 import { jsonForScriptChunks } from "../review/html.js";
 import { DECISION_SCRIPT } from "./html-script.js";
 
@@ -62,12 +62,8 @@ export function* pageChunks(o: {
   nav?: string;
   data: unknown;
 }): Generator<string> {
-  yield `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Access review decisions: ${escapeHtml(o.title)}</title>
-<style>${DECISION_CSS}</style></head><body>
+  const title = `Access review decisions: ${o.title}`;
+  yield `${pageHead({ policy: CSP, title, style: DECISION_CSS })}<body>
 <h1>Access review decisions: ${escapeHtml(o.title)}</h1>
 ${o.nav ?? ""}${factList(o.facts)}
 <div class="bar"><label>Reviewer <select id="reviewer"><option value="">choose your name</option></select></label>

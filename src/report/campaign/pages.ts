@@ -7,7 +7,7 @@
  * (docs/benchmarks.md figure 16); these are about 1 MiB each. Everything is written in pieces.
  */
 import type { AssignedRow, Campaign } from "../../review/campaign/types.js";
-import { cspHash, escapeHtml } from "../html-page.js";
+import { cspHash, escapeHtml, pageHead } from "../html-page.js";
 import { num } from "../summary-lines.js";
 import { campaignFacts, DECISION_CSS, factList, pageChunks } from "./html.js";
 
@@ -124,13 +124,8 @@ export function* indexPageChunks(
   facts.push(["Rows", num(campaign.rows.length)]);
   facts.push(["Reviewers", num(reviewers.length)]);
   facts.push(["Rows without a reviewer", num(campaign.unassigned.length)]);
-  yield `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(INDEX_CSP)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="${PAGES_GENERATOR}">
-<title>Access review decisions: ${org}</title>
-<style>${INDEX_CSS}</style></head><body>
+  const title = `Access review decisions: ${campaign.snapshot.organization}`;
+  yield `${pageHead({ policy: INDEX_CSP, title, style: INDEX_CSS, generator: PAGES_GENERATOR })}<body>
 <h1>Access review decisions: ${org}</h1>
 ${factList(facts)}
 <p>Open the page with your name: it holds the rows assigned to you, at most ${num(rowsPerPage)} to a page. Decide each row, click "Download decisions" on each of your pages, and send the files to the person running the campaign (usersync campaign decide). Your decisions stay in this browser until you download them.</p>
