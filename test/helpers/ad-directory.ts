@@ -3,7 +3,8 @@
  * (`u0000`...), the group All-Staff with the first `big` of them as members, and Small-Team with
  * the first `small`.
  */
-import { AD_BIND_DN, AD_SUFFIX, type AdEntry } from "./fake-ad.js";
+import { Client } from "ldapts";
+import { AD_ADMIN_DN, AD_ADMIN_PASSWORD, AD_BIND_DN, AD_SUFFIX, type AdEntry } from "./fake-ad.js";
 
 export const STAFF_OU = `OU=Staff,${AD_SUFFIX}`;
 export const GROUPS_OU = `OU=Groups,${AD_SUFFIX}`;
@@ -33,6 +34,31 @@ export function adLdapSource(url: string, over: Record<string, unknown> = {}): R
 
 export const userId = (i: number): string => `u${String(i).padStart(4, "0")}`;
 export const userDn = (i: number): string => `CN=User ${userId(i)},${STAFF_OU}`;
+
+/** An enabled account (userAccountControl 512) under OU=Staff: `u0000@corp.example.com`... */
+export function adPerson(i: number): AdEntry {
+  return {
+    dn: userDn(i),
+    attributes: {
+      objectClass: ["top", "person", "organizationalPerson", "user"],
+      cn: [`User ${userId(i)}`],
+      sAMAccountName: [userId(i)],
+      userPrincipalName: [`${userId(i)}@corp.example.com`],
+      userAccountControl: ["512"],
+    },
+  };
+}
+
+/** Writes to the fake AD at `url` as its administrator (the reader's account may only read). */
+export async function asAdAdmin(url: string, fn: (c: Client) => Promise<unknown>): Promise<void> {
+  const client = new Client({ url });
+  await client.bind(AD_ADMIN_DN, AD_ADMIN_PASSWORD);
+  try {
+    await fn(client);
+  } finally {
+    await client.unbind();
+  }
+}
 
 export function adGroup(cn: string, member: string[]): AdEntry {
   return { dn: `CN=${cn},${GROUPS_OU}`, attributes: { objectClass: ["top", "group"], cn: [cn], member } };

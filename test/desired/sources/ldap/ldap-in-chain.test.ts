@@ -7,7 +7,7 @@
  * checked against the directory's own membership (worked out here from the fake's entries by
  * walking `member` at any depth, as the in-chain rule does) and against a whole read.
  */
-import { Attribute, Change, Client } from "ldapts";
+import { Attribute, Change, type Client } from "ldapts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
 import { applyChanges } from "../../../../src/desired/sources/changes/apply.js";
@@ -17,16 +17,17 @@ import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import { openLdapFeed } from "../../../../src/desired/sources/ldap/feed.js";
 import { readLdapDesired } from "../../../../src/desired/sources/ldap/index.js";
 import { createLogger } from "../../../../src/logging.js";
-import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
-import { normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
 import {
-  AD_ADMIN_DN,
-  AD_ADMIN_PASSWORD,
-  AD_PASSWORD,
-  AD_SUFFIX,
-  startFakeAd,
-  type FakeAd,
-} from "../../../helpers/fake-ad.js";
+  adGroup,
+  adLdapSource,
+  asAdAdmin,
+  GROUPS_OU,
+  STAFF_OU,
+  userDn,
+  userId,
+} from "../../../helpers/ad-directory.js";
+import { normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
+import { AD_PASSWORD, AD_SUFFIX, startFakeAd, type FakeAd } from "../../../helpers/fake-ad.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
 const env = { AD_PW: AD_PASSWORD };
@@ -115,15 +116,7 @@ describe("LDAP changes only with nested: inChain, against the AD stand-in", () =
     users: r.state.users.map((u): [string, string[]] => [u.email, [...(u.groups ?? [])].sort()]).sort(),
     parents: r.state.groups.map((g) => [g.id, [...(g.parents ?? [])]]),
   });
-  const asAdmin = async (fn: (c: Client) => Promise<void>) => {
-    const client = new Client({ url: ad.url });
-    await client.bind(AD_ADMIN_DN, AD_ADMIN_PASSWORD);
-    try {
-      await fn(client);
-    } finally {
-      await client.unbind();
-    }
-  };
+  const asAdmin = (fn: (c: Client) => Promise<unknown>) => asAdAdmin(ad.url, fn);
   const member = (operation: "add" | "delete", groupDn: string, dn: string) => (c: Client) =>
     c.modify(
       groupDn,

@@ -7,7 +7,7 @@
  * renamed in it (by objectGUID); with a membership change, the result is what the directory holds.
  * Expected people are worked out from the stand-in's entries, not by the code under test.
  */
-import { Attribute, Change, Client } from "ldapts";
+import { Attribute, Change, type Client } from "ldapts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type Config } from "../../../../src/config/schema.js";
 import { applyChanges } from "../../../../src/desired/sources/changes/apply.js";
@@ -15,32 +15,25 @@ import { exitCodeFor } from "../../../../src/errors.js";
 import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import { openLdapFeed } from "../../../../src/desired/sources/ldap/feed.js";
 import { createLogger } from "../../../../src/logging.js";
-import {
-  AD_ADMIN_DN,
-  AD_ADMIN_PASSWORD,
-  AD_PASSWORD,
-  AD_SUFFIX,
-  startFakeAd,
-  type FakeAd,
-} from "../../../helpers/fake-ad.js";
+import { AD_PASSWORD, AD_SUFFIX, startFakeAd, type FakeAd } from "../../../helpers/fake-ad.js";
 import { normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
-import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
+import {
+  adGroup,
+  adLdapSource,
+  adPerson,
+  asAdAdmin,
+  GROUPS_OU,
+  STAFF_OU,
+  userDn,
+  userId,
+} from "../../../helpers/ad-directory.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
 const env = { AD_PW: AD_PASSWORD };
 const ctx = { env, logger, defaultIdentity: "builtin" as const };
 const FORMER_OU = `OU=Former,${AD_SUFFIX}`;
 const group = (cn: string) => `CN=${cn},${GROUPS_OU}`;
-const person = (i: number): AdEntry => ({
-  dn: userDn(i),
-  attributes: {
-    objectClass: ["top", "person", "organizationalPerson", "user"],
-    cn: [`User ${userId(i)}`],
-    sAMAccountName: [userId(i)],
-    userPrincipalName: [`${userId(i)}@corp.example.com`],
-    userAccountControl: ["512"],
-  },
-});
+const person = adPerson;
 
 const DIRECTORY: AdEntry[] = [
   { dn: AD_SUFFIX, attributes: { objectClass: ["top", "domain"], dc: ["corp"] } },
@@ -91,15 +84,7 @@ describe("AD leavers by tombstones (showDeleted), no DN listing of the users", (
     });
   const shape = (r: SourceResult) =>
     r.state.users.map((u): [string, string[]] => [u.email, [...(u.groups ?? [])].sort()]).sort();
-  const asAdmin = async (fn: (c: Client) => Promise<unknown>) => {
-    const client = new Client({ url: ad.url });
-    await client.bind(AD_ADMIN_DN, AD_ADMIN_PASSWORD);
-    try {
-      await fn(client);
-    } finally {
-      await client.unbind();
-    }
-  };
+  const asAdmin = (fn: (c: Client) => Promise<unknown>) => asAdAdmin(ad.url, fn);
 
   it("a leaver deleted, one disabled, one moved out of the base, one renamed, a membership added: as the directory holds", async () => {
     const c = config();

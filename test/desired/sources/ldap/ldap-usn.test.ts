@@ -25,7 +25,16 @@ import {
   type FakeAd,
 } from "../../../helpers/fake-ad.js";
 import { ntdsSettingsDn, normDn, valuesOf, type AdEntry } from "../../../helpers/fake-ad-store.js";
-import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../../../helpers/ad-directory.js";
+import {
+  adGroup,
+  adLdapSource,
+  adPerson,
+  asAdAdmin,
+  GROUPS_OU,
+  STAFF_OU,
+  userDn,
+  userId,
+} from "../../../helpers/ad-directory.js";
 import { AD_SUFFIX } from "../../../helpers/fake-ad.js";
 
 const logger = createLogger({ level: "silent", format: "json" });
@@ -34,18 +43,7 @@ const ctx = { env, logger, defaultIdentity: "builtin" as const };
 const PICKED = ["Analytics", "All"];
 const group = (cn: string) => `CN=${cn},${GROUPS_OU}`;
 
-function person(i: number): AdEntry {
-  return {
-    dn: userDn(i),
-    attributes: {
-      objectClass: ["top", "person", "organizationalPerson", "user"],
-      cn: [`User ${userId(i)}`],
-      sAMAccountName: [userId(i)],
-      userPrincipalName: [`${userId(i)}@corp.example.com`],
-      userAccountControl: ["512"],
-    },
-  };
-}
+const person = adPerson;
 
 const DIRECTORY: AdEntry[] = [
   { dn: AD_SUFFIX, attributes: { objectClass: ["top", "domain"], dc: ["corp"] } },
@@ -109,15 +107,7 @@ describe("LDAP changes only by AD's uSNChanged, against the AD stand-in", () => 
   });
   const whole = async (c: Config) =>
     shape(await readLdapDesired({ config: c.source.ldap!, env, defaultIdentity: "builtin" }));
-  const asAdmin = async (fn: (c: Client) => Promise<void>) => {
-    const client = new Client({ url: ad.url });
-    await client.bind(AD_ADMIN_DN, AD_ADMIN_PASSWORD);
-    try {
-      await fn(client);
-    } finally {
-      await client.unbind();
-    }
-  };
+  const asAdmin = (fn: (c: Client) => Promise<unknown>) => asAdAdmin(ad.url, fn);
   const replace = (type: string, values: string[]) =>
     new Change({ operation: "replace", modification: new Attribute({ type, values }) });
   const memberChange = (operation: "add" | "delete", dn: string) =>
