@@ -76,6 +76,22 @@ export const personLdif = (uid: string): string =>
 export const groupLdif = (cn: string, members: string[]): string =>
   `dn: ${groupDn(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}\n`).join("")}`;
 
+/**
+ * `source.ldap` for a test directory at `url`, read as the reader (its password in
+ * USERSYNC_LDAP_PASSWORD): people under ou=people who are not `employeeType: disabled`, groups
+ * under ou=groups; `over` adds or replaces keys (groups, changesBy...).
+ */
+export function slapdLdapSource(url: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    url,
+    bindDn: READER_DN,
+    baseDn: `ou=people,${SUFFIX}`,
+    groupBaseDn: `ou=groups,${SUFFIX}`,
+    userFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
+    ...over,
+  };
+}
+
 /** The base entries every test directory has: the suffix, ou=people, ou=groups and the reader. */
 export function baseLdif(): string {
   return [

@@ -19,7 +19,6 @@ import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import {
   LOG_BASE,
   LOG_ROOT_DN,
-  READER_DN,
   READER_PASSWORD,
   ROOT_DN,
   ROOT_PASSWORD,
@@ -29,6 +28,7 @@ import {
   personDn,
   personLdif,
   slapdAvailable,
+  slapdLdapSource,
   startSlapd,
   type Slapd,
 } from "../../../helpers/slapd.js";
@@ -74,16 +74,11 @@ describe.skipIf(!slapdAvailable())("LDAP changes only by the access log against 
     configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: slapd.url,
-          bindDn: READER_DN,
-          baseDn: `ou=people,${SUFFIX}`,
-          groupBaseDn: `ou=groups,${SUFFIX}`,
-          userFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
+        ldap: slapdLdapSource(slapd.url, {
           groups: [{ cn: "Analytics" }, { cn: "All", parents: [] }],
           changesBy: "accesslog",
           ...ldap,
-        },
+        }),
       },
     });
   const env = { USERSYNC_LDAP_PASSWORD: READER_PASSWORD };

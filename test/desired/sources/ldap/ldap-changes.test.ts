@@ -20,16 +20,15 @@ import { generalizedTime } from "../../../../src/desired/sources/ldap/changes.js
 import { USERS } from "../../../../src/desired/sources/ldap/picture.js";
 import type { SourceResult } from "../../../../src/desired/sources/contract.js";
 import {
-  READER_DN,
   READER_PASSWORD,
   ROOT_DN,
   ROOT_PASSWORD,
-  SUFFIX,
   groupDn,
   groupLdif,
   personDn,
   personLdif,
   slapdAvailable,
+  slapdLdapSource,
   startSlapd,
   type Slapd,
 } from "../../../helpers/slapd.js";
@@ -76,14 +75,7 @@ describe.skipIf(!slapdAvailable())("LDAP changes only (modifyTimestamp) against 
     configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: slapd.url,
-          bindDn: READER_DN,
-          baseDn: `ou=people,${SUFFIX}`,
-          groupBaseDn: `ou=groups,${SUFFIX}`,
-          userFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
-          groups,
-        },
+        ldap: slapdLdapSource(slapd.url, { groups }),
       },
     });
   const env = { USERSYNC_LDAP_PASSWORD: READER_PASSWORD };

@@ -25,12 +25,12 @@ import { adGroup, adLdapSource, GROUPS_OU, STAFF_OU, userDn, userId } from "../.
 import { changed, expectPartialBuildsAgree, usingFeed } from "../../../helpers/change-feed.js";
 import { AD_PASSWORD, AD_SUFFIX, startFakeAd, type AdEntry, type FakeAd } from "../../../helpers/fake-ad.js";
 import {
-  READER_DN,
   READER_PASSWORD,
   ROOT_DN,
   ROOT_PASSWORD,
   SUFFIX,
   slapdAvailable,
+  slapdLdapSource,
   startSlapd,
   type Slapd,
 } from "../../../helpers/slapd.js";
@@ -84,18 +84,13 @@ describe.skipIf(!slapdAvailable())("LDAP's partial build agrees with its whole b
     configSchema.parse({
       source: {
         type: "ldap",
-        ldap: {
-          url: slapd.url,
-          bindDn: READER_DN,
-          baseDn: `ou=people,${SUFFIX}`,
-          groupBaseDn: `ou=groups,${SUFFIX}`,
-          userFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
+        ldap: slapdLdapSource(slapd.url, {
           groups: [
             { cn: "All", parents: [] },
             { cn: "Team-*", parents: "directory" },
           ],
           ...extra,
-        },
+        }),
       },
     });
   /** The whole read's picture; its whole build's group sizes are the direct reader's. */
